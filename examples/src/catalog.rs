@@ -1,0 +1,136 @@
+//! `Catalog.*`: search and browse products.
+
+use mcp_runtime::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::{INTERNAL, MCP};
+
+/// A product.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct Product {
+    /// Its id.
+    pub id: u64,
+    /// Its name.
+    pub name: String,
+}
+
+/// A category of the catalog tree, with its subcategories.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
+pub struct Category {
+    /// The category name.
+    pub name: String,
+    /// Subcategories.
+    pub children: Vec<Category>,
+}
+
+/// The in-memory product store (the example's state).
+#[derive(Debug)]
+pub struct ProductStore {
+    products: Vec<Product>,
+}
+
+impl ProductStore {
+    /// A store with a few demo products.
+    pub fn demo() -> Self {
+        let names = [
+            "Red mug",
+            "Blue mug",
+            "Teapot",
+            "Espresso cup",
+            "Mug rack",
+            "Tea towel",
+        ];
+        let products = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| Product {
+                id: i as u64 + 1,
+                name: (*n).to_owned(),
+            })
+            .collect();
+        Self { products }
+    }
+}
+
+/// Errors of the catalog.
+#[derive(Debug, thiserror::Error, RpcError)]
+pub enum CatalogError {
+    /// No product with that id.
+    #[error("Product {0} not found")]
+    #[rpc(code = -32404)]
+    NotFound(u64),
+}
+
+/// Search products by name.
+///
+/// Returns up to limit products, the most relevant first.
+#[rpc_method(name = "Catalog.search", groups = [MCP, INTERNAL], version = 1)]
+#[mcp_tool(read_only_hint = true, idempotent_hint = true)]
+pub async fn search(
+    /// Search text
+    query: String,
+    /// How many products at most
+    #[param(default = 10)]
+    limit: u32,
+    store: State<ProductStore>,
+) -> Result<Vec<Product>, RpcError> {
+    let q = query.to_lowercase();
+    let mut hits: Vec<(usize, &Product)> = store
+        .products
+        .iter()
+        .filter_map(|p| p.name.to_lowercase().find(&q).map(|pos| (pos, p)))
+        .collect();
+    // Earlier matches are more relevant; ties keep id order.
+    hits.sort_by_key(|(pos, p)| (*pos, p.id));
+    Ok(hits
+        .into_iter()
+        .take(limit as usize)
+        .map(|(_, p)| p.clone())
+        .collect())
+}
+
+/// Get a product by id.
+#[rpc_method(name = "Catalog.get", groups = [MCP, INTERNAL])]
+#[mcp_tool(read_only_hint = true, idempotent_hint = true)]
+pub fn get(
+    /// The product id
+    id: u64,
+    store: State<ProductStore>,
+) -> Result<Product, CatalogError> {
+    store
+        .products
+        .iter()
+        .find(|p| p.id == id)
+        .cloned()
+        .ok_or(CatalogError::NotFound(id))
+}
+
+/// Ping.
+#[rpc_method(name = "Catalog.ping", groups = [MCP])]
+pub fn ping(
+    /// Who is pinging
+    #[param(default = "x")]
+    who: String,
+) -> String {
+    format!("pong, {who}")
+}
+
+/// The category tree of the catalog.
+#[rpc_method(name = "Catalog.tree", groups = [MCP])]
+#[mcp_tool(read_only_hint = true)]
+pub fn tree() -> Category {
+    let leaf = |n: &str| Category {
+        name: n.to_owned(),
+        children: vec![],
+    };
+    Category {
+        name: "All".into(),
+        children: vec![
+            Category {
+                name: "Kitchen".into(),
+                children: vec![leaf("Mugs"), leaf("Teapots")],
+            },
+            leaf("Textiles"),
+        ],
+    }
+}

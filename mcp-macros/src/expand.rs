@@ -1,0 +1,289 @@
+//! Code generation: the registration record, schemas and dispatch function of a method.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Expr, Lit, LitStr};
+
+use crate::attr::path_name;
+use crate::model::{Method, ParamKind, Ret};
+
+fn opt_bool(v: Option<bool>) -> TokenStream {
+    match v {
+        Some(b) => quote!(::core::option::Option::Some(#b)),
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+/// The `const _: () = { ... };` block registering one method.
+pub fn method(m: &Method) -> TokenStream {
+    let krate = &m.krate;
+    let rt = quote!(#krate::__private);
+    let name_lit = LitStr::new(&m.name, m.name_span);
+    let ident = &m.ident;
+
+    // A bad tool name in an MCP group fails const evaluation, at the name's span.
+    let name_checks = m.groups.iter().map(|g| {
+        let msg = format!(
+            "`{}` is not a valid MCP tool name, and group `{}` is published over MCP: tool names must \
+             match ^[a-zA-Z0-9_.-]{{1,128}}$ (rename the method with `name = \"...\"`, or publish it \
+             only in JSON-RPC groups made with `ApiGroup::rpc`)",
+            m.name,
+            path_name(g)
+        );
+        let msg = LitStr::new(&msg.replace('{', "{{").replace('}', "}}"), m.name_span);
+        quote_spanned! {m.name_span=>
+            const _: () = if #rt::ApiGroup::is_mcp(&#g) && !#rt::is_valid_tool_name(#name_lit) {
+                ::core::panic!(#msg)
+            };
+        }
+    });
+
+    let mut defaults = Vec::new();
+    let mut param_defs = Vec::new();
+    let mut takes = Vec::new();
+    let mut json_vars = Vec::new();
+    let mut ctx_takes = Vec::new();
+    let mut call_args = Vec::new();
+    let mut asserts = Vec::new();
+    let early = |e: TokenStream| {
+        if m.is_async {
+            quote!(#rt::ready(#e))
+        } else {
+            e
+        }
+    };
+
+    for (i, p) in m.params.iter().enumerate() {
+        let ty = &p.ty;
+        let pname = &p.name;
+        let doc = &p.doc;
+        let var = format_ident!("__p{}", i);
+        match &p.kind {
+            ParamKind::Context => {
+                let err = early(quote!(::core::result::Result::Err(__e)));
+                ctx_takes.push(quote_spanned! {ty.span()=>
+                    let #var = match #rt::from_context::<#ty>(&__ctx) {
+                        ::core::result::Result::Ok(__v) => __v,
+                        ::core::result::Result::Err(__e) => return #err,
+                    };
+                });
+                call_args.push(quote!(#var));
+                continue;
+            }
+            ParamKind::ContextRef => {
+                call_args.push(quote!(&__ctx));
+                continue;
+            }
+            _ => {}
+        }
+        asserts.push(quote_spanned! {ty.span()=> #rt::assert_param::<#ty>(); });
+        let kind = match &p.kind {
+            ParamKind::Required => {
+                takes.push(
+                    quote! { let #var = #rt::required::<#ty>(&mut __params, #pname, &mut __errs); },
+                );
+                quote!(#rt::ParamKind::Required)
+            }
+            ParamKind::Optional => {
+                takes.push(quote! {
+                    let #var = #rt::or_default::<#ty>(&mut __params, #pname, &mut __errs, ::core::default::Default::default);
+                });
+                quote!(#rt::ParamKind::Optional)
+            }
+            ParamKind::Default(expr) => {
+                let dfn = format_ident!("__default_{}", i);
+                let djson = format_ident!("__default_json_{}", i);
+                // A string literal converts into the parameter's type (`"x"` → `String`).
+                let value = match expr {
+                    Expr::Lit(l) if matches!(l.lit, Lit::Str(_)) => {
+                        quote_spanned!(expr.span()=> ::core::convert::Into::into(#expr))
+                    }
+                    _ => quote!(#expr),
+                };
+                defaults.push(quote_spanned! {expr.span()=>
+                    fn #dfn() -> #ty { #value }
+                    fn #djson() -> #rt::serde_json::Value { #rt::to_json::<#ty>(&#dfn()) }
+                });
+                takes.push(quote! { let #var = #rt::or_default::<#ty>(&mut __params, #pname, &mut __errs, #dfn); });
+                quote!(#rt::ParamKind::Default(#djson))
+            }
+            ParamKind::Context | ParamKind::ContextRef => unreachable!("handled above"),
+        };
+        param_defs.push(quote! {
+            #rt::ParamDef { name: #pname, description: #doc, kind: #kind, schema: #rt::param_schema::<#ty> }
+        });
+        json_vars.push(var.clone());
+        call_args.push(quote!(#var));
+    }
+
+    let service = m.self_ty.as_ref().map(|self_ty| {
+        let err = early(quote!(::core::result::Result::Err(__e)));
+        (
+            quote! {
+                let __this = match #rt::service::<#self_ty>(&__ctx) {
+                    ::core::result::Result::Ok(__s) => __s,
+                    ::core::result::Result::Err(__e) => return #err,
+                };
+            },
+            self_ty,
+        )
+    });
+    let (this_take, call) = match &service {
+        Some((take, self_ty)) if m.has_receiver => (
+            take.clone(),
+            quote!(<#self_ty>::#ident(&*__this, #(#call_args),*)),
+        ),
+        Some((_, self_ty)) => (quote!(), quote!(<#self_ty>::#ident(#(#call_args),*))),
+        None => (quote!(), quote!(#ident(#(#call_args),*))),
+    };
+    let call = if m.is_async {
+        quote!(#call.await)
+    } else {
+        call
+    };
+
+    let output = match &m.ret {
+        Ret::Unit | Ret::Plain(_) => quote! { (&#rt::Probe(&__ret)).__rpc_output() },
+        Ret::Result(_) => quote! {
+            match __ret {
+                ::core::result::Result::Ok(__v) => (&#rt::Probe(&__v)).__rpc_output(),
+                ::core::result::Result::Err(__e) => ::core::result::Result::Err(
+                    <#rt::RpcError as ::core::convert::From<_>>::from(__e),
+                ),
+            }
+        },
+    };
+    let out_ty = match &m.ret {
+        Ret::Unit => None,
+        Ret::Plain(t) | Ret::Result(t) => Some(t),
+    };
+    if let Some(t) = out_ty {
+        asserts.push(quote_spanned! {t.span()=> #rt::assert_return::<#t>(); });
+    }
+    let output_schema = match out_ty {
+        None => quote!(::core::option::Option::None),
+        Some(t) => quote! {
+            #[allow(unused_imports)]
+            use #rt::{JsonOutputSchema as _, SpecialOutputSchema as _};
+            (&#rt::SchemaProbe::<#t>::NEW).__rpc_output_schema(__g)
+        },
+    };
+
+    let fail = early(quote!(::core::result::Result::Err(__e)));
+    let body = quote! {
+        let __ret = #call;
+        #[allow(unused_imports)]
+        use #rt::{JsonOutput as _, SpecialOutput as _};
+        #output
+    };
+    let missing = early(
+        quote!(::core::result::Result::Err(#rt::RpcError::internal("parameter conversion failed"))),
+    );
+    let unpack = if json_vars.is_empty() {
+        quote!()
+    } else {
+        quote! {
+            let (#(::core::option::Option::Some(#json_vars),)*) = (#(#json_vars,)*) else { return #missing; };
+        }
+    };
+    let (ret_ty, handler, run) = if m.is_async {
+        (
+            quote!(#rt::BoxFuture<'static, ::core::result::Result<#rt::Output, #rt::RpcError>>),
+            quote!(#rt::Handler::Async(__call)),
+            quote!(::std::boxed::Box::pin(async move { #body })),
+        )
+    } else {
+        (
+            quote!(::core::result::Result<#rt::Output, #rt::RpcError>),
+            quote!(#rt::Handler::Sync(__call)),
+            quote!({ #body }),
+        )
+    };
+
+    let name = &m.name;
+    let docs = &m.docs;
+    let since = m.since;
+    let removed_in = match m.removed_in {
+        Some(r) => quote!(::core::option::Option::Some(#r)),
+        None => quote!(::core::option::Option::None),
+    };
+    let groups = &m.groups;
+    let tool = &m.tool;
+    let title = match &tool.title {
+        Some(t) => quote!(::core::option::Option::Some(#t)),
+        None => quote!(::core::option::Option::None),
+    };
+    let (ro, de, id, ow) = (
+        opt_bool(tool.read_only_hint),
+        opt_bool(tool.destructive_hint),
+        opt_bool(tool.idempotent_hint),
+        opt_bool(tool.open_world_hint),
+    );
+    let line = quote_spanned!(m.ident.span()=> ::core::line!());
+    let rust_path = match &m.self_ty {
+        Some(t) => quote!(::core::concat!(
+            ::core::module_path!(),
+            "::",
+            ::core::stringify!(#t),
+            "::",
+            ::core::stringify!(#ident)
+        )),
+        None => quote!(::core::concat!(
+            ::core::module_path!(),
+            "::",
+            ::core::stringify!(#ident)
+        )),
+    };
+    let span = Span::call_site();
+
+    quote_spanned! {span=>
+        #[doc(hidden)]
+        #[allow(non_snake_case, clippy::all)]
+        const _: () = {
+            #(#name_checks)*
+
+            #[allow(dead_code)]
+            fn __assert_types() { #(#asserts)* }
+
+            #(#defaults)*
+
+            #[allow(unused_variables, unused_mut)]
+            fn __call(__ctx: #rt::RequestContext, mut __params: #rt::Params) -> #ret_ty {
+                let mut __errs: ::std::vec::Vec<#rt::Violation> = ::std::vec::Vec::new();
+                #(#takes)*
+                if let ::core::result::Result::Err(__e) = #rt::finish(#name, __errs) { return #fail; }
+                #unpack
+                #(#ctx_takes)*
+                #this_take
+                #run
+            }
+
+            #[allow(unused_variables)]
+            fn __output_schema(__g: &mut #rt::SchemaGenerator) -> ::core::option::Option<#rt::Schema> {
+                #output_schema
+            }
+
+            #rt::inventory::submit! {
+                #rt::MethodDef {
+                    name: #name,
+                    groups: &[#(#groups),*],
+                    since: #since,
+                    removed_in: #removed_in,
+                    docs: #docs,
+                    params: &[#(#param_defs),*],
+                    annotations: #rt::ToolAnnotations {
+                        title: #title,
+                        read_only_hint: #ro,
+                        destructive_hint: #de,
+                        idempotent_hint: #id,
+                        open_world_hint: #ow,
+                    },
+                    output_schema: __output_schema,
+                    handler: #handler,
+                    location: #rt::SourceLocation { file: ::core::file!(), line: #line, rust_path: #rust_path },
+                }
+            }
+        };
+    }
+}

@@ -1,0 +1,213 @@
+//! The request context and the values methods take from it, like axum extractors.
+
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::env::Environment;
+use crate::error::RpcError;
+
+/// Shared values the server was built with, looked up by type.
+#[derive(Default, Clone)]
+pub struct StateMap {
+    values: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+}
+
+impl StateMap {
+    /// Adds (or replaces) the value of type `T`.
+    pub fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
+        self.values.insert(TypeId::of::<T>(), Arc::new(value));
+    }
+
+    /// Adds (or replaces) a shared value of type `T`.
+    pub fn insert_arc<T: Send + Sync + 'static>(&mut self, value: Arc<T>) {
+        self.values.insert(TypeId::of::<T>(), value);
+    }
+
+    /// The value of type `T`.
+    pub fn get<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        self.values
+            .get(&TypeId::of::<T>())
+            .cloned()
+            .and_then(|v| v.downcast::<T>().ok())
+    }
+}
+
+impl fmt::Debug for StateMap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StateMap")
+            .field("len", &self.values.len())
+            .finish()
+    }
+}
+
+/// An internal request id: unique per call in this process, for logs and events.
+///
+/// It is never sent to clients (the JSON-RPC `id` belongs to the client).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RequestId(u64);
+
+impl RequestId {
+    pub(crate) fn next() -> Self {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        RequestId(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+    /// The number.
+    pub fn get(self) -> u64 {
+        self.0
+    }
+}
+
+impl fmt::Display for RequestId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "rpc-{:08x}", self.0)
+    }
+}
+
+/// Which face of the server a call came through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Face {
+    /// JSON-RPC over HTTP (`/rpc/{group}/v{N}`).
+    JsonRpc,
+    /// An MCP `tools/call`.
+    Mcp,
+}
+
+struct Inner {
+    id: RequestId,
+    method: &'static str,
+    group: &'static str,
+    version: u32,
+    face: Face,
+    env: Environment,
+    state: Arc<StateMap>,
+}
+
+/// The context of one call: its internal id, method, group, version and the server's state.
+///
+/// Take it as a parameter (`ctx: RequestContext` or `ctx: &RequestContext`); like the other
+/// context types it is filled by the framework and never appears in any schema.
+#[derive(Clone)]
+pub struct RequestContext {
+    inner: Arc<Inner>,
+}
+
+impl RequestContext {
+    pub(crate) fn new(
+        method: &'static str,
+        group: &'static str,
+        version: u32,
+        face: Face,
+        env: Environment,
+        state: Arc<StateMap>,
+    ) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                id: RequestId::next(),
+                method,
+                group,
+                version,
+                face,
+                env,
+                state,
+            }),
+        }
+    }
+
+    /// The internal request id.
+    pub fn request_id(&self) -> RequestId {
+        self.inner.id
+    }
+    /// The method name.
+    pub fn method(&self) -> &'static str {
+        self.inner.method
+    }
+    /// The group of the endpoint the call came through.
+    pub fn group(&self) -> &'static str {
+        self.inner.group
+    }
+    /// The API version of the endpoint.
+    pub fn version(&self) -> u32 {
+        self.inner.version
+    }
+    /// JSON-RPC or MCP.
+    pub fn face(&self) -> Face {
+        self.inner.face
+    }
+    /// The environment.
+    pub fn env(&self) -> &Environment {
+        &self.inner.env
+    }
+    /// A shared value the server was built with.
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        self.inner.state.get::<T>()
+    }
+}
+
+impl fmt::Debug for RequestContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RequestContext")
+            .field("id", &self.inner.id)
+            .field("method", &self.inner.method)
+            .field("group", &self.inner.group)
+            .field("version", &self.inner.version)
+            .field("face", &self.inner.face)
+            .finish()
+    }
+}
+
+/// A value a method parameter can take from the request context instead of the params.
+///
+/// Implemented by [`RequestContext`] and [`State`]; implement it for your own types and mark
+/// the parameter `#[param(context)]`.
+pub trait FromContext: Sized {
+    /// Extracts the value; an error fails the call.
+    fn from_context(ctx: &RequestContext) -> Result<Self, RpcError>;
+}
+
+impl FromContext for RequestContext {
+    fn from_context(ctx: &RequestContext) -> Result<Self, RpcError> {
+        Ok(ctx.clone())
+    }
+}
+
+/// Shared state of type `T`, added with [`crate::ServerBuilder::state`].
+///
+/// ```
+/// use mcp_runtime::State;
+/// struct Db;
+/// fn uses(db: State<Db>) { let _db: &Db = &db; }
+/// ```
+pub struct State<T>(pub Arc<T>);
+
+impl<T> Deref for State<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T> Clone for State<T> {
+    fn clone(&self) -> Self {
+        State(self.0.clone())
+    }
+}
+
+impl<T: Send + Sync + 'static> FromContext for State<T> {
+    fn from_context(ctx: &RequestContext) -> Result<Self, RpcError> {
+        ctx.state::<T>()
+            .map(State)
+            .ok_or_else(|| missing_state::<T>())
+    }
+}
+
+#[track_caller]
+pub(crate) fn missing_state<T>() -> RpcError {
+    RpcError::internal(format!(
+        "no state of type `{}`: add it with ServerBuilder::state",
+        std::any::type_name::<T>()
+    ))
+}

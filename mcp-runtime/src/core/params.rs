@@ -1,0 +1,101 @@
+//! Parameter preparation: positional params mapped to names, and typed conversion of each
+//! parameter (called by the code `#[rpc_method]` generates).
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::catalog::MethodInfo;
+use crate::error::{RpcError, Violation};
+use crate::registry::Params;
+
+/// Turns the `params` member into named params: absent, `null`, `{}` and `[]` all mean none;
+/// a list is mapped to the method's parameters in declaration order.
+pub(crate) fn prepare(info: &MethodInfo, params: Option<Value>) -> Result<Params, RpcError> {
+    match params {
+        None | Some(Value::Null) => Ok(Params::new()),
+        Some(Value::Object(map)) => Ok(map),
+        Some(Value::Array(list)) => {
+            let expected = info.def.params.len();
+            if list.len() > expected {
+                return Err(RpcError::invalid_params(format!(
+                    "Passed ({}) parameters and expected ({expected})",
+                    list.len()
+                )));
+            }
+            Ok(info
+                .def
+                .params
+                .iter()
+                .zip(list)
+                .map(|(p, v)| (p.name.to_owned(), v))
+                .collect())
+        }
+        Some(_) => Err(RpcError::invalid_request(
+            "Invalid Request: `params` must be an object or an array",
+        )),
+    }
+}
+
+fn convert<T: DeserializeOwned>(
+    name: &'static str,
+    value: Value,
+    errs: &mut Vec<Violation>,
+) -> Option<T> {
+    match T::deserialize(value) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            errs.push(Violation {
+                key: name.to_owned(),
+                pointer: format!("/{name}"),
+                keyword: "type".into(),
+                message: format!("Parameter \"{name}\" is invalid: {e}"),
+            });
+            None
+        }
+    }
+}
+
+/// Takes a required parameter; a missing one is recorded in `errs`.
+#[doc(hidden)]
+pub fn required<T: DeserializeOwned>(
+    params: &mut Params,
+    name: &'static str,
+    errs: &mut Vec<Violation>,
+) -> Option<T> {
+    match params.remove(name) {
+        Some(v) => convert(name, v, errs),
+        None => {
+            errs.push(Violation {
+                key: name.to_owned(),
+                pointer: format!("/{name}"),
+                keyword: "required".into(),
+                message: format!("Required parameter \"{name}\" not passed"),
+            });
+            None
+        }
+    }
+}
+
+/// Takes a parameter that has a default (an `Option<T>` defaults to `None`).
+#[doc(hidden)]
+pub fn or_default<T: DeserializeOwned>(
+    params: &mut Params,
+    name: &'static str,
+    errs: &mut Vec<Violation>,
+    default: impl FnOnce() -> T,
+) -> Option<T> {
+    match params.remove(name) {
+        Some(v) => convert(name, v, errs),
+        None => Some(default()),
+    }
+}
+
+/// The error for conversion failures, if any.
+#[doc(hidden)]
+pub fn finish(method: &str, errs: Vec<Violation>) -> Result<(), RpcError> {
+    if errs.is_empty() {
+        Ok(())
+    } else {
+        Err(RpcError::violations(method, errs))
+    }
+}

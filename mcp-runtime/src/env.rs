@@ -1,0 +1,60 @@
+//! The deployment environment (`APP_ENV`), which decides how much an error tells.
+
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+/// The environment the server runs in: `dev`, `test`, `prod`, or any other name.
+///
+/// `dev` and `test` (exact, case-sensitive) are *debug* environments: errors carry their
+/// message chain, source location and backtrace. Every other name behaves as production.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Environment(Cow<'static, str>);
+
+impl Environment {
+    /// Development.
+    pub const DEV: Environment = Environment(Cow::Borrowed("dev"));
+    /// Test.
+    pub const TEST: Environment = Environment(Cow::Borrowed("test"));
+    /// Production (the default).
+    pub const PROD: Environment = Environment(Cow::Borrowed("prod"));
+
+    /// An environment by name.
+    pub fn new(name: impl Into<Cow<'static, str>>) -> Self {
+        Self(name.into())
+    }
+
+    /// Reads `APP_ENV`; unset or empty means `prod`.
+    pub fn from_env() -> Self {
+        match std::env::var("APP_ENV") {
+            Ok(v) if !v.is_empty() => Self::new(v),
+            _ => Self::PROD,
+        }
+    }
+
+    /// The name.
+    pub fn name(&self) -> &str {
+        &self.0
+    }
+
+    /// `dev` or `test`: errors tell everything.
+    pub fn is_debug(&self) -> bool {
+        matches!(&*self.0, "dev" | "test")
+    }
+}
+
+impl Default for Environment {
+    fn default() -> Self {
+        Self::PROD
+    }
+}
+
+static GLOBAL_DEBUG: OnceLock<bool> = OnceLock::new();
+
+/// Whether errors should capture backtraces: set once by the first server built.
+pub(crate) fn capture_details() -> bool {
+    *GLOBAL_DEBUG.get().unwrap_or(&false)
+}
+
+pub(crate) fn set_global(env: &Environment) {
+    let _ = GLOBAL_DEBUG.set(env.is_debug());
+}

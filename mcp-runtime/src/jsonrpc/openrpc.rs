@@ -1,0 +1,79 @@
+//! The OpenRPC 1.3 document of one catalog, served by `GET /rpc/{group}/v{N}`.
+
+use serde_json::{Map, Value, json};
+
+use crate::catalog::Catalog;
+use crate::registry::ParamKind;
+use crate::schema;
+
+/// Builds the document (built once at startup and served as bytes).
+pub fn document(catalog: &Catalog, server_name: &str, versions: &[u32], url: &str) -> Value {
+    let mut components = Map::new();
+    let mut methods = Vec::with_capacity(catalog.methods().len());
+    for m in catalog.methods() {
+        let input = schema::to_components(&m.input_schema, &mut components);
+        let props = input.get("properties").and_then(Value::as_object);
+        let params: Vec<Value> = m
+            .def
+            .params
+            .iter()
+            .map(|p| {
+                let mut d = Map::new();
+                d.insert("name".into(), p.name.into());
+                if !p.description.is_empty() {
+                    d.insert("description".into(), p.description.into());
+                }
+                d.insert("required".into(), p.is_required().into());
+                let schema = props
+                    .and_then(|ps| ps.get(p.name))
+                    .cloned()
+                    .unwrap_or_else(|| json!({}));
+                d.insert("schema".into(), schema);
+                if let ParamKind::Default(f) = p.kind {
+                    d.insert("default".into(), f());
+                }
+                Value::Object(d)
+            })
+            .collect();
+        let mut method = Map::new();
+        method.insert("name".into(), m.name().into());
+        if let Some(t) = &m.title {
+            method.insert("summary".into(), t.clone().into());
+        }
+        if let Some(d) = &m.description {
+            method.insert("description".into(), d.clone().into());
+        }
+        let tag = m.name().split(['.', ':']).next().unwrap_or(m.name());
+        method.insert("tags".into(), json!([{ "name": tag }]));
+        method.insert("params".into(), Value::Array(params));
+        let result_schema = m
+            .output_schema
+            .as_ref()
+            .map(|o| {
+                let o = schema::to_components(o, &mut components);
+                o.pointer("/properties/result")
+                    .cloned()
+                    .unwrap_or_else(|| json!({}))
+            })
+            .unwrap_or_else(|| json!({}));
+        method.insert(
+            "result".into(),
+            json!({ "name": "result", "schema": result_schema }),
+        );
+        method.insert("paramStructure".into(), "either".into());
+        methods.push(Value::Object(method));
+    }
+    let versions: Vec<String> = versions.iter().map(|v| format!("v{v}")).collect();
+    json!({
+        "openrpc": "1.3.2",
+        "info": {
+            "title": server_name,
+            "version": format!("v{}", catalog.version()),
+            "x-group": catalog.group().name(),
+            "x-versions": versions,
+        },
+        "servers": [{ "name": catalog.group().name(), "url": url }],
+        "methods": methods,
+        "components": { "schemas": components },
+    })
+}

@@ -1,0 +1,130 @@
+//! Serve ordinary Rust functions as **JSON-RPC 2.0 methods** and **MCP tools** from one
+//! annotation.
+//!
+//! `#[rpc_method]` generates, at compile time, a method's metadata (name, groups, versions,
+//! docs, JSON Schemas of its parameters and result) and registers it with `inventory`. At
+//! startup the [`Server`] collects the methods into one catalog per API group and version and
+//! serves them over HTTP: `POST /rpc/{group}/v{N}` (JSON-RPC, with the OpenRPC document on `GET`).
+//! Methods of a group made with [`ApiGroup::mcp`] must have valid MCP tool names: a bad one is
+//! a compile error.
+//!
+//! ```
+//! use mcp_runtime::prelude::*;
+//!
+//! pub const MCP: ApiGroup = ApiGroup::mcp("mcp");
+//!
+//! /// Ping.
+//! #[rpc_method(name = "Catalog.ping", groups = [MCP])]
+//! fn ping(
+//!     /// Who is pinging
+//!     #[param(default = "x")]
+//!     who: String,
+//! ) -> String {
+//!     format!("pong, {who}")
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let server = Server::builder().name("demo").build().expect("valid catalog");
+//! let catalog = server.registry().catalog("mcp", 1).expect("group mcp, version 1");
+//! let tool = catalog.get("Catalog.ping").expect("registered");
+//! assert_eq!(
+//!     tool.input_schema,
+//!     serde_json::json!({"type":"object","properties":{"who":{"type":"string",
+//!         "description":"Who is pinging","default":"x"}},"additionalProperties":false})
+//! );
+//! // Serve it: server.serve("127.0.0.1:8080".parse().unwrap()).await
+//! # }
+//! ```
+#![warn(missing_docs)]
+
+pub mod catalog;
+pub mod context;
+pub mod core;
+pub mod env;
+pub mod error;
+pub mod group;
+pub mod jsonrpc;
+pub mod output;
+pub mod registry;
+pub mod schema;
+pub mod server;
+pub mod transport;
+
+pub use catalog::{Catalog, CatalogError, MethodInfo, Registry};
+pub use context::{Face, FromContext, RequestContext, RequestId, State};
+pub use env::Environment;
+pub use error::{RpcError, Violation, codes};
+pub use group::{ApiGroup, is_valid_tool_name};
+pub use mcp_macros::{RpcError, mcp_tool, rpc_method, rpc_service};
+pub use output::Output;
+pub use registry::{MethodDef, ParamDef, ToolAnnotations};
+pub use schemars::JsonSchema;
+pub use server::{BuildError, Server, ServerBuilder};
+
+/// Everything a service module needs: `use mcp_runtime::prelude::*;`.
+pub mod prelude {
+    pub use crate::{
+        ApiGroup, Environment, FromContext, JsonSchema, RequestContext, RpcError, Server, State,
+        mcp_tool, rpc_method, rpc_service,
+    };
+}
+
+/// What the generated code uses. Not a public API: it changes without notice.
+#[doc(hidden)]
+pub mod __private {
+    pub use futures_util::future::BoxFuture;
+    pub use schemars::{JsonSchema, Schema, SchemaGenerator};
+    pub use {inventory, schemars, serde, serde_json};
+
+    pub use crate::context::{FromContext, RequestContext};
+    pub use crate::core::params::{finish, or_default, required};
+    pub use crate::error::{RpcError, Violation};
+    pub use crate::group::{ApiGroup, is_valid_tool_name};
+    pub use crate::output::{
+        JsonOutput, JsonOutputSchema, Output, Probe, RpcParam, RpcReturn, SchemaProbe,
+        SpecialOutput, SpecialOutputSchema,
+    };
+    pub use crate::registry::{
+        Handler, MethodDef, ParamDef, ParamKind, Params, SourceLocation, ToolAnnotations,
+    };
+
+    /// Compile-time check: `T` can be a JSON parameter.
+    pub fn assert_param<T: RpcParam>() {}
+    /// Compile-time check: `T` can be returned.
+    pub fn assert_return<T: RpcReturn>() {}
+
+    /// The schema of a parameter type.
+    pub fn param_schema<T: JsonSchema>(g: &mut SchemaGenerator) -> Schema {
+        g.subschema_for::<T>()
+    }
+
+    /// A default value as JSON, for the schemas.
+    pub fn to_json<T: serde::Serialize>(value: &T) -> serde_json::Value {
+        serde_json::to_value(value).unwrap_or(serde_json::Value::Null)
+    }
+
+    /// The `#[rpc_service]` instance a method is called on.
+    pub fn service<T: Send + Sync + 'static>(
+        ctx: &RequestContext,
+    ) -> Result<std::sync::Arc<T>, RpcError> {
+        ctx.state::<T>()
+            .ok_or_else(crate::context::missing_state::<T>)
+    }
+
+    /// An already-finished call, as a boxed future.
+    pub fn ready(r: Result<Output, RpcError>) -> BoxFuture<'static, Result<Output, RpcError>> {
+        Box::pin(std::future::ready(r))
+    }
+
+    /// Extracts a context parameter.
+    pub fn from_context<T: FromContext>(ctx: &RequestContext) -> Result<T, RpcError> {
+        T::from_context(ctx)
+    }
+
+    /// Builds the error of a derived `RpcError` conversion.
+    #[track_caller]
+    pub fn error_from<E: std::error::Error + Send + Sync + 'static>(code: i32, e: E) -> RpcError {
+        RpcError::from_error(code, e)
+    }
+}

@@ -1,0 +1,85 @@
+//! The HTTP transport: an axum [`Router`] with one route per (group, version).
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+
+use crate::catalog::Catalog;
+use crate::jsonrpc::envelope;
+use crate::server::ServerInner;
+
+/// What one `/rpc/{group}/v{N}` route holds.
+struct RpcEndpoint {
+    server: Arc<ServerInner>,
+    catalog: Arc<Catalog>,
+    openrpc: Bytes,
+}
+
+/// The JSON-RPC routes of every catalog.
+pub(crate) fn rpc_router(server: &Arc<ServerInner>) -> Router {
+    let mut router = Router::new();
+    for catalog in server.registry.catalogs() {
+        let path = server
+            .config
+            .rpc_path(catalog.group().name(), catalog.version());
+        let openrpc = server.openrpc_bytes(catalog, &path);
+        let ep = Arc::new(RpcEndpoint {
+            server: server.clone(),
+            catalog: catalog.clone(),
+            openrpc,
+        });
+        router = router.route(&path, post(rpc_post).get(rpc_get).with_state(ep));
+    }
+    router.layer(DefaultBodyLimit::max(server.config.body_limit))
+}
+
+pub(crate) fn json_response(status: StatusCode, body: impl Into<axum::body::Body>) -> Response {
+    let mut res = Response::new(body.into());
+    *res.status_mut() = status;
+    res.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    res
+}
+
+/// Whether a `Content-Type` header, if any, is JSON.
+pub(crate) fn is_json_content_type(headers: &HeaderMap) -> bool {
+    match headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+    {
+        None => true,
+        Some(ct) => {
+            let mime = ct.split(';').next().unwrap_or("").trim();
+            mime.eq_ignore_ascii_case("application/json")
+                || mime.to_ascii_lowercase().ends_with("+json")
+        }
+    }
+}
+
+async fn rpc_post(State(ep): State<Arc<RpcEndpoint>>, headers: HeaderMap, body: Bytes) -> Response {
+    if !is_json_content_type(&headers) {
+        return (
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Content-Type must be application/json",
+        )
+            .into_response();
+    }
+    let reply =
+        envelope::handle(&ep.server.core, &ep.catalog, &body, ep.server.config.limits).await;
+    let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::OK);
+    match reply.body {
+        Some(b) => json_response(status, b),
+        None => StatusCode::NO_CONTENT.into_response(),
+    }
+}
+
+async fn rpc_get(State(ep): State<Arc<RpcEndpoint>>) -> Response {
+    json_response(StatusCode::OK, ep.openrpc.clone())
+}

@@ -1,0 +1,3 @@
+//! Transports: HTTP (axum) for both faces.
+
+pub mod http;
