@@ -71,16 +71,15 @@ pub fn doc_text(attrs: &[Attribute]) -> String {
         if !a.path().is_ident("doc") {
             continue;
         }
-        if let syn::Meta::NameValue(nv) = &a.meta {
-            if let Expr::Lit(syn::ExprLit {
+        if let syn::Meta::NameValue(nv) = &a.meta
+            && let Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Str(s),
                 ..
             }) = &nv.value
-            {
-                let v = s.value();
-                for line in v.split('\n') {
-                    lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
-                }
+        {
+            let v = s.value();
+            for line in v.split('\n') {
+                lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
             }
         }
     }
@@ -241,10 +240,10 @@ pub fn build(
                 } else {
                     ParamKind::Required
                 };
-                if matches!(kind, ParamKind::Context | ParamKind::ContextRef) {
-                    if let Some(d) = &pargs.default {
-                        cx.error_spanned_by(d, "a context parameter cannot have a default");
-                    }
+                if matches!(kind, ParamKind::Context | ParamKind::ContextRef)
+                    && let Some(d) = &pargs.default
+                {
+                    cx.error_spanned_by(d, "a context parameter cannot have a default");
                 }
                 let ident_name = ident.to_string();
                 let name = pargs
@@ -259,22 +258,22 @@ pub fn build(
                     kind,
                     doc: doc_text(&doc_attrs),
                 };
-                if p.is_json() {
-                    if let Some(prev) = params.iter().find(|q| q.is_json() && q.name == p.name) {
-                        let span = pargs
-                            .rename
-                            .as_ref()
-                            .map(|r| r.span)
-                            .unwrap_or_else(|| p.ident.span());
-                        cx.syn_error(syn::Error::new(
-                            span,
-                            format!(
-                                "duplicate parameter name `{}` (also used by `{}`): rename one with \
+                if p.is_json()
+                    && let Some(prev) = params.iter().find(|q| q.is_json() && q.name == p.name)
+                {
+                    let span = pargs
+                        .rename
+                        .as_ref()
+                        .map(|r| r.span)
+                        .unwrap_or_else(|| p.ident.span());
+                    cx.syn_error(syn::Error::new(
+                        span,
+                        format!(
+                            "duplicate parameter name `{}` (also used by `{}`): rename one with \
                                  `#[param(rename = \"...\")]`",
-                                p.name, prev.ident
-                            ),
-                        ));
-                    }
+                            p.name, prev.ident
+                        ),
+                    ));
                 }
                 params.push(p);
             }
@@ -334,16 +333,16 @@ pub fn build(
         Some(v) => v.value,
         None => service.and_then(|s| s.version).unwrap_or(1),
     };
-    if let Some(r) = &args.removed_in {
-        if r.value <= since {
-            cx.syn_error(syn::Error::new(
-                r.span,
-                format!(
-                    "`removed_in = {}` must be greater than the first version ({since})",
-                    r.value
-                ),
-            ));
-        }
+    if let Some(r) = &args.removed_in
+        && r.value <= since
+    {
+        cx.syn_error(syn::Error::new(
+            r.span,
+            format!(
+                "`removed_in = {}` must be greater than the first version ({since})",
+                r.value
+            ),
+        ));
     }
     let krate = args
         .krate

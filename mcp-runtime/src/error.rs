@@ -60,7 +60,7 @@ fn kind_of(code: i32) -> (&'static str, &'static str) {
         BATCH_ERROR => ("RpcInvalidBatchRequestExceptions", "Batch request error"),
         -32099..=-32000 => ("RpcCustomServerException", "Server error"),
         // Other reserved codes map to the nearest hundred, as the reference does.
-        -32768..=-32001 => {
+        -32768..=-32100 => {
             let hundred = (code / 100) * 100;
             match hundred {
                 -32700 | -32600 | -32500 | -32400 | -32300 => kind_of(hundred),
@@ -119,7 +119,10 @@ enum Data {
 /// assert_eq!(e.code(), -32404);
 /// assert_eq!(e.message(), "No product 7");
 /// ```
-pub struct RpcError {
+pub struct RpcError(Box<Inner>);
+
+// Boxed so `Result<T, RpcError>` stays one pointer wide on the request path.
+struct Inner {
     code: i32,
     message: Cow<'static, str>,
     data: Data,
@@ -136,7 +139,7 @@ impl RpcError {
         if message.is_empty() || message == "0" {
             message = Cow::Borrowed(kind_of(code).1);
         }
-        Self {
+        Self(Box::new(Inner {
             code,
             message,
             data: Data::Exception {
@@ -147,7 +150,7 @@ impl RpcError {
             location: Location::caller(),
             backtrace: env::capture_details()
                 .then(|| Box::new(std::backtrace::Backtrace::force_capture())),
-        }
+        }))
     }
 
     /// -32700: the body or line is not JSON.
@@ -208,29 +211,29 @@ impl RpcError {
             codes::INVALID_PARAMS,
             format!("Invalid Data for call method: {method}"),
         );
-        e.data = Data::Violations(violations);
+        e.0.data = Data::Violations(violations);
         e
     }
 
     /// Sets `data` verbatim (replacing exception and extra).
     pub fn with_data(mut self, data: Value) -> Self {
-        self.data = Data::Raw(data);
+        self.0.data = Data::Raw(data);
         self
     }
 
     /// Adds a key to `extra` (shown in every environment). Values that do not serialize are dropped.
     pub fn with_extra(mut self, key: impl Into<String>, value: impl serde::Serialize) -> Self {
-        if let Data::Exception { extra, .. } = &mut self.data {
-            if let Ok(v) = serde_json::to_value(value) {
-                extra.insert(key.into(), v);
-            }
+        if let Data::Exception { extra, .. } = &mut self.0.data
+            && let Ok(v) = serde_json::to_value(value)
+        {
+            extra.insert(key.into(), v);
         }
         self
     }
 
     /// Sets the exception name shown in `data.exception` (default: the code's class name).
     pub fn with_exception(mut self, name: impl Into<Cow<'static, str>>) -> Self {
-        if let Data::Exception { exception, .. } = &mut self.data {
+        if let Data::Exception { exception, .. } = &mut self.0.data {
             *exception = name.into();
         }
         self
@@ -238,7 +241,7 @@ impl RpcError {
 
     /// Attaches the underlying cause (its `source()` chain is shown in debug environments).
     pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
-        self.source = Some(Box::new(source));
+        self.0.source = Some(Box::new(source));
         self
     }
 
@@ -267,27 +270,27 @@ impl RpcError {
 
     /// The code.
     pub fn code(&self) -> i32 {
-        self.code
+        self.0.code
     }
     /// The message.
     pub fn message(&self) -> &str {
-        &self.message
+        &self.0.message
     }
     /// The parameter violations, if this is a validation error.
     pub fn violation_list(&self) -> Option<&[Violation]> {
-        match &self.data {
+        match &self.0.data {
             Data::Violations(v) => Some(v),
             _ => None,
         }
     }
     /// Where the error was made.
     pub fn location(&self) -> &'static Location<'static> {
-        self.location
+        self.0.location
     }
 
     /// The HTTP status a JSON-RPC response with this error gets.
     pub fn http_status(&self) -> u16 {
-        match self.code {
+        match self.0.code {
             codes::TOKEN_NOT_SENT => 401,
             codes::INVALID_TOKEN => 403,
             codes::PARSE_ERROR => 500,
@@ -298,14 +301,14 @@ impl RpcError {
     /// The wire object `{"code","message","data"}` for `env`.
     pub fn to_wire(&self, env: &Environment) -> Value {
         let mut obj = Map::with_capacity(3);
-        obj.insert("code".into(), self.code.into());
-        obj.insert("message".into(), Value::String(self.message.to_string()));
+        obj.insert("code".into(), self.0.code.into());
+        obj.insert("message".into(), Value::String(self.0.message.to_string()));
         obj.insert("data".into(), self.data_for(env));
         Value::Object(obj)
     }
 
     fn data_for(&self, env: &Environment) -> Value {
-        match &self.data {
+        match &self.0.data {
             Data::Raw(v) => v.clone(),
             Data::Violations(list) => {
                 let mut map = Map::new();
@@ -327,17 +330,18 @@ impl RpcError {
                     d.insert("extra".into(), Value::Object(extra.clone()));
                 }
                 if env.is_debug() {
-                    d.insert("message".into(), Value::String(self.message.to_string()));
-                    d.insert("code".into(), self.code.into());
-                    d.insert("file".into(), self.location.file().into());
-                    d.insert("line".into(), self.location.line().into());
-                    if let Some(bt) = &self.backtrace {
+                    d.insert("message".into(), Value::String(self.0.message.to_string()));
+                    d.insert("code".into(), self.0.code.into());
+                    d.insert("file".into(), self.0.location.file().into());
+                    d.insert("line".into(), self.0.location.line().into());
+                    if let Some(bt) = &self.0.backtrace {
                         d.insert("trace".into(), Value::String(bt.to_string()));
                     }
                     d.insert(
                         "previous".into(),
                         source_chain(
-                            self.source
+                            self.0
+                                .source
                                 .as_deref()
                                 .map(|e| e as &(dyn std::error::Error + 'static)),
                         ),
@@ -365,23 +369,23 @@ fn source_chain(mut err: Option<&(dyn std::error::Error + 'static)>) -> Value {
 impl fmt::Debug for RpcError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RpcError")
-            .field("code", &self.code)
-            .field("message", &self.message)
-            .field("data", &self.data)
-            .field("location", &self.location)
+            .field("code", &self.0.code)
+            .field("message", &self.0.message)
+            .field("data", &self.0.data)
+            .field("location", &self.0.location)
             .finish_non_exhaustive()
     }
 }
 
 impl fmt::Display for RpcError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({})", self.message, self.code)
+        write!(f, "{} ({})", self.0.message, self.0.code)
     }
 }
 
 impl std::error::Error for RpcError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.source.as_deref().map(|e| e as _)
+        self.0.source.as_deref().map(|e| e as _)
     }
 }
 
@@ -417,7 +421,7 @@ impl From<Box<dyn std::error::Error + Send + Sync>> for RpcError {
     #[track_caller]
     fn from(e: Box<dyn std::error::Error + Send + Sync>) -> Self {
         let mut err = Self::internal(e.to_string());
-        err.source = Some(e);
+        err.0.source = Some(e);
         err
     }
 }

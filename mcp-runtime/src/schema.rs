@@ -152,12 +152,12 @@ pub fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
 /// (`#/components/schemas/...`), moving its definitions into `components`.
 pub(crate) fn to_components(schema: &Value, components: &mut Map<String, Value>) -> Value {
     let mut s = schema.clone();
-    if let Value::Object(obj) = &mut s {
-        if let Some(Value::Object(defs)) = obj.remove("$defs") {
-            for (name, mut def) in defs {
-                rewrite_refs(&mut def);
-                components.entry(name).or_insert(def);
-            }
+    if let Value::Object(obj) = &mut s
+        && let Some(Value::Object(defs)) = obj.remove("$defs")
+    {
+        for (name, mut def) in defs {
+            rewrite_refs(&mut def);
+            components.entry(name).or_insert(def);
         }
     }
     rewrite_refs(&mut s);
@@ -167,10 +167,10 @@ pub(crate) fn to_components(schema: &Value, components: &mut Map<String, Value>)
 fn rewrite_refs(v: &mut Value) {
     match v {
         Value::Object(obj) => {
-            if let Some(Value::String(r)) = obj.get_mut("$ref") {
-                if let Some(rest) = r.strip_prefix("#/$defs/") {
-                    *r = format!("#/components/schemas/{rest}");
-                }
+            if let Some(Value::String(r)) = obj.get_mut("$ref")
+                && let Some(rest) = r.strip_prefix("#/$defs/")
+            {
+                *r = format!("#/components/schemas/{rest}");
             }
             obj.values_mut().for_each(rewrite_refs);
         }

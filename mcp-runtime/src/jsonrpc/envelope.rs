@@ -105,10 +105,10 @@ pub fn parse_item(raw: &RawValue) -> Result<Request<'_>, Invalid<'_>> {
         }
         None => None,
     };
-    if let Some(v) = env.jsonrpc {
-        if v.get() != "\"2.0\"" {
-            return Err(bad(id, "Invalid Request: `jsonrpc` must be \"2.0\""));
-        }
+    if let Some(v) = env.jsonrpc
+        && v.get() != "\"2.0\""
+    {
+        return Err(bad(id, "Invalid Request: `jsonrpc` must be \"2.0\""));
     }
     let method: Cow<'_, str> = match env
         .method
