@@ -3,7 +3,9 @@
 //! Group `mcp` is published over JSON-RPC and MCP; `internal` over JSON-RPC only.
 
 pub mod catalog;
+pub mod conformance;
 pub mod internal;
+pub mod jobs;
 
 pub use catalog::{Category, Product, ProductStore};
 
@@ -21,5 +23,9 @@ pub fn server() -> Result<Server, mcp_runtime::BuildError> {
         .version(env!("CARGO_PKG_VERSION"))
         .state(ProductStore::demo())
         .state(internal::Bad)
+        .instructions(
+            "A small product catalog: search products, get one by id, browse the category tree.",
+        )
+        .mcp_stateful("conformance")
         .build()
 }

@@ -76,6 +76,35 @@ pub enum Face {
     Mcp,
 }
 
+/// Where a call's notifications go: an SSE response stream or the stdio writer.
+pub trait Notifier: Send + Sync {
+    /// Sends one JSON-RPC notification (serialized).
+    fn notify(&self, message: Vec<u8>);
+    /// Closes the client's current stream while the call goes on (SSE polling, SEP-1699);
+    /// returns whether there was such a stream.
+    fn close_stream(&self) -> bool {
+        false
+    }
+}
+
+/// What a transport gives a call besides its params.
+#[derive(Clone, Default)]
+pub struct CallExtras {
+    /// The client's `_meta.progressToken`.
+    pub progress_token: Option<serde_json::Value>,
+    /// Where notifications go.
+    pub notifier: Option<Arc<dyn Notifier>>,
+}
+
+impl fmt::Debug for CallExtras {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CallExtras")
+            .field("progress_token", &self.progress_token)
+            .field("notifier", &self.notifier.is_some())
+            .finish()
+    }
+}
+
 struct Inner {
     id: RequestId,
     method: &'static str,
@@ -84,6 +113,7 @@ struct Inner {
     face: Face,
     env: Environment,
     state: Arc<StateMap>,
+    extras: CallExtras,
 }
 
 /// The context of one call: its internal id, method, group, version and the server's state.
@@ -103,6 +133,7 @@ impl RequestContext {
         face: Face,
         env: Environment,
         state: Arc<StateMap>,
+        extras: CallExtras,
     ) -> Self {
         Self {
             inner: Arc::new(Inner {
@@ -113,8 +144,49 @@ impl RequestContext {
                 face,
                 env,
                 state,
+                extras,
             }),
         }
+    }
+
+    /// Reports progress of long work: over MCP a `notifications/progress` to the client (when
+    /// it sent a progress token); over JSON-RPC nothing is sent. Returns whether it was sent.
+    pub fn report_progress(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+    ) -> bool {
+        let (Some(token), Some(n)) = (
+            &self.inner.extras.progress_token,
+            &self.inner.extras.notifier,
+        ) else {
+            tracing::debug!(request_id = %self.inner.id, progress, "progress not sent: no progress token");
+            return false;
+        };
+        let mut params = serde_json::Map::new();
+        params.insert("progressToken".into(), token.clone());
+        params.insert("progress".into(), progress.into());
+        if let Some(t) = total {
+            params.insert("total".into(), t.into());
+        }
+        if let Some(m) = message {
+            params.insert("message".into(), m.into());
+        }
+        let msg = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": params});
+        n.notify(serde_json::to_vec(&msg).unwrap_or_default());
+        true
+    }
+
+    /// Closes the client's SSE stream while the call continues; the client reconnects with
+    /// `Last-Event-ID` and gets the result there (SSE polling, SEP-1699). Returns whether a
+    /// resumable stream was closed.
+    pub fn close_sse_stream(&self) -> bool {
+        self.inner
+            .extras
+            .notifier
+            .as_ref()
+            .is_some_and(|n| n.close_stream())
     }
 
     /// The internal request id.

@@ -129,6 +129,8 @@ struct Inner {
     source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
     location: &'static Location<'static>,
     backtrace: Option<Box<std::backtrace::Backtrace>>,
+    /// Set when the params failed the method's input schema (MCP answers these differently).
+    from_schema: bool,
 }
 
 impl RpcError {
@@ -150,6 +152,7 @@ impl RpcError {
             location: Location::caller(),
             backtrace: env::capture_details()
                 .then(|| Box::new(std::backtrace::Backtrace::force_capture())),
+            from_schema: false,
         }))
     }
 
@@ -213,6 +216,17 @@ impl RpcError {
         );
         e.0.data = Data::Violations(violations);
         e
+    }
+
+    /// Marks a violations error as a failure of the input schema.
+    pub(crate) fn schema_failure(mut self) -> Self {
+        self.0.from_schema = true;
+        self
+    }
+
+    /// Whether the params failed the method's input schema (before anything ran).
+    pub fn is_schema_failure(&self) -> bool {
+        self.0.from_schema
     }
 
     /// Sets `data` verbatim (replacing exception and extra).

@@ -45,6 +45,7 @@ pub mod env;
 pub mod error;
 pub mod group;
 pub mod jsonrpc;
+pub mod mcp;
 pub mod output;
 pub mod registry;
 pub mod schema;
@@ -52,7 +53,7 @@ pub mod server;
 pub mod transport;
 
 pub use catalog::{Catalog, CatalogError, MethodInfo, Registry};
-pub use context::{Face, FromContext, RequestContext, RequestId, State};
+pub use context::{CallExtras, Face, FromContext, Notifier, RequestContext, RequestId, State};
 pub use env::Environment;
 pub use error::{RpcError, Violation, codes};
 pub use group::{ApiGroup, is_valid_tool_name};
@@ -64,6 +65,7 @@ pub use server::{BuildError, Server, ServerBuilder};
 
 /// Everything a service module needs: `use mcp_runtime::prelude::*;`.
 pub mod prelude {
+    pub use crate::mcp::{Content, ToolOutput};
     pub use crate::{
         ApiGroup, Environment, FromContext, JsonSchema, RequestContext, RpcError, Server, State,
         mcp_tool, rpc_method, rpc_service,

@@ -12,6 +12,8 @@ use crate::error::RpcError;
 pub enum Output {
     /// The result's JSON text.
     Json(Box<RawValue>),
+    /// MCP content ([`crate::mcp::ToolOutput`]), as its JSON object.
+    Tool(Box<RawValue>),
 }
 
 impl Output {
@@ -25,7 +27,7 @@ impl Output {
     /// The result's JSON text.
     pub fn as_json(&self) -> &RawValue {
         match self {
-            Output::Json(raw) => raw,
+            Output::Json(raw) | Output::Tool(raw) => raw,
         }
     }
 }

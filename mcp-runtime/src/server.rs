@@ -7,13 +7,17 @@ use axum::Router;
 use axum::body::Bytes;
 use axum::serve::ListenerExt;
 
+use std::collections::BTreeMap;
+
 use crate::catalog::{Catalog, CatalogError, Registry};
 use crate::context::StateMap;
 use crate::core::Core;
 use crate::env::{self, Environment};
 use crate::jsonrpc::envelope::Limits;
 use crate::jsonrpc::openrpc;
+use crate::mcp::{InvalidArguments, McpEndpoint, McpOptions, MemorySessions, SessionStore};
 use crate::registry::{MethodDef, registered_methods};
+use crate::transport::HostPolicy;
 
 /// Why a server could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -29,8 +33,12 @@ pub(crate) struct Config {
     pub name: String,
     pub version: String,
     pub rpc_prefix: String,
+    pub mcp_prefix: String,
     pub body_limit: usize,
     pub limits: Limits,
+    pub hosts: HostPolicy,
+    pub mcp: McpOptions,
+    pub stateful: Vec<String>,
 }
 
 impl Config {
@@ -55,9 +63,59 @@ pub struct ServerBuilder {
     state: StateMap,
     extra: Vec<&'static MethodDef>,
     registered: bool,
+    sessions: Option<Arc<dyn SessionStore>>,
 }
 
 impl ServerBuilder {
+    /// The path prefix of the MCP routes (default `/mcp`).
+    pub fn mcp_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.config.mcp_prefix = prefix.into().trim_end_matches('/').to_owned();
+        self
+    }
+
+    /// Serves this MCP group in the stateful mode of the handshake era: `initialize` opens a
+    /// session (`Mcp-Session-Id`), `tools/call` answers on a resumable SSE stream.
+    pub fn mcp_stateful(mut self, group: impl Into<String>) -> Self {
+        self.config.stateful.push(group.into());
+        self
+    }
+
+    /// Where sessions of stateful groups live (default: in memory).
+    pub fn session_store(mut self, store: Arc<dyn SessionStore>) -> Self {
+        self.sessions = Some(store);
+        self
+    }
+
+    /// How `tools/call` answers arguments that fail the schema (default: JSON-RPC -32602).
+    pub fn mcp_invalid_arguments(mut self, mode: InvalidArguments) -> Self {
+        self.config.mcp.invalid_arguments = mode;
+        self
+    }
+
+    /// Tools per `tools/list` page (default 50).
+    pub fn mcp_page_size(mut self, size: usize) -> Self {
+        self.config.mcp.list.page_size = size.max(1);
+        self
+    }
+
+    /// Whether tool schemas state `$schema` (2020-12; default true).
+    pub fn mcp_schema_dialect(mut self, on: bool) -> Self {
+        self.config.mcp.list.schema_dialect = on;
+        self
+    }
+
+    /// The `instructions` of the initialize and discover results.
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.config.mcp.instructions = Some(text.into());
+        self
+    }
+
+    /// Which `Host`/`Origin` values MCP requests may carry (default: loopback only).
+    pub fn allowed_hosts(mut self, policy: HostPolicy) -> Self {
+        self.config.hosts = policy;
+        self
+    }
+
     /// The server name (OpenRPC `info.title`, MCP `serverInfo.name`).
     pub fn name(mut self, name: impl Into<String>) -> Self {
         self.config.name = name.into();
@@ -130,12 +188,32 @@ impl ServerBuilder {
             .flatten()
             .chain(self.extra);
         let registry = Registry::build(defs).map_err(BuildError::Catalog)?;
+        let debug = env.is_debug();
         let core = Core::new(env, Arc::new(self.state));
+        let sessions: Arc<dyn SessionStore> = self
+            .sessions
+            .unwrap_or_else(|| Arc::new(MemorySessions::default()));
+        let mut mcp = BTreeMap::new();
+        for catalog in registry.catalogs().filter(|c| c.group().is_mcp()) {
+            let name = catalog.group().name();
+            let stateful = self.config.stateful.iter().any(|g| g == name);
+            let ep = McpEndpoint::new(
+                core.clone(),
+                catalog.clone(),
+                self.config.mcp.clone(),
+                &self.config.name,
+                &self.config.version,
+                stateful.then(|| sessions.clone()),
+                debug,
+            );
+            mcp.insert((name, catalog.version()), Arc::new(ep));
+        }
         Ok(Server {
             inner: Arc::new(ServerInner {
                 core,
                 registry,
                 config: self.config,
+                mcp,
             }),
         })
     }
@@ -145,6 +223,7 @@ pub(crate) struct ServerInner {
     pub core: Core,
     pub registry: Registry,
     pub config: Config,
+    pub mcp: BTreeMap<(&'static str, u32), Arc<McpEndpoint>>,
 }
 
 impl ServerInner {
@@ -169,13 +248,18 @@ impl Server {
                 name: "mcp-runtime".into(),
                 version: env!("CARGO_PKG_VERSION").into(),
                 rpc_prefix: "/rpc".into(),
+                mcp_prefix: "/mcp".into(),
                 body_limit: 4 * 1024 * 1024,
                 limits: Limits::default(),
+                hosts: HostPolicy::default(),
+                mcp: McpOptions::default(),
+                stateful: Vec::new(),
             },
             env: None,
             state: StateMap::default(),
             extra: Vec::new(),
             registered: true,
+            sessions: None,
         }
     }
 
@@ -196,6 +280,26 @@ impl Server {
             self.inner
                 .openrpc_bytes(catalog, &self.inner.config.rpc_path(group, version)),
         )
+    }
+
+    /// The MCP endpoint of a group and version (MCP groups only).
+    pub fn mcp_endpoint(&self, group: &str, version: u32) -> Option<&Arc<McpEndpoint>> {
+        self.inner
+            .mcp
+            .iter()
+            .find(|((g, v), _)| *g == group && *v == version)
+            .map(|(_, e)| e)
+    }
+
+    /// Serves one MCP group and version on stdin/stdout until stdin closes.
+    pub async fn serve_stdio(&self, group: &str, version: u32) -> std::io::Result<()> {
+        let ep = self.mcp_endpoint(group, version).cloned().ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                format!("no MCP group `{group}` with version {version}"),
+            )
+        })?;
+        crate::transport::stdio::serve(ep).await
     }
 
     /// An axum router with every endpoint; merge or nest it into your app.

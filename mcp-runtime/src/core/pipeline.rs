@@ -7,7 +7,7 @@ use futures_util::FutureExt;
 use serde_json::Value;
 
 use crate::catalog::{Catalog, MethodInfo};
-use crate::context::{Face, RequestContext, StateMap};
+use crate::context::{CallExtras, Face, RequestContext, StateMap};
 use crate::env::Environment;
 use crate::error::RpcError;
 use crate::output::Output;
@@ -24,6 +24,8 @@ pub struct CallRequest<'a> {
     pub params: Option<Value>,
     /// The face it came through.
     pub face: Face,
+    /// Progress token and notifier, from the transport.
+    pub extras: CallExtras,
 }
 
 /// The core: environment and state shared by every call.
@@ -54,7 +56,7 @@ impl Core {
                 req.catalog.group().name()
             ))
         })?;
-        self.call_method(req.catalog, info, req.params, req.face)
+        self.call_method(req.catalog, info, req.params, req.face, req.extras)
             .await
     }
 
@@ -65,6 +67,7 @@ impl Core {
         info: &MethodInfo,
         params: Option<Value>,
         face: Face,
+        extras: CallExtras,
     ) -> Result<Output, RpcError> {
         let params = super::params::prepare(info, params)?;
         let params = Value::Object(params);
@@ -79,6 +82,7 @@ impl Core {
             face,
             self.env.clone(),
             self.state.clone(),
+            extras,
         );
         invoke(info.def.handler, ctx, params, &self.env).await
     }

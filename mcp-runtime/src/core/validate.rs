@@ -83,7 +83,7 @@ pub(crate) fn check(info: &MethodInfo, params: &Value) -> Result<(), RpcError> {
             }
         }
     }
-    Err(RpcError::violations(info.name(), out))
+    Err(RpcError::violations(info.name(), out).schema_failure())
 }
 
 fn violation(path: &[String], last: Option<&str>, keyword: &str, message: String) -> Violation {

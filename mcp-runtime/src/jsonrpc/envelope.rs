@@ -180,6 +180,7 @@ async fn run_one(
                 method: &req.method,
                 params,
                 face: Face::JsonRpc,
+                extras: Default::default(),
             })
             .await
         }

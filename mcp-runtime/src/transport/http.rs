@@ -35,6 +35,20 @@ pub(crate) fn rpc_router(server: &Arc<ServerInner>) -> Router {
         });
         router = router.route(&path, post(rpc_post).get(rpc_get).with_state(ep));
     }
+    for ((group, version), ep) in &server.mcp {
+        let path = format!("{}/{group}/v{version}", server.config.mcp_prefix);
+        let route = Arc::new(super::mcp::McpRoute {
+            ep: ep.clone(),
+            hosts: server.config.hosts.clone(),
+        });
+        router = router.route(
+            &path,
+            post(super::mcp::post)
+                .get(super::mcp::get)
+                .delete(super::mcp::delete)
+                .with_state(route),
+        );
+    }
     router.layer(DefaultBodyLimit::max(server.config.body_limit))
 }
 

@@ -1,3 +1,8 @@
-//! Transports: HTTP (axum) for both faces.
+//! Transports: HTTP (axum) for both faces, and stdio for MCP.
 
 pub mod http;
+pub(crate) mod mcp;
+pub mod security;
+pub mod stdio;
+
+pub use security::HostPolicy;

@@ -1,0 +1,45 @@
+//! `Jobs.*`: long work that reports progress.
+
+use std::time::Duration;
+
+use mcp_runtime::prelude::*;
+use serde::Serialize;
+
+use crate::MCP;
+
+/// The outcome of a job.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct JobReport {
+    /// Steps done.
+    pub steps: u32,
+}
+
+/// Run a slow job, reporting progress after each step.
+///
+/// Over MCP the client sees `notifications/progress` (when it sends a progress token).
+#[rpc_method(name = "Jobs.run", groups = [MCP])]
+#[mcp_tool(read_only_hint = true)]
+pub async fn run(
+    /// How many steps
+    #[param(default = 3)]
+    steps: u32,
+    /// Milliseconds per step
+    #[param(default = 100)]
+    step_ms: u64,
+    ctx: RequestContext,
+) -> Result<JobReport, RpcError> {
+    if steps > 100 || step_ms > 5_000 {
+        return Err(RpcError::invalid_params(
+            "at most 100 steps of at most 5000 ms",
+        ));
+    }
+    for i in 1..=steps {
+        tokio::time::sleep(Duration::from_millis(step_ms)).await;
+        ctx.report_progress(
+            f64::from(i),
+            Some(f64::from(steps)),
+            Some(&format!("step {i} of {steps}")),
+        );
+    }
+    Ok(JobReport { steps })
+}

@@ -1,0 +1,499 @@
+//! The MCP message handler, shared by Streamable HTTP and stdio: lifecycle, discovery,
+//! `tools/list` from precomputed pages and `tools/call` through the core pipeline.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use super::protocol::{
+    self, Era, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, META_SERVER_INFO,
+};
+use super::session::{EventStreams, SessionStore};
+use super::tools::{ListOptions, ToolPages};
+use crate::catalog::Catalog;
+use crate::context::{CallExtras, Face};
+use crate::core::Core;
+use crate::error::{RpcError, codes};
+use crate::output::Output;
+
+/// How `tools/call` answers arguments that fail the tool's `inputSchema`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum InvalidArguments {
+    /// A JSON-RPC error -32602 (the reference behaviour; the method is not called).
+    #[default]
+    JsonRpcError,
+    /// A tool result with `isError: true` (SEP-1303, MCP 2025-11-25+).
+    ToolError,
+}
+
+/// MCP options of a server.
+#[derive(Debug, Clone)]
+pub struct McpOptions {
+    /// How invalid arguments are answered.
+    pub invalid_arguments: InvalidArguments,
+    /// tools/list page size, `$schema` and `ttlMs`.
+    pub list: ListOptions,
+    /// `instructions` in the initialize and discover results.
+    pub instructions: Option<String>,
+    /// The SSE `retry` field (ms) sent on resumable streams.
+    pub retry_ms: u64,
+}
+
+impl Default for McpOptions {
+    fn default() -> Self {
+        Self {
+            invalid_arguments: InvalidArguments::default(),
+            list: ListOptions {
+                page_size: 50,
+                schema_dialect: true,
+                ttl_ms: 300_000,
+            },
+            instructions: None,
+            retry_ms: 1000,
+        }
+    }
+}
+
+/// A parsed client message.
+#[derive(Debug)]
+pub enum Incoming {
+    /// A request (it has an id).
+    Request(Message),
+    /// A notification.
+    Notification(Message),
+    /// A response to a server request (none are sent; accepted and ignored).
+    Response,
+}
+
+/// A request or notification.
+#[derive(Debug)]
+pub struct Message {
+    /// The id (string or number), `None` for notifications.
+    pub id: Option<Value>,
+    /// The method.
+    pub method: String,
+    /// The params.
+    pub params: Option<Value>,
+}
+
+impl Message {
+    /// The `_meta` revision of the params.
+    pub fn meta_version(&self) -> Option<&str> {
+        protocol::meta_version(self.params.as_ref())
+    }
+    /// `params.name` (tools/call).
+    pub fn param_name(&self) -> Option<&str> {
+        self.params.as_ref()?.get("name")?.as_str()
+    }
+}
+
+/// Reads one JSON-RPC message; an error carries the id when it was readable.
+pub fn parse_message(v: Value) -> Result<Incoming, (Option<Value>, RpcError)> {
+    let Value::Object(mut obj) = v else {
+        return Err((
+            None,
+            RpcError::invalid_request("Invalid Request: expected a JSON-RPC object"),
+        ));
+    };
+    let id = match obj.remove("id") {
+        None => None,
+        Some(id @ (Value::String(_) | Value::Number(_))) => Some(id),
+        Some(_) => {
+            return Err((
+                None,
+                RpcError::invalid_request("Invalid Request: `id` must be a string or a number"),
+            ));
+        }
+    };
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Err((
+            id,
+            RpcError::invalid_request("Invalid Request: `jsonrpc` must be \"2.0\""),
+        ));
+    }
+    let method = match obj.remove("method") {
+        Some(Value::String(m)) if !m.is_empty() => m,
+        None if obj.contains_key("result") || obj.contains_key("error") => {
+            return Ok(Incoming::Response);
+        }
+        _ => {
+            return Err((
+                id,
+                RpcError::invalid_request("Invalid Request: `method` must be a non-empty string"),
+            ));
+        }
+    };
+    let params = obj.remove("params");
+    let msg = Message {
+        id: id.clone(),
+        method,
+        params,
+    };
+    Ok(if id.is_some() {
+        Incoming::Request(msg)
+    } else {
+        Incoming::Notification(msg)
+    })
+}
+
+/// The answer to one request: an HTTP status (200 on the handshake era) and the JSON body.
+#[derive(Debug)]
+pub struct Answer {
+    /// HTTP status.
+    pub status: u16,
+    /// The JSON-RPC response.
+    pub body: Vec<u8>,
+}
+
+/// One MCP endpoint: a catalog served as tools.
+pub struct McpEndpoint {
+    pub(crate) core: Core,
+    pub(crate) catalog: Arc<Catalog>,
+    pub(crate) opts: McpOptions,
+    pages: ToolPages,
+    /// Set when a method of the group has an invalid tool name: every request fails.
+    pub(crate) poison: Option<String>,
+    server_info: String,
+    discover_members: String,
+    meta_member: String,
+    pub(crate) sessions: Option<Arc<dyn SessionStore>>,
+    pub(crate) streams: EventStreams,
+}
+
+fn write_id(out: &mut Vec<u8>, id: Option<&Value>) {
+    match id {
+        Some(id) => {
+            let _ = serde_json::to_writer(&mut *out, id);
+        }
+        None => out.extend_from_slice(b"null"),
+    }
+}
+
+/// The HTTP status of an error on the modern era (the handshake era always uses 200).
+pub fn modern_status(code: i32) -> u16 {
+    match code {
+        codes::METHOD_NOT_FOUND => 404,
+        codes::INVALID_PARAMS
+        | codes::INVALID_REQUEST
+        | codes::PARSE_ERROR
+        | -32020
+        | -32021
+        | -32022 => 400,
+        _ => 200,
+    }
+}
+
+/// A JSON-RPC error response.
+pub fn error_body(id: Option<&Value>, code: i32, message: &str, data: Option<&Value>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(96);
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    write_id(&mut out, id);
+    out.extend_from_slice(b",\"error\":");
+    let mut e = Map::new();
+    e.insert("code".into(), code.into());
+    e.insert("message".into(), message.into());
+    if let Some(d) = data {
+        e.insert("data".into(), d.clone());
+    }
+    let _ = serde_json::to_writer(&mut out, &e);
+    out.push(b'}');
+    out
+}
+
+impl McpEndpoint {
+    pub(crate) fn new(
+        core: Core,
+        catalog: Arc<Catalog>,
+        opts: McpOptions,
+        server_name: &str,
+        server_version: &str,
+        sessions: Option<Arc<dyn SessionStore>>,
+        debug: bool,
+    ) -> Self {
+        let pages = ToolPages::build(&catalog, &opts.list);
+        let bad = super::tools::bad_tool_names(&catalog);
+        let poison = (!bad.is_empty()).then(|| {
+            if debug {
+                format!(
+                    "MCP group `{}` has methods with invalid tool names: {}",
+                    catalog.group().name(),
+                    bad.join("; ")
+                )
+            } else {
+                "Internal Server Error".to_owned()
+            }
+        });
+        if !bad.is_empty() {
+            tracing::error!(group = catalog.group().name(), problems = ?bad, "MCP endpoint disabled: invalid tool names");
+        }
+        let server_info = json!({ "name": server_name, "version": server_version }).to_string();
+        let mut discover = format!(
+            "\"supportedVersions\":{},\"capabilities\":{{\"tools\":{{}}}}",
+            json!(protocol::MODERN_VERSIONS)
+        );
+        if let Some(i) = &opts.instructions {
+            discover.push_str(&format!(",\"instructions\":{}", json!(i)));
+        }
+        discover.push_str(&format!(
+            ",\"ttlMs\":{},\"cacheScope\":\"public\"",
+            opts.list.ttl_ms
+        ));
+        let meta_member = format!("\"_meta\":{{\"{META_SERVER_INFO}\":{server_info}}}");
+        Self {
+            core,
+            catalog,
+            opts,
+            pages,
+            poison,
+            server_info,
+            discover_members: discover,
+            meta_member,
+            sessions,
+            streams: EventStreams::default(),
+        }
+    }
+
+    /// The catalog served.
+    pub fn catalog(&self) -> &Arc<Catalog> {
+        &self.catalog
+    }
+
+    /// Whether the endpoint keeps sessions (handshake era).
+    pub fn is_stateful(&self) -> bool {
+        self.sessions.is_some()
+    }
+
+    fn ok(&self, id: Option<&Value>, era: Era, members: &[u8]) -> Answer {
+        let mut out = Vec::with_capacity(members.len() + 128);
+        out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+        write_id(&mut out, id);
+        out.extend_from_slice(b",\"result\":{");
+        if era.is_modern() {
+            out.extend_from_slice(b"\"resultType\":\"complete\"");
+            if !members.is_empty() {
+                out.push(b',');
+            }
+        }
+        out.extend_from_slice(members);
+        if era.is_modern() {
+            out.push(b',');
+            out.extend_from_slice(self.meta_member.as_bytes());
+        }
+        out.extend_from_slice(b"}}");
+        Answer {
+            status: 200,
+            body: out,
+        }
+    }
+
+    /// An error answer with the era's status.
+    pub fn error(
+        &self,
+        id: Option<&Value>,
+        era: Era,
+        code: i32,
+        message: &str,
+        data: Option<&Value>,
+    ) -> Answer {
+        let status = if era.is_modern() {
+            modern_status(code)
+        } else {
+            200
+        };
+        Answer {
+            status,
+            body: error_body(id, code, message, data),
+        }
+    }
+
+    fn method_not_found(&self, id: Option<&Value>, era: Era, method: &str) -> Answer {
+        self.error(
+            id,
+            era,
+            codes::METHOD_NOT_FOUND,
+            "Method not found",
+            Some(&Value::String(method.to_owned())),
+        )
+    }
+
+    /// Checks the modern envelope's required `_meta` keys and revision.
+    pub fn check_modern_meta(&self, msg: &Message) -> Result<(), Answer> {
+        let id = msg.id.as_ref();
+        let meta = msg
+            .params
+            .as_ref()
+            .and_then(|p| p.get("_meta"))
+            .and_then(Value::as_object);
+        let missing: Vec<&str> = [META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES]
+            .into_iter()
+            .filter(|k| meta.is_none_or(|m| !m.contains_key(*k)))
+            .collect();
+        if !missing.is_empty() {
+            let message = format!(
+                "params._meta is missing the required envelope key(s): {}",
+                missing.join(", ")
+            );
+            return Err(self.error(id, Era::Modern, codes::INVALID_PARAMS, &message, None));
+        }
+        let requested = msg.meta_version().unwrap_or_default();
+        if !protocol::MODERN_VERSIONS.contains(&requested) {
+            let data = json!({ "supported": protocol::MODERN_VERSIONS, "requested": requested });
+            return Err(self.error(
+                id,
+                Era::Modern,
+                -32022,
+                "Unsupported protocol version",
+                Some(&data),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Answers one request in `era`.
+    pub async fn handle(&self, msg: &Message, era: Era, extras: CallExtras) -> Answer {
+        let id = msg.id.as_ref();
+        match (era, msg.method.as_str()) {
+            (Era::Handshake(_), "initialize") => {
+                let requested = msg
+                    .params
+                    .as_ref()
+                    .and_then(|p| p.get("protocolVersion"))
+                    .and_then(Value::as_str);
+                self.ok(
+                    id,
+                    era,
+                    self.initialize_members(protocol::negotiate(requested))
+                        .as_bytes(),
+                )
+            }
+            (Era::Handshake(_), "ping") => self.ok(id, era, b""),
+            (Era::Modern, "server/discover") => self.ok(id, era, self.discover_members.as_bytes()),
+            (_, "tools/list") => self.tools_list(msg, era),
+            (_, "tools/call") => self.tools_call(msg, era, extras).await,
+            (_, m) => self.method_not_found(id, era, m),
+        }
+    }
+
+    /// The members of an initialize result for `version`.
+    pub fn initialize_members(&self, version: &str) -> String {
+        let mut s = format!(
+            "\"protocolVersion\":\"{version}\",\"capabilities\":{{\"tools\":{{\"listChanged\":false}}}},\"serverInfo\":{}",
+            self.server_info
+        );
+        if let Some(i) = &self.opts.instructions {
+            s.push_str(&format!(",\"instructions\":{}", json!(i)));
+        }
+        s
+    }
+
+    fn tools_list(&self, msg: &Message, era: Era) -> Answer {
+        let id = msg.id.as_ref();
+        let cursor = match msg.params.as_ref().and_then(|p| p.get("cursor")) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(c)) => Some(c.as_str()),
+            Some(other) => {
+                let m = format!("Invalid value for pagination parameter \"cursor\": {other}");
+                return self.error(id, era, codes::INVALID_PARAMS, &m, None);
+            }
+        };
+        match self.pages.page(cursor, self.opts.list.page_size) {
+            Ok(page) => self.ok(
+                id,
+                era,
+                if era.is_modern() {
+                    &page.modern
+                } else {
+                    &page.legacy
+                },
+            ),
+            Err(e) => self.error(id, era, e.code(), e.message(), None),
+        }
+    }
+
+    async fn tools_call(&self, msg: &Message, era: Era, mut extras: CallExtras) -> Answer {
+        let id = msg.id.as_ref();
+        let invalid = |m: &str| self.error(id, era, codes::INVALID_PARAMS, m, None);
+        let Some(Value::Object(params)) = &msg.params else {
+            return invalid("Invalid request parameters");
+        };
+        let Some(name) = params.get("name").and_then(Value::as_str) else {
+            return invalid("Invalid request parameters: `name` must be a string");
+        };
+        let arguments = match params.get("arguments") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(a)) => a.clone(),
+            Some(_) => return invalid("Invalid request parameters: `arguments` must be an object"),
+        };
+        let Some(info) = self.catalog.get(name) else {
+            return invalid(&format!("Unknown tool: {name}"));
+        };
+        extras.progress_token = params
+            .get("_meta")
+            .and_then(|m| m.get("progressToken"))
+            .cloned();
+        let result = self
+            .core
+            .call_method(
+                &self.catalog,
+                info,
+                Some(Value::Object(arguments)),
+                Face::Mcp,
+                extras,
+            )
+            .await;
+        let mut members = Vec::with_capacity(128);
+        match result {
+            Ok(Output::Json(raw)) => {
+                members.extend_from_slice(b"\"content\":[{\"type\":\"text\",\"text\":");
+                let _ = serde_json::to_writer(&mut members, raw.get());
+                members.extend_from_slice(b"}],\"structuredContent\":{\"result\":");
+                members.extend_from_slice(raw.get().as_bytes());
+                members.extend_from_slice(b"},\"isError\":false");
+            }
+            Ok(Output::Tool(raw)) => {
+                let s = raw.get();
+                members.extend_from_slice(
+                    s.get(1..s.len().saturating_sub(1)).unwrap_or("").as_bytes(),
+                );
+            }
+            Err(e)
+                if e.is_schema_failure()
+                    && self.opts.invalid_arguments == InvalidArguments::JsonRpcError =>
+            {
+                let (message, data) = invalid_arguments(name, &e);
+                return self.error(id, era, codes::INVALID_PARAMS, &message, Some(&data));
+            }
+            Err(e) => {
+                let text = if e.is_schema_failure() {
+                    invalid_arguments(name, &e).0
+                } else {
+                    e.to_wire(self.core.env()).to_string()
+                };
+                members.extend_from_slice(b"\"content\":[{\"type\":\"text\",\"text\":");
+                let _ = serde_json::to_writer(&mut members, &text);
+                members.extend_from_slice(b"}],\"isError\":true");
+            }
+        }
+        self.ok(id, era, &members)
+    }
+}
+
+/// The -32602 message and data of arguments that fail the schema:
+/// `Invalid parameters for tool 'X': Property '/limit': ...` (at most three, then a count).
+fn invalid_arguments(tool: &str, e: &RpcError) -> (String, Value) {
+    let list = e.violation_list().unwrap_or_default();
+    let mut parts: Vec<String> = list
+        .iter()
+        .take(3)
+        .map(|v| format!("Property '{}': {}", v.pointer, v.message))
+        .collect();
+    if list.len() > 3 {
+        parts.push("...and more errors.".to_owned());
+    }
+    let message = format!("Invalid parameters for tool '{tool}': {}", parts.join("; "));
+    let errors: Vec<Value> = list
+        .iter()
+        .map(|v| json!({ "pointer": v.pointer, "keyword": v.keyword, "message": v.message }))
+        .collect();
+    (message, json!({ "validation_errors": errors }))
+}

@@ -1,0 +1,13 @@
+//! The MCP face: every method of an MCP-published group and version is a tool, served over
+//! Streamable HTTP (`/mcp/{group}/v{N}`) and stdio, on every protocol revision.
+
+pub mod content;
+pub mod handler;
+pub mod protocol;
+pub mod session;
+pub mod tools;
+
+pub use content::{Content, EmbeddedResource, ToolOutput};
+pub use handler::{InvalidArguments, McpEndpoint, McpOptions};
+pub use protocol::Era;
+pub use session::{MemorySessions, SessionStore};

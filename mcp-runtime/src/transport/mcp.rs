@@ -1,0 +1,372 @@
+//! Streamable HTTP for MCP: `/mcp/{group}/v{N}`, both protocol eras on one endpoint.
+
+use std::sync::Arc;
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use base64::Engine as _;
+use serde_json::Value;
+
+use super::http::{is_json_content_type, json_response};
+use super::security::HostPolicy;
+use crate::context::CallExtras;
+use crate::mcp::handler::{Answer, Incoming, McpEndpoint, Message, error_body, parse_message};
+use crate::mcp::protocol::{self, Era};
+use crate::mcp::session::EventStream;
+
+/// What one MCP route holds.
+pub(crate) struct McpRoute {
+    pub ep: Arc<McpEndpoint>,
+    pub hosts: HostPolicy,
+}
+
+const SESSION: &str = "mcp-session-id";
+const VERSION: &str = "mcp-protocol-version";
+
+fn header<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    h.get(name).and_then(|v| v.to_str().ok())
+}
+
+fn answer_response(a: Answer) -> Response {
+    json_response(
+        StatusCode::from_u16(a.status).unwrap_or(StatusCode::OK),
+        a.body,
+    )
+}
+
+fn plain_error(status: StatusCode, code: i32, message: &str) -> Response {
+    json_response(status, error_body(None, code, message, None))
+}
+
+fn accepted() -> Response {
+    StatusCode::ACCEPTED.into_response()
+}
+
+fn method_not_allowed(allow: &'static str) -> Response {
+    let mut r = StatusCode::METHOD_NOT_ALLOWED.into_response();
+    r.headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static(allow));
+    r
+}
+
+fn accepts(h: &HeaderMap, mime: &str) -> bool {
+    match header(h, "accept") {
+        None => true,
+        Some(a) => a.split(',').any(|p| {
+            let m = p.split(';').next().unwrap_or("").trim();
+            m == mime || m == "*/*" || (m.ends_with("/*") && mime.starts_with(&m[..m.len() - 1]))
+        }),
+    }
+}
+
+/// Decodes an `Mcp-Name`-style header value (`=?base64?...?=` for unsafe values).
+fn decode_header_value(v: &str) -> Option<String> {
+    match v
+        .strip_prefix("=?base64?")
+        .and_then(|r| r.strip_suffix("?="))
+    {
+        Some(b) => base64::engine::general_purpose::STANDARD
+            .decode(b)
+            .ok()
+            .and_then(|d| String::from_utf8(d).ok()),
+        None => Some(v.to_owned()),
+    }
+}
+
+fn sse_response(body: Body) -> Response {
+    let mut r = Response::new(body);
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("no-cache, no-transform"),
+    );
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    r
+}
+
+/// Checks shared by every method: Host/Origin and the group's tool names.
+fn precheck(route: &McpRoute, headers: &HeaderMap) -> Result<(), Response> {
+    route.hosts.check(headers)?;
+    if let Some(p) = &route.ep.poison {
+        return Err(plain_error(StatusCode::INTERNAL_SERVER_ERROR, -32603, p));
+    }
+    Ok(())
+}
+
+pub(crate) async fn post(
+    State(route): State<Arc<McpRoute>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    if let Err(r) = precheck(&route, &headers) {
+        return r;
+    }
+    if !is_json_content_type(&headers) {
+        return (
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Invalid Content-Type header",
+        )
+            .into_response();
+    }
+    if !accepts(&headers, "application/json") && !accepts(&headers, "text/event-stream") {
+        return StatusCode::NOT_ACCEPTABLE.into_response();
+    }
+    let value: Value = match serde_json::from_slice(&body) {
+        Ok(v) => v,
+        Err(_) => return plain_error(StatusCode::BAD_REQUEST, -32700, "Parse error"),
+    };
+    let ep = &route.ep;
+    let hdr_version = header(&headers, VERSION);
+    if let Value::Array(items) = value {
+        return batch(ep, &headers, items).await;
+    }
+    let msg = match parse_message(value) {
+        Ok(Incoming::Request(m)) => m,
+        Ok(Incoming::Notification(_) | Incoming::Response) => return accepted(),
+        Err((id, e)) => {
+            return json_response(
+                StatusCode::BAD_REQUEST,
+                error_body(id.as_ref(), e.code(), e.message(), None),
+            );
+        }
+    };
+    let modern = msg.method != "initialize"
+        && (msg.meta_version().is_some()
+            || hdr_version.is_some_and(|v| protocol::handshake_version(v).is_none()));
+    if modern {
+        return modern_request(ep, &headers, msg).await;
+    }
+
+    // Handshake era.
+    let mut session = None;
+    let mut version = hdr_version.and_then(protocol::handshake_version);
+    if let Some(store) = &ep.sessions {
+        if msg.method != "initialize" {
+            let Some(sid) = header(&headers, SESSION) else {
+                return plain_error(
+                    StatusCode::BAD_REQUEST,
+                    -32600,
+                    "Bad Request: Missing session ID",
+                );
+            };
+            match store.get(sid).await {
+                Ok(Some(v)) => {
+                    version = version.or_else(|| protocol::handshake_version(&v));
+                    session = Some(sid.to_owned());
+                }
+                Ok(None) => return plain_error(StatusCode::NOT_FOUND, -32600, "Session not found"),
+                Err(e) => return plain_error(StatusCode::SERVICE_UNAVAILABLE, -32603, e.message()),
+            }
+        }
+    }
+    if msg.method == "initialize" {
+        let requested = msg
+            .params
+            .as_ref()
+            .and_then(|p| p.get("protocolVersion"))
+            .and_then(Value::as_str);
+        let negotiated = protocol::negotiate(requested);
+        let answer = ep
+            .handle(&msg, Era::Handshake(negotiated), CallExtras::default())
+            .await;
+        let mut resp = answer_response(answer);
+        if let Some(store) = &ep.sessions {
+            match store.create(negotiated).await {
+                Ok(sid) => {
+                    if let Ok(v) = HeaderValue::from_str(&sid) {
+                        resp.headers_mut().insert(SESSION, v);
+                    }
+                }
+                Err(e) => return plain_error(StatusCode::SERVICE_UNAVAILABLE, -32603, e.message()),
+            }
+        }
+        return resp;
+    }
+    let era = Era::Handshake(version.unwrap_or(protocol::DEFAULT_NEGOTIATED));
+    let wants_progress = msg
+        .params
+        .as_ref()
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get("progressToken"))
+        .is_some();
+    let sse = msg.method == "tools/call"
+        && accepts(&headers, "text/event-stream")
+        && header(&headers, "accept").is_some()
+        && (session.is_some() || wants_progress);
+    if sse {
+        let stream = match &session {
+            Some(sid) => ep.streams.open(sid, ep.opts.retry_ms),
+            None => EventStream::new(None, 0),
+        };
+        return spawn_sse(ep.clone(), msg, era, stream);
+    }
+    answer_response(ep.handle(&msg, era, CallExtras::default()).await)
+}
+
+fn spawn_sse(ep: Arc<McpEndpoint>, msg: Message, era: Era, stream: Arc<EventStream>) -> Response {
+    let notifier: Arc<dyn crate::context::Notifier> = stream.clone();
+    let extras = CallExtras {
+        progress_token: None,
+        notifier: Some(notifier),
+    };
+    let s = stream.clone();
+    tokio::spawn(async move {
+        let answer = ep.handle(&msg, era, extras).await;
+        s.push_message(&answer.body);
+        s.finish();
+    });
+    sse_response(stream.body(0))
+}
+
+async fn modern_request(ep: &Arc<McpEndpoint>, headers: &HeaderMap, msg: Message) -> Response {
+    let id = msg.id.as_ref();
+    if let Err(a) = ep.check_modern_meta(&msg) {
+        return answer_response(a);
+    }
+    let mismatch = |m: &str| answer_response(ep.error(id, Era::Modern, -32020, m, None));
+    if header(headers, VERSION) != msg.meta_version() {
+        return mismatch(
+            "mcp-protocol-version header does not match the request envelope's protocol version",
+        );
+    }
+    if headers.get_all("mcp-method").iter().count() != 1
+        || header(headers, "mcp-method") != Some(msg.method.as_str())
+    {
+        return mismatch("mcp-method header does not match the request body's method");
+    }
+    if msg.method == "tools/call" {
+        let given = header(headers, "mcp-name").and_then(decode_header_value);
+        if given.as_deref() != msg.param_name() || headers.get_all("mcp-name").iter().count() != 1 {
+            return mismatch("mcp-name header does not match the request body's 'name' parameter");
+        }
+    }
+    let wants_progress = msg
+        .params
+        .as_ref()
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get("progressToken"))
+        .is_some();
+    if msg.method == "tools/call" && wants_progress && accepts(headers, "text/event-stream") {
+        return spawn_sse(ep.clone(), msg, Era::Modern, EventStream::new(None, 0));
+    }
+    answer_response(ep.handle(&msg, Era::Modern, CallExtras::default()).await)
+}
+
+/// A batch: only 2025-03-26 allows them ("MUST support receiving"); answered as one array.
+async fn batch(ep: &Arc<McpEndpoint>, headers: &HeaderMap, items: Vec<Value>) -> Response {
+    let reject = || {
+        plain_error(
+            StatusCode::BAD_REQUEST,
+            -32600,
+            "Body must be a single JSON-RPC request or notification object",
+        )
+    };
+    let mut version = header(headers, VERSION).map(str::to_owned);
+    if let Some(store) = &ep.sessions {
+        let Some(sid) = header(headers, SESSION) else {
+            return plain_error(
+                StatusCode::BAD_REQUEST,
+                -32600,
+                "Bad Request: Missing session ID",
+            );
+        };
+        match store.get(sid).await {
+            Ok(Some(v)) => version = version.or(Some(v)),
+            Ok(None) => return plain_error(StatusCode::NOT_FOUND, -32600, "Session not found"),
+            Err(e) => return plain_error(StatusCode::SERVICE_UNAVAILABLE, -32603, e.message()),
+        }
+    }
+    if version.as_deref().unwrap_or(protocol::DEFAULT_NEGOTIATED) != "2025-03-26"
+        || items.is_empty()
+    {
+        return reject();
+    }
+    let era = Era::Handshake("2025-03-26");
+    let answers = futures_util::future::join_all(items.into_iter().map(|item| async move {
+        match parse_message(item) {
+            Ok(Incoming::Request(m)) if m.method == "initialize" => Some(error_body(
+                m.id.as_ref(),
+                -32600,
+                "Invalid Request: initialize cannot be batched",
+                None,
+            )),
+            Ok(Incoming::Request(m)) => Some(ep.handle(&m, era, CallExtras::default()).await.body),
+            Ok(_) => None,
+            Err((id, e)) => Some(error_body(id.as_ref(), e.code(), e.message(), None)),
+        }
+    }))
+    .await;
+    let answers: Vec<Vec<u8>> = answers.into_iter().flatten().collect();
+    if answers.is_empty() {
+        return accepted();
+    }
+    let mut out = vec![b'['];
+    for (i, a) in answers.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(a);
+    }
+    out.push(b']');
+    json_response(StatusCode::OK, out)
+}
+
+pub(crate) async fn get(State(route): State<Arc<McpRoute>>, headers: HeaderMap) -> Response {
+    if let Err(r) = precheck(&route, &headers) {
+        return r;
+    }
+    let ep = &route.ep;
+    let modern =
+        header(&headers, VERSION).is_some_and(|v| protocol::handshake_version(v).is_none());
+    let (Some(store), false) = (&ep.sessions, modern) else {
+        return method_not_allowed("POST");
+    };
+    let Some(sid) = header(&headers, SESSION) else {
+        return plain_error(
+            StatusCode::BAD_REQUEST,
+            -32600,
+            "Bad Request: Missing session ID",
+        );
+    };
+    if !matches!(store.get(sid).await, Ok(Some(_))) {
+        return plain_error(StatusCode::NOT_FOUND, -32600, "Session not found");
+    }
+    // Resumption of an interrupted POST stream (SEP-1699); no standalone server stream is offered.
+    match header(&headers, "last-event-id").and_then(|l| ep.streams.resume(sid, l)) {
+        Some((stream, from)) => sse_response(stream.body(from)),
+        None => method_not_allowed("POST, DELETE"),
+    }
+}
+
+pub(crate) async fn delete(State(route): State<Arc<McpRoute>>, headers: HeaderMap) -> Response {
+    if let Err(r) = precheck(&route, &headers) {
+        return r;
+    }
+    let ep = &route.ep;
+    let modern =
+        header(&headers, VERSION).is_some_and(|v| protocol::handshake_version(v).is_none());
+    let (Some(store), false) = (&ep.sessions, modern) else {
+        return method_not_allowed("POST");
+    };
+    let Some(sid) = header(&headers, SESSION) else {
+        return plain_error(
+            StatusCode::BAD_REQUEST,
+            -32600,
+            "Bad Request: Missing session ID",
+        );
+    };
+    match store.remove(sid).await {
+        Ok(true) => {
+            ep.streams.end_session(sid);
+            StatusCode::OK.into_response()
+        }
+        Ok(false) => plain_error(StatusCode::NOT_FOUND, -32600, "Session not found"),
+        Err(e) => plain_error(StatusCode::SERVICE_UNAVAILABLE, -32603, e.message()),
+    }
+}
