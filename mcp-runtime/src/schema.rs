@@ -25,7 +25,7 @@ pub fn input_schema(def: &MethodDef) -> Value {
     let mut required = Vec::new();
     for p in def.params {
         let mut s: Value = (p.schema)(&mut g).into();
-        normalize_nullable(&mut s);
+        normalize(&mut s);
         let Value::Object(obj) = &mut s else {
             // `true`/`false` schemas: keep them as objects so description/default fit.
             properties.insert(p.name.to_owned(), json!({}));
@@ -61,7 +61,7 @@ pub fn input_schema(def: &MethodDef) -> Value {
 pub fn output_schema(def: &MethodDef) -> Option<Value> {
     let mut g = generator();
     let mut result: Value = (def.output_schema)(&mut g)?.into();
-    normalize_nullable(&mut result);
+    normalize(&mut result);
     let mut root = Map::new();
     root.insert("type".into(), "object".into());
     root.insert("properties".into(), json!({ "result": result }));
@@ -74,9 +74,35 @@ fn add_defs(root: &mut Map<String, Value>, g: &mut SchemaGenerator) {
     let mut defs = g.take_definitions(true);
     if !defs.is_empty() {
         for d in defs.values_mut() {
-            normalize_nullable(d);
+            normalize(d);
         }
         root.insert("$defs".into(), Value::Object(defs));
+    }
+}
+
+/// Replaces schemars' non-standard numeric formats (`uint32`, `int64`, `double`, ...), which
+/// validators ignore with a warning, by the `minimum`/`maximum` they mean.
+fn numeric_bounds(obj: &mut Map<String, Value>) {
+    let Some(Value::String(f)) = obj.get("format") else {
+        return;
+    };
+    let (min, max): (Option<Value>, Option<Value>) = match f.as_str() {
+        "int8" => (Some(i8::MIN.into()), Some(i8::MAX.into())),
+        "uint8" => (Some(0.into()), Some(u8::MAX.into())),
+        "int16" => (Some(i16::MIN.into()), Some(i16::MAX.into())),
+        "uint16" => (Some(0.into()), Some(u16::MAX.into())),
+        "int32" => (Some(i32::MIN.into()), Some(i32::MAX.into())),
+        "uint32" => (Some(0.into()), Some(u32::MAX.into())),
+        "int64" | "int" => (Some(i64::MIN.into()), Some(i64::MAX.into())),
+        "uint64" | "uint" => (Some(0.into()), Some(u64::MAX.into())),
+        "uint128" | "int128" | "float" | "double" => (None, None),
+        _ => return,
+    };
+    obj.remove("format");
+    for (k, v) in [("minimum", min), ("maximum", max)] {
+        if let Some(v) = v {
+            obj.entry(k).or_insert(v);
+        }
     }
 }
 
@@ -91,14 +117,16 @@ const ANNOTATIONS: &[&str] = &[
     "writeOnly",
 ];
 
-/// Rewrites `{"type":["T","null"], ...}` into `{"anyOf":[{"type":"T", ...},{"type":"null"}]}`,
-/// everywhere in the schema.
-pub fn normalize_nullable(schema: &mut Value) {
+/// Makes a schemars schema portable across MCP hosts, everywhere in it: rewrites
+/// `{"type":["T","null"], ...}` into `{"anyOf":[{"type":"T", ...},{"type":"null"}]}`, and
+/// numeric formats into bounds.
+pub fn normalize(schema: &mut Value) {
     match schema {
         Value::Object(obj) => {
             for v in obj.values_mut() {
-                normalize_nullable(v);
+                normalize(v);
             }
+            numeric_bounds(obj);
             let Some(Value::Array(types)) = obj.get("type") else {
                 return;
             };
@@ -134,7 +162,7 @@ pub fn normalize_nullable(schema: &mut Value) {
             result.extend(outer);
             *obj = result;
         }
-        Value::Array(items) => items.iter_mut().for_each(normalize_nullable),
+        Value::Array(items) => items.iter_mut().for_each(normalize),
         _ => {}
     }
 }
@@ -200,20 +228,36 @@ mod tests {
     #[test]
     fn nullable_becomes_any_of() {
         let mut s = json!({"type":["string","null"],"minLength":1,"description":"d"});
-        normalize_nullable(&mut s);
+        normalize(&mut s);
         assert_eq!(
             s,
             json!({"anyOf":[{"type":"string","minLength":1},{"type":"null"}],"description":"d"})
         );
         let mut s = json!({"properties":{"a":{"type":["integer","null"]}}});
-        normalize_nullable(&mut s);
+        normalize(&mut s);
         assert_eq!(
             s,
             json!({"properties":{"a":{"anyOf":[{"type":"integer"},{"type":"null"}]}}})
         );
         let mut s = json!({"type":"string"});
-        normalize_nullable(&mut s);
+        normalize(&mut s);
         assert_eq!(s, json!({"type":"string"}));
+    }
+
+    #[test]
+    fn numeric_formats_become_bounds() {
+        let mut s = json!({"type":"integer","format":"uint32","minimum":0});
+        normalize(&mut s);
+        assert_eq!(
+            s,
+            json!({"type":"integer","minimum":0,"maximum":4294967295u32})
+        );
+        let mut s = json!({"type":"number","format":"double"});
+        normalize(&mut s);
+        assert_eq!(s, json!({"type":"number"}));
+        let mut s = json!({"type":"string","format":"email"});
+        normalize(&mut s);
+        assert_eq!(s, json!({"type":"string","format":"email"}));
     }
 
     #[test]

@@ -53,8 +53,19 @@ async fn main() {
     let result = if stdio {
         server.serve_stdio(&group, version).await
     } else {
-        tracing::info!(%listen, "catalog: JSON-RPC at /rpc/{{group}}/v{{N}}, MCP at /mcp/{{group}}/v{{N}}");
-        server.serve(listen).await
+        match tokio::net::TcpListener::bind(listen).await {
+            Ok(listener) => {
+                // The bound address (port 0 picks a free one); tests read this line.
+                let addr = listener.local_addr().unwrap_or(listen);
+                tracing::info!(
+                    "catalog listening on {addr}: JSON-RPC at /rpc/{{group}}/v{{N}}, MCP at /mcp/{{group}}/v{{N}}"
+                );
+                server
+                    .serve_listener(listener, mcp_runtime::server::shutdown_signal())
+                    .await
+            }
+            Err(e) => Err(e),
+        }
     };
     if let Err(e) = result {
         eprintln!("catalog: {e}");

@@ -1,0 +1,377 @@
+//! The example service against real MCP peers: the official Python SDK (auto and legacy
+//! modes, HTTP and stdio), the TypeScript SDK client, the Inspector CLI in `--strict` mode and
+//! the official conformance suite.
+//!
+//! The peers are installed by `scripts/install-test-clients.sh` and found through
+//! `MCP_TEST_PYTHON`, `MCP_TEST_NODE` (Node 22) and `MCP_TEST_NPM_DIR`. Without them a test is
+//! skipped with a message, except under `CI`, where a missing peer fails the test.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// A running `catalog --listen 127.0.0.1:0`, killed on drop.
+struct Catalog {
+    child: Child,
+    addr: String,
+}
+
+impl Catalog {
+    fn start() -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_catalog"))
+            .args(["--listen", "127.0.0.1:0"])
+            .env("RUST_LOG", "info")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start catalog");
+        let stderr = child.stderr.take().expect("stderr");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(rest) = line.split("catalog listening on ").nth(1) {
+                    let addr = rest.split(':').take(2).collect::<Vec<_>>().join(":");
+                    let _ = tx.send(addr);
+                }
+            }
+        });
+        let addr = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("catalog did not report its address");
+        Catalog { child, addr }
+    }
+
+    fn url(&self, group: &str) -> String {
+        format!("http://{}/mcp/{group}/v1", self.addr)
+    }
+}
+
+impl Drop for Catalog {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A peer's path from the environment; `None` (skip) outside CI when it is not installed.
+fn peer(var: &str) -> Option<String> {
+    match std::env::var(var) {
+        Ok(v) if !v.is_empty() => Some(v),
+        _ if std::env::var_os("CI").is_some() => {
+            panic!("{var} is not set: run scripts/install-test-clients.sh")
+        }
+        _ => {
+            eprintln!(
+                "SKIPPED: {var} is not set (run scripts/test.sh, which installs the MCP test peers)"
+            );
+            None
+        }
+    }
+}
+
+fn clients_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/clients")
+}
+
+fn run(mut cmd: Command) -> Output {
+    let out = cmd.output().expect("run peer");
+    if !out.status.success() {
+        eprintln!(
+            "stdout:\n{}\nstderr:\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    out
+}
+
+fn last_json_line(out: &Output) -> Value {
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .rev()
+        .find(|l| l.starts_with('{'))
+        .unwrap_or("null");
+    serde_json::from_str(line).expect("peer printed JSON")
+}
+
+fn node_cmd(node: &str, script: &str) -> Command {
+    let mut c = Command::new(node);
+    c.arg(script);
+    // Tools that spawn `node` themselves must find the same (Node 22) binary.
+    let dir = std::path::Path::new(node)
+        .parent()
+        .map(|d| d.display().to_string())
+        .unwrap_or_default();
+    c.env(
+        "PATH",
+        format!("{dir}:{}", std::env::var("PATH").unwrap_or_default()),
+    );
+    c
+}
+
+fn python(mode: &str, target: &[&str]) -> Option<Value> {
+    let py = peer("MCP_TEST_PYTHON")?;
+    let mut cmd = Command::new(py);
+    cmd.arg(clients_dir().join("python_client.py"))
+        .arg(mode)
+        .args(target);
+    let out = run(cmd);
+    assert!(
+        out.status.success(),
+        "python client failed in mode {mode} against {target:?}"
+    );
+    Some(last_json_line(&out))
+}
+
+#[test]
+fn python_sdk_auto_mode_over_http_ends_on_the_modern_revision() {
+    let c = Catalog::start();
+    let Some(seen) = python("auto", &[&c.url("mcp")]) else {
+        return;
+    };
+    assert_eq!(seen["protocol_version"], "2026-07-28");
+    assert_eq!(seen["unknown_tool"], "Unknown tool: Nope.nothing");
+}
+
+#[test]
+fn python_sdk_legacy_mode_over_http_uses_a_handshake_revision() {
+    let c = Catalog::start();
+    let Some(seen) = python("legacy", &[&c.url("mcp")]) else {
+        return;
+    };
+    assert_eq!(seen["protocol_version"], "2025-11-25");
+}
+
+#[test]
+fn python_sdk_over_stdio_in_both_modes() {
+    let bin = env!("CARGO_BIN_EXE_catalog");
+    let Some(auto) = python(
+        "auto",
+        &["stdio", bin, "--stdio", "--group", "mcp", "--version", "1"],
+    ) else {
+        return;
+    };
+    assert_eq!(auto["protocol_version"], "2026-07-28");
+    let legacy = python("legacy", &["stdio", bin, "--stdio"]).expect("python is installed");
+    assert_eq!(legacy["protocol_version"], "2025-11-25");
+    assert_eq!(legacy["progress"].as_array().map(Vec::len), Some(3));
+}
+
+#[test]
+fn typescript_sdk_client_lists_and_calls_tools() {
+    let (Some(node), Some(npm)) = (peer("MCP_TEST_NODE"), peer("MCP_TEST_NPM_DIR")) else {
+        return;
+    };
+    let c = Catalog::start();
+    let mut cmd = node_cmd(
+        &node,
+        &clients_dir().join("ts_client.mjs").display().to_string(),
+    );
+    cmd.arg(c.url("mcp")).env("MCP_TEST_NPM_DIR", &npm);
+    let out = run(cmd);
+    assert!(out.status.success(), "TS client failed");
+    let seen = last_json_line(&out);
+    assert_eq!(
+        seen["tools"],
+        serde_json::json!([
+            "Catalog.get",
+            "Catalog.ping",
+            "Catalog.search",
+            "Catalog.tree",
+            "Jobs.run"
+        ])
+    );
+}
+
+fn inspector(node: &str, npm: &str, args: &[&str]) -> Output {
+    let mut cmd = node_cmd(node, &format!("{npm}/node_modules/.bin/mcp-inspector"));
+    cmd.arg("--cli").args(args);
+    cmd.output().expect("run inspector")
+}
+
+#[test]
+fn inspector_cli_strict_accepts_the_tools_over_http_and_stdio() {
+    let (Some(node), Some(npm)) = (peer("MCP_TEST_NODE"), peer("MCP_TEST_NPM_DIR")) else {
+        return;
+    };
+    let c = Catalog::start();
+    let url = c.url("mcp");
+    let out = inspector(
+        &node,
+        &npm,
+        &[
+            &url,
+            "--transport",
+            "http",
+            "--method",
+            "tools/list",
+            "--strict",
+            "--format",
+            "json",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "strict tools/list over HTTP: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains("unknown format"),
+        "schemas use non-standard formats: {stderr}"
+    );
+    let listed = last_json_line(&out);
+    assert_eq!(listed["result"]["tools"].as_array().map(Vec::len), Some(5));
+
+    let bin = env!("CARGO_BIN_EXE_catalog");
+    let out = inspector(
+        &node,
+        &npm,
+        &[
+            "--method",
+            "tools/list",
+            "--strict",
+            "--format",
+            "json",
+            "--",
+            bin,
+            "--stdio",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "strict tools/list over stdio: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let out = inspector(
+        &node,
+        &npm,
+        &[
+            &url,
+            "--transport",
+            "http",
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "Catalog.search",
+            "--tool-arg",
+            "query=mug",
+            "--tool-arg",
+            "limit=1",
+            "--format",
+            "json",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "tools/call (structuredContent checked against outputSchema)"
+    );
+    assert_eq!(
+        last_json_line(&out)["result"]["structuredContent"],
+        serde_json::json!({"result":[{"id":5,"name":"Mug rack"}]})
+    );
+
+    // A tool error is exit code 5 (`tool_is_error`).
+    let out = inspector(
+        &node,
+        &npm,
+        &[
+            &url,
+            "--transport",
+            "http",
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "Catalog.get",
+            "--tool-arg",
+            "id=99",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(5));
+}
+
+/// The scenarios that are not about tools (resources, prompts, logging, sampling,
+/// elicitation, completion): expected to fail, since the example serves tools only.
+const BASELINE: &str = "server:
+  - logging-set-level
+  - completion-complete
+  - tools-call-with-logging
+  - tools-call-sampling
+  - tools-call-elicitation
+  - elicitation-sep1034-defaults
+  - elicitation-sep1330-enums
+  - resources-list
+  - resources-read-text
+  - resources-read-binary
+  - resources-templates-read
+  - resources-subscribe
+  - resources-unsubscribe
+  - prompts-list
+  - prompts-get-simple
+  - prompts-get-with-args
+  - prompts-get-embedded-resource
+  - prompts-get-with-image
+";
+
+#[test]
+fn official_conformance_suite_passes_every_tools_lifecycle_sse_and_dns_scenario() {
+    let (Some(node), Some(npm)) = (peer("MCP_TEST_NODE"), peer("MCP_TEST_NPM_DIR")) else {
+        return;
+    };
+    let c = Catalog::start();
+    let dir = std::env::temp_dir().join(format!("mcp-conformance-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let baseline = dir.join("baseline.yml");
+    std::fs::write(&baseline, BASELINE).expect("write baseline");
+    let mut cmd = node_cmd(&node, &format!("{npm}/node_modules/.bin/conformance"));
+    cmd.args([
+        "server",
+        "--url",
+        &c.url("conformance"),
+        "--suite",
+        "all",
+        "--expected-failures",
+    ])
+    .arg(&baseline)
+    .arg("-o")
+    .arg(dir.join("results"));
+    let out = run(cmd);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    eprintln!("{stdout}");
+    assert!(out.status.success(), "conformance suite failed");
+    for scenario in [
+        "server-initialize",
+        "ping",
+        "tools-list",
+        "tools-call-simple-text",
+        "tools-call-image",
+        "tools-call-audio",
+        "tools-call-embedded-resource",
+        "tools-call-mixed-content",
+        "tools-call-error",
+        "tools-call-with-progress",
+        "json-schema-2020-12",
+        "server-sse-polling",
+        "server-sse-multiple-streams",
+        "dns-rebinding-protection",
+    ] {
+        let line = stdout
+            .lines()
+            .find(|l| l.contains(&format!(" {scenario}:")))
+            .unwrap_or("");
+        assert!(
+            line.contains('✓') && line.contains(" 0 failed"),
+            "scenario {scenario}: {line:?}"
+        );
+    }
+    assert!(stdout.contains("Baseline check passed"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
