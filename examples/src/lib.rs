@@ -4,8 +4,10 @@
 
 pub mod catalog;
 pub mod conformance;
+pub mod events;
 pub mod internal;
 pub mod jobs;
+pub mod shop;
 
 pub use catalog::{Category, Product, ProductStore};
 
@@ -18,7 +20,13 @@ pub const INTERNAL: ApiGroup = ApiGroup::rpc("internal");
 
 /// The example server, with in-memory defaults.
 pub fn server() -> Result<Server, mcp_runtime::BuildError> {
-    Server::builder()
+    builder().build()
+}
+
+/// The example server's builder: in-memory cache and locks, or Redis when `REDIS_URL` is set
+/// (two processes with one `REDIS_URL` share cache entries and locks).
+pub fn builder() -> mcp_runtime::ServerBuilder {
+    let mut b = Server::builder()
         .name("catalog")
         .version(env!("CARGO_PKG_VERSION"))
         .state(ProductStore::demo())
@@ -26,6 +34,12 @@ pub fn server() -> Result<Server, mcp_runtime::BuildError> {
         .instructions(
             "A small product catalog: search products, get one by id, browse the category tree.",
         )
-        .mcp_stateful("conformance")
-        .build()
+        .mcp_stateful("conformance");
+    for kind in EventKind::ALL {
+        b = b.on(kind, events::count);
+    }
+    match std::env::var("REDIS_URL") {
+        Ok(url) if !url.is_empty() => b.redis(&url),
+        _ => b,
+    }
 }

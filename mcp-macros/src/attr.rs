@@ -23,10 +23,12 @@ pub const SERVICE_KEYS: &str = "name, concat, groups, version, crate";
 #[derive(Default)]
 pub struct RpcMethodArgs {
     pub name: Option<Spanned<String>>,
-    pub groups: Option<Vec<Path>>,
+    pub groups: Option<Spanned<Vec<Path>>>,
     pub version: Option<Spanned<u32>>,
     pub removed_in: Option<Spanned<u32>>,
     pub krate: Option<Path>,
+    /// Keys that were written, valid or not (so a bad value is not also reported as missing).
+    pub seen: Vec<String>,
 }
 
 #[derive(Default)]
@@ -49,9 +51,25 @@ pub struct ParamArgs {
 pub struct ServiceArgs {
     pub name: Option<Spanned<String>>,
     pub concat: Option<Spanned<String>>,
-    pub groups: Option<Vec<Path>>,
+    pub groups: Option<Spanned<Vec<Path>>>,
     pub version: Option<Spanned<u32>>,
     pub krate: Option<Path>,
+    /// Keys that were written, valid or not.
+    pub seen: Vec<String>,
+}
+
+impl RpcMethodArgs {
+    /// Whether `key` was written (even with a bad value).
+    pub fn has(&self, key: &str) -> bool {
+        self.seen.iter().any(|k| k == key)
+    }
+}
+
+impl ServiceArgs {
+    /// Whether `key` was written (even with a bad value).
+    pub fn has(&self, key: &str) -> bool {
+        self.seen.iter().any(|k| k == key)
+    }
 }
 
 fn lit_str(meta: &ParseNestedMeta) -> syn::Result<Spanned<String>> {
@@ -86,18 +104,31 @@ fn lit_u32(meta: &ParseNestedMeta) -> syn::Result<Spanned<u32>> {
     })
 }
 
-fn groups(meta: &ParseNestedMeta) -> syn::Result<Vec<Path>> {
+fn groups(meta: &ParseNestedMeta) -> syn::Result<Spanned<Vec<Path>>> {
     let value = meta.value()?;
     if !value.peek(syn::token::Bracket) {
-        return Err(value.error("expected a list of group constants: `groups = [MCP, INTERNAL]`"));
+        let msg = "expected a list of group constants in brackets: `groups = [MCP]` or \
+                   `groups = [MCP, INTERNAL]`";
+        return Err(match value.parse::<Expr>() {
+            Ok(e) => syn::Error::new_spanned(e, msg),
+            Err(_) => value.error(msg),
+        });
     }
     let content;
-    syn::bracketed!(content in value);
-    let list = Punctuated::<Path, Token![,]>::parse_terminated(&content)?;
-    Ok(list.into_iter().collect())
+    let bracket = syn::bracketed!(content in value);
+    let list = Punctuated::<Path, Token![,]>::parse_terminated(&content).map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            "expected the path of an `ApiGroup` constant: `groups = [MCP, INTERNAL]`",
+        )
+    })?;
+    Ok(Spanned {
+        value: list.into_iter().collect(),
+        span: bracket.span.join(),
+    })
 }
 
-fn krate(meta: &ParseNestedMeta) -> syn::Result<Path> {
+pub fn krate(meta: &ParseNestedMeta) -> syn::Result<Path> {
     let s = lit_str(meta)?;
     syn::parse_str::<Path>(&s.value)
         .map_err(|_| syn::Error::new(s.span, "expected a path: `crate = \"my_runtime\"`"))
@@ -121,6 +152,10 @@ fn flag(meta: &ParseNestedMeta) -> syn::Result<bool> {
     }
 }
 
+fn is_one_of(meta: &ParseNestedMeta, keys: &str) -> bool {
+    keys.split(", ").any(|k| meta.path.is_ident(k))
+}
+
 pub fn path_name(path: &Path) -> String {
     path.segments
         .iter()
@@ -129,15 +164,68 @@ pub fn path_name(path: &Path) -> String {
         .join("::")
 }
 
-fn unknown(meta: &ParseNestedMeta, attr: &str, keys: &str) -> syn::Error {
-    meta.error(format!(
-        "unknown `{attr}` key `{}`; expected one of: {keys}",
-        path_name(&meta.path)
-    ))
+pub fn unknown(meta: &ParseNestedMeta, attr: &str, keys: &str) -> syn::Error {
+    let key = path_name(&meta.path);
+    let hint = suggest(&key, keys)
+        .map(|k| format!(" (did you mean `{k}`?)"))
+        .unwrap_or_default();
+    syn::Error::new_spanned(
+        &meta.path,
+        format!("unknown `{attr}` key `{key}`{hint}; expected one of: {keys}"),
+    )
+}
+
+/// The known key closest to a misspelt one, if any is close enough.
+fn suggest<'k>(key: &str, keys: &'k str) -> Option<&'k str> {
+    keys.split(", ")
+        .map(|k| (edit_distance(key, k), k))
+        .filter(|(d, k)| *d <= (k.len().max(key.len()) / 3).max(1))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+/// Edit distance with adjacent transpositions (`nmae` is one edit from `name`), in bytes (keys
+/// are ASCII).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    // d[i][j]: distance between a[..i] and b[..j].
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+/// Records `key` as written; a second occurrence is an error.
+pub fn first_time(meta: &ParseNestedMeta, seen: &mut Vec<String>) -> syn::Result<()> {
+    let key = path_name(&meta.path);
+    if seen.contains(&key) {
+        return Err(syn::Error::new_spanned(
+            &meta.path,
+            format!("duplicate key `{key}`: give it once"),
+        ));
+    }
+    seen.push(key);
+    Ok(())
 }
 
 /// Runs `parse_nested_meta` and records errors in `cx`; keeps going after a bad key.
-fn parse_list(
+pub fn parse_list(
     cx: &Ctxt,
     tokens: proc_macro2::TokenStream,
     mut each: impl FnMut(&ParseNestedMeta) -> syn::Result<()>,
@@ -145,14 +233,10 @@ fn parse_list(
     let parser = syn::meta::parser(|meta| {
         if let Err(e) = each(&meta) {
             cx.syn_error(e);
-            // Skip the rest of this entry so the next keys are still checked.
-            if meta.input.peek(Token![=]) {
-                let _ = meta.value().and_then(|v| v.parse::<Expr>());
-            } else if meta.input.peek(syn::token::Paren) {
-                let _ = meta.parse_nested_meta(|m| {
-                    let _ = m.value().and_then(|v| v.parse::<Expr>());
-                    Ok(())
-                });
+            // Skip the rest of this entry (up to the next top-level `,`), wherever the error
+            // left off, so the next keys are still checked and nothing is reported twice.
+            while !meta.input.is_empty() && !meta.input.peek(Token![,]) {
+                meta.input.parse::<proc_macro2::TokenTree>()?;
             }
         }
         Ok(())
@@ -165,6 +249,9 @@ fn parse_list(
 pub fn parse_rpc_method(cx: &Ctxt, tokens: proc_macro2::TokenStream) -> RpcMethodArgs {
     let mut args = RpcMethodArgs::default();
     parse_list(cx, tokens, |meta| {
+        if is_one_of(meta, RPC_METHOD_KEYS) {
+            first_time(meta, &mut args.seen)?;
+        }
         if meta.path.is_ident("name") {
             args.name = Some(lit_str(meta)?);
         } else if meta.path.is_ident("groups") {
@@ -185,7 +272,11 @@ pub fn parse_rpc_method(cx: &Ctxt, tokens: proc_macro2::TokenStream) -> RpcMetho
 
 pub fn parse_mcp_tool(cx: &Ctxt, tokens: proc_macro2::TokenStream) -> McpToolArgs {
     let mut args = McpToolArgs::default();
+    let mut seen = Vec::new();
     parse_list(cx, tokens, |meta| {
+        if is_one_of(meta, MCP_TOOL_KEYS) {
+            first_time(meta, &mut seen)?;
+        }
         if meta.path.is_ident("title") {
             args.title = Some(lit_str(meta)?.value);
         } else if meta.path.is_ident("read_only_hint") {
@@ -216,15 +307,26 @@ pub fn parse_param(cx: &Ctxt, attr: &syn::Attribute) -> ParamArgs {
             return args;
         }
     };
+    let mut seen = Vec::new();
     parse_list(cx, tokens, |meta| {
+        if is_one_of(meta, PARAM_KEYS) {
+            first_time(meta, &mut seen)?;
+        }
         if meta.path.is_ident("default") {
             if !meta.input.peek(Token![=]) {
-                return Err(meta.error("expected a value: `default = EXPR`"));
+                return Err(syn::Error::new_spanned(
+                    &meta.path,
+                    "`default` needs a value: `#[param(default = 10)]` (an `Option<T>` parameter \
+                     is optional without one)",
+                ));
             }
             args.default = Some(meta.value()?.parse()?);
         } else if meta.path.is_ident("rename") {
             args.rename = Some(lit_str(meta)?);
         } else if meta.path.is_ident("context") {
+            if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
+                return Err(meta.error("`context` takes no value: `#[param(context)]`"));
+            }
             args.context = true;
         } else {
             return Err(unknown(meta, "param", PARAM_KEYS));
@@ -237,6 +339,9 @@ pub fn parse_param(cx: &Ctxt, attr: &syn::Attribute) -> ParamArgs {
 pub fn parse_service(cx: &Ctxt, tokens: proc_macro2::TokenStream) -> ServiceArgs {
     let mut args = ServiceArgs::default();
     parse_list(cx, tokens, |meta| {
+        if is_one_of(meta, SERVICE_KEYS) {
+            first_time(meta, &mut args.seen)?;
+        }
         if meta.path.is_ident("name") {
             args.name = Some(lit_str(meta)?);
         } else if meta.path.is_ident("concat") {
@@ -253,4 +358,28 @@ pub fn parse_service(cx: &Ctxt, tokens: proc_macro2::TokenStream) -> ServiceArgs
         Ok(())
     });
     args
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestions() {
+        assert_eq!(suggest("nmae", RPC_METHOD_KEYS), Some("name"));
+        assert_eq!(suggest("group", RPC_METHOD_KEYS), Some("groups"));
+        assert_eq!(suggest("removed", RPC_METHOD_KEYS), None);
+        assert_eq!(suggest("readonly_hint", MCP_TOOL_KEYS), Some("read_only_hint"));
+        assert_eq!(suggest("defualt", PARAM_KEYS), Some("default"));
+        assert_eq!(suggest("bogus", PARAM_KEYS), None);
+        assert_eq!(suggest("x", PARAM_KEYS), None);
+    }
+
+    #[test]
+    fn distances() {
+        assert_eq!(edit_distance("name", "name"), 0);
+        assert_eq!(edit_distance("nmae", "name"), 1);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
 }

@@ -6,12 +6,105 @@ use syn::spanned::Spanned;
 use syn::{Expr, Lit, LitStr};
 
 use crate::attr::path_name;
-use crate::model::{Method, ParamKind, Ret};
+use crate::model::{Method, NameOrigin, ParamKind, Ret};
 
 fn opt_bool(v: Option<bool>) -> TokenStream {
     match v {
         Some(b) => quote!(::core::option::Option::Some(#b)),
         None => quote!(::core::option::Option::None),
+    }
+}
+
+/// Why `name` is not a valid MCP tool name (`^[a-zA-Z0-9_.-]{1,128}$`), if it is not.
+fn invalid_tool_name(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("it is empty".to_owned());
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
+    {
+        return Some(format!("{c:?} is not allowed"));
+    }
+    if name.len() > 128 {
+        return Some(format!("it is {} characters long", name.len()));
+    }
+    None
+}
+
+/// Autoref-specialization probes over a parameter type and fallbacks for the result: when a
+/// type lacks a trait, the code resolves to an inert fallback and only the `assert_*` checks
+/// report it (once, with their own messages) instead of every use repeating it.
+fn probes(rt: &TokenStream) -> TokenStream {
+    quote! {
+        struct __RpcTy<T>(::core::marker::PhantomData<T>);
+
+        trait __RpcTake<T> {
+            fn __rpc_take(
+                &self,
+                params: &mut #rt::Params,
+                name: &'static str,
+                errs: &mut ::std::vec::Vec<#rt::Violation>,
+                default: ::core::option::Option<fn() -> T>,
+            ) -> ::core::option::Option<T>;
+        }
+        impl<T: #rt::serde::de::DeserializeOwned> __RpcTake<T> for __RpcTy<T> {
+            fn __rpc_take(
+                &self,
+                params: &mut #rt::Params,
+                name: &'static str,
+                errs: &mut ::std::vec::Vec<#rt::Violation>,
+                default: ::core::option::Option<fn() -> T>,
+            ) -> ::core::option::Option<T> {
+                match default {
+                    ::core::option::Option::Some(d) => #rt::or_default::<T>(params, name, errs, d),
+                    ::core::option::Option::None => #rt::required::<T>(params, name, errs),
+                }
+            }
+        }
+        impl<T> __RpcTake<T> for &__RpcTy<T> {
+            fn __rpc_take(
+                &self,
+                _: &mut #rt::Params,
+                _: &'static str,
+                _: &mut ::std::vec::Vec<#rt::Violation>,
+                _: ::core::option::Option<fn() -> T>,
+            ) -> ::core::option::Option<T> {
+                ::core::option::Option::None
+            }
+        }
+
+        trait __RpcParamSchema {
+            fn __rpc_schema(&self, g: &mut #rt::SchemaGenerator) -> #rt::Schema;
+        }
+        impl<T: #rt::JsonSchema> __RpcParamSchema for __RpcTy<T> {
+            fn __rpc_schema(&self, g: &mut #rt::SchemaGenerator) -> #rt::Schema {
+                #rt::param_schema::<T>(g)
+            }
+        }
+        impl<T> __RpcParamSchema for &__RpcTy<T> {
+            fn __rpc_schema(&self, _: &mut #rt::SchemaGenerator) -> #rt::Schema {
+                ::core::default::Default::default()
+            }
+        }
+
+        // After `SpecialOutput` (by value) and `JsonOutput` (autoref): autoref-mut.
+        trait __RpcNoOutput {
+            fn __rpc_output(&mut self) -> ::core::result::Result<#rt::Output, #rt::RpcError>;
+        }
+        impl<T: ?::core::marker::Sized> __RpcNoOutput for &#rt::Probe<'_, T> {
+            fn __rpc_output(&mut self) -> ::core::result::Result<#rt::Output, #rt::RpcError> {
+                ::core::result::Result::Err(#rt::RpcError::internal("the result cannot be serialized"))
+            }
+        }
+        trait __RpcNoOutputSchema {
+            fn __rpc_output_schema(&mut self, g: &mut #rt::SchemaGenerator) -> ::core::option::Option<#rt::Schema>;
+        }
+        impl<T: ?::core::marker::Sized> __RpcNoOutputSchema for &#rt::SchemaProbe<T> {
+            fn __rpc_output_schema(&mut self, _: &mut #rt::SchemaGenerator) -> ::core::option::Option<#rt::Schema> {
+                ::core::option::Option::None
+            }
+        }
     }
 }
 
@@ -22,24 +115,51 @@ pub fn method(m: &Method) -> TokenStream {
     let name_lit = LitStr::new(&m.name, m.name_span);
     let ident = &m.ident;
 
-    // A bad tool name in an MCP group fails const evaluation, at the name's span.
-    let name_checks = m.groups.iter().map(|g| {
-        let msg = format!(
-            "`{}` is not a valid MCP tool name, and group `{}` is published over MCP: tool names must \
-             match ^[a-zA-Z0-9_.-]{{1,128}}$ (rename the method with `name = \"...\"`, or publish it \
-             only in JSON-RPC groups made with `ApiGroup::rpc`)",
-            m.name,
-            path_name(g)
-        );
-        let msg = LitStr::new(&msg.replace('{', "{{").replace('}', "}}"), m.name_span);
+    // The groups are written once, so a bad group path is reported once.
+    let groups = &m.groups;
+    let groups_const = quote! {
+        const __RPC_GROUPS: &[#rt::ApiGroup] = &[#(#groups),*];
+    };
+
+    // A bad tool name in an MCP group fails const evaluation, at the name's span. The runtime's
+    // `is_valid_tool_name` decides; the macro only words the message.
+    let name_check = {
+        let problem = invalid_tool_name(&m.name)
+            .map(|p| format!(" ({p})"))
+            .unwrap_or_default();
+        let hint = match m.name_origin {
+            NameOrigin::Explicit => "give the method a valid `name = \"...\"`".to_owned(),
+            NameOrigin::Function => {
+                "give the method a valid `name = \"...\"` (the default is the function's name)"
+                    .to_owned()
+            }
+            NameOrigin::Service => {
+                "the name joins the `#[rpc_service]` name, its `concat` and the function's name: \
+                 use a valid `concat` (the default is `.`), give the method a valid \
+                 `name = \"...\"`"
+                    .to_owned()
+            }
+        };
+        let arms = m.groups.iter().enumerate().map(|(i, g)| {
+            let msg = format!(
+                "`{}` is not a valid MCP tool name{problem}, and group `{}` is published over \
+                 MCP: tool names must match ^[a-zA-Z0-9_.-]{{1,128}}$; {hint}, or publish the \
+                 method only in JSON-RPC groups (made with `ApiGroup::rpc`)",
+                m.name,
+                path_name(g)
+            );
+            let msg = LitStr::new(&msg.replace('{', "{{").replace('}', "}}"), m.name_span);
+            quote_spanned! {m.name_span=>
+                if #rt::ApiGroup::is_mcp(&__RPC_GROUPS[#i]) { ::core::panic!(#msg) }
+            }
+        });
         quote_spanned! {m.name_span=>
-            const _: () = if #rt::ApiGroup::is_mcp(&#g) && !#rt::is_valid_tool_name(#name_lit) {
-                ::core::panic!(#msg)
-            };
+            const MCP_TOOL_NAME_CHECK: () = if !#rt::is_valid_tool_name(#name_lit) { #(#arms)* };
         }
-    });
+    };
 
     let mut defaults = Vec::new();
+    let mut schema_fns = Vec::new();
     let mut param_defs = Vec::new();
     let mut takes = Vec::new();
     let mut json_vars = Vec::new();
@@ -78,16 +198,19 @@ pub fn method(m: &Method) -> TokenStream {
             _ => {}
         }
         asserts.push(quote_spanned! {ty.span()=> #rt::assert_param::<#ty>(); });
+        // Through the probes: a type that is not a parameter type is reported by
+        // `assert_param` only, not again by every use.
+        let probe = quote!((&__RpcTy::<#ty>(::core::marker::PhantomData)));
         let kind = match &p.kind {
             ParamKind::Required => {
-                takes.push(
-                    quote! { let #var = #rt::required::<#ty>(&mut __params, #pname, &mut __errs); },
-                );
+                takes.push(quote! {
+                    let #var = #probe.__rpc_take(&mut __params, #pname, &mut __errs, ::core::option::Option::None);
+                });
                 quote!(#rt::ParamKind::Required)
             }
             ParamKind::Optional => {
                 takes.push(quote! {
-                    let #var = #rt::or_default::<#ty>(&mut __params, #pname, &mut __errs, ::core::default::Default::default);
+                    let #var = #probe.__rpc_take(&mut __params, #pname, &mut __errs, ::core::option::Option::Some(::core::default::Default::default));
                 });
                 quote!(#rt::ParamKind::Optional)
             }
@@ -105,13 +228,19 @@ pub fn method(m: &Method) -> TokenStream {
                     fn #dfn() -> #ty { #value }
                     fn #djson() -> #rt::serde_json::Value { #rt::to_json::<#ty>(&#dfn()) }
                 });
-                takes.push(quote! { let #var = #rt::or_default::<#ty>(&mut __params, #pname, &mut __errs, #dfn); });
+                takes.push(quote! {
+                    let #var = #probe.__rpc_take(&mut __params, #pname, &mut __errs, ::core::option::Option::Some(#dfn));
+                });
                 quote!(#rt::ParamKind::Default(#djson))
             }
             ParamKind::Context | ParamKind::ContextRef => unreachable!("handled above"),
         };
+        let sfn = format_ident!("__schema_{}", i);
+        schema_fns.push(quote! {
+            fn #sfn(__g: &mut #rt::SchemaGenerator) -> #rt::Schema { #probe.__rpc_schema(__g) }
+        });
         param_defs.push(quote! {
-            #rt::ParamDef { name: #pname, description: #doc, kind: #kind, schema: #rt::param_schema::<#ty> }
+            #rt::ParamDef { name: #pname, description: #doc, kind: #kind, schema: #sfn }
         });
         json_vars.push(var.clone());
         call_args.push(quote!(#var));
@@ -145,18 +274,25 @@ pub fn method(m: &Method) -> TokenStream {
 
     let output = match &m.ret {
         Ret::Unit | Ret::Plain(_) => quote! { (&#rt::Probe(&__ret)).__rpc_output() },
-        Ret::Result(_) => quote! {
-            match __ret {
-                ::core::result::Result::Ok(__v) => (&#rt::Probe(&__v)).__rpc_output(),
-                ::core::result::Result::Err(__e) => ::core::result::Result::Err(
-                    <#rt::RpcError as ::core::convert::From<_>>::from(__e),
-                ),
+        Ret::Result(_, err) => {
+            // Spanned at the error type: that is where a missing conversion is reported.
+            let into = match err {
+                Some(e) => quote_spanned! {e.span()=>
+                    <#rt::RpcError as ::core::convert::From<#e>>::from(__e)
+                },
+                None => quote!(<#rt::RpcError as ::core::convert::From<_>>::from(__e)),
+            };
+            quote! {
+                match __ret {
+                    ::core::result::Result::Ok(__v) => (&#rt::Probe(&__v)).__rpc_output(),
+                    ::core::result::Result::Err(__e) => ::core::result::Result::Err(#into),
+                }
             }
-        },
+        }
     };
     let out_ty = match &m.ret {
         Ret::Unit => None,
-        Ret::Plain(t) | Ret::Result(t) => Some(t),
+        Ret::Plain(t) | Ret::Result(t, _) => Some(t),
     };
     if let Some(t) = out_ty {
         asserts.push(quote_spanned! {t.span()=> #rt::assert_return::<#t>(); });
@@ -166,6 +302,7 @@ pub fn method(m: &Method) -> TokenStream {
         Some(t) => quote! {
             #[allow(unused_imports)]
             use #rt::{JsonOutputSchema as _, SpecialOutputSchema as _};
+            use __RpcNoOutputSchema as _;
             (&#rt::SchemaProbe::<#t>::NEW).__rpc_output_schema(__g)
         },
     };
@@ -175,6 +312,7 @@ pub fn method(m: &Method) -> TokenStream {
         let __ret = #call;
         #[allow(unused_imports)]
         use #rt::{JsonOutput as _, SpecialOutput as _};
+        use __RpcNoOutput as _;
         #output
     };
     let missing = early(
@@ -208,7 +346,6 @@ pub fn method(m: &Method) -> TokenStream {
         Some(r) => quote!(::core::option::Option::Some(#r)),
         None => quote!(::core::option::Option::None),
     };
-    let groups = &m.groups;
     let tool = &m.tool;
     let title = match &tool.title {
         Some(t) => quote!(::core::option::Option::Some(#t)),
@@ -236,17 +373,22 @@ pub fn method(m: &Method) -> TokenStream {
         )),
     };
     let span = Span::call_site();
+    let probes = probes(&rt);
 
     quote_spanned! {span=>
         #[doc(hidden)]
-        #[allow(non_snake_case, clippy::all)]
+        #[allow(non_snake_case, dead_code, clippy::all)]
         const _: () = {
-            #(#name_checks)*
+            #groups_const
+            #name_check
 
             #[allow(dead_code)]
             fn __assert_types() { #(#asserts)* }
 
+            #probes
+
             #(#defaults)*
+            #(#schema_fns)*
 
             #[allow(unused_variables, unused_mut)]
             fn __call(__ctx: #rt::RequestContext, mut __params: #rt::Params) -> #ret_ty {
@@ -267,7 +409,7 @@ pub fn method(m: &Method) -> TokenStream {
             #rt::inventory::submit! {
                 #rt::MethodDef {
                     name: #name,
-                    groups: &[#(#groups),*],
+                    groups: __RPC_GROUPS,
                     since: #since,
                     removed_in: #removed_in,
                     docs: #docs,

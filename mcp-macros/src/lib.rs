@@ -8,7 +8,6 @@
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as TokenStream2};
 use quote::{ToTokens, quote};
-use syn::spanned::Spanned;
 use syn::{ImplItem, ItemFn, ItemImpl, parse_macro_input};
 
 mod attr;
@@ -28,15 +27,15 @@ use model::attr_is;
 #[proc_macro_attribute]
 pub fn rpc_method(args: TokenStream, item: TokenStream) -> TokenStream {
     let args = TokenStream2::from(args);
-    let attr_span = if args.is_empty() {
-        Span::call_site()
-    } else {
-        args.span()
+    let mut func = match syn::parse::<ItemFn>(item.clone()) {
+        Ok(f) => f,
+        Err(e) => return not_a_fn(item, "rpc_method", e),
     };
-    let mut func = parse_macro_input!(item as ItemFn);
     let cx = Ctxt::new();
-    let parsed = attr::parse_rpc_method(&cx, args);
-    let method = model::build(&cx, &mut func.sig, &mut func.attrs, parsed, None, attr_span);
+    let parsed = attr::parse_rpc_method(&cx, args.clone());
+    // Errors about the attribute as a whole (a missing key) cover its arguments, or the whole
+    // attribute when it has none.
+    let method = model::build(&cx, &mut func.sig, &mut func.attrs, parsed, None, args);
     match method {
         Some(m) if !cx.has_errors() => {
             let reg = expand::method(&m);
@@ -55,7 +54,10 @@ pub fn rpc_method(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
     let args = TokenStream2::from(args);
-    let mut func = parse_macro_input!(item as ItemFn);
+    let mut func = match syn::parse::<ItemFn>(item.clone()) {
+        Ok(f) => f,
+        Err(e) => return not_a_fn(item, "mcp_tool", e),
+    };
     // `#[mcp_tool]` written above `#[rpc_method]`: move it below, where rpc_method consumes it.
     if let Some(pos) = func.attrs.iter().position(|a| attr_is(a, "rpc_method")) {
         let this: syn::Attribute = syn::parse_quote!(#[::mcp_runtime::mcp_tool(#args)]);
@@ -65,10 +67,69 @@ pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
     let err = syn::Error::new(
         Span::call_site(),
         "`#[mcp_tool]` needs `#[rpc_method]` on the same function: tool annotations describe an RPC \
-         method of an MCP group",
+         method of an MCP group; add `#[rpc_method(groups = [...])]` to this function",
     )
     .to_compile_error();
     quote!(#func #err).into()
+}
+
+/// The error of a function attribute on something else; the item is re-emitted unchanged.
+fn not_a_fn(item: TokenStream, attr: &str, parse_error: syn::Error) -> TokenStream {
+    let item = TokenStream2::from(item);
+    let err = match syn::parse2::<syn::Item>(item.clone()) {
+        Ok(other) => syn::Error::new_spanned(
+            item_head(&other),
+            format!("`#[{attr}]` goes on a function, not on {}", item_kind(&other)),
+        ),
+        // Not an item at all (e.g. a fn without a body, in a trait): syn's own message.
+        Err(_) => parse_error,
+    };
+    let err = err.to_compile_error();
+    quote!(#item #err).into()
+}
+
+/// What an item is, for messages: "a struct", "an impl block".
+fn item_kind(item: &syn::Item) -> &'static str {
+    match item {
+        syn::Item::Struct(_) => "a struct",
+        syn::Item::Enum(_) => "an enum",
+        syn::Item::Union(_) => "a union",
+        syn::Item::Impl(i) if i.trait_.is_some() => "a trait impl",
+        syn::Item::Impl(_) => "an impl block",
+        syn::Item::Trait(_) => "a trait",
+        syn::Item::Fn(_) => "a function",
+        syn::Item::Mod(_) => "a module",
+        syn::Item::Const(_) => "a const",
+        syn::Item::Static(_) => "a static",
+        syn::Item::Type(_) => "a type alias",
+        syn::Item::Use(_) => "a use declaration",
+        _ => "this item",
+    }
+}
+
+fn head(keyword: &dyn ToTokens, name: &syn::Ident) -> TokenStream2 {
+    quote!(#keyword #name)
+}
+
+/// An item's keyword and name (`struct Svc`), for errors about the item as a whole.
+fn item_head(item: &syn::Item) -> TokenStream2 {
+    use syn::Item;
+    match item {
+        Item::Struct(i) => head(&i.struct_token, &i.ident),
+        Item::Enum(i) => head(&i.enum_token, &i.ident),
+        Item::Union(i) => head(&i.union_token, &i.ident),
+        Item::Trait(i) => head(&i.trait_token, &i.ident),
+        Item::Impl(i) => match &i.trait_ {
+            Some((_, path, for_token)) => quote!(#path #for_token),
+            None => i.impl_token.into_token_stream(),
+        },
+        Item::Fn(i) => head(&i.sig.fn_token, &i.sig.ident),
+        Item::Mod(i) => head(&i.mod_token, &i.ident),
+        Item::Const(i) => head(&i.const_token, &i.ident),
+        Item::Static(i) => head(&i.static_token, &i.ident),
+        Item::Type(i) => head(&i.type_token, &i.ident),
+        other => other.into_token_stream().into_iter().take(1).collect(),
+    }
 }
 
 /// Publishes the `#[rpc_method]`s of an impl block; the instance comes from the server's state
@@ -82,21 +143,40 @@ pub fn rpc_service(args: TokenStream, item: TokenStream) -> TokenStream {
     let item2 = TokenStream2::from(item.clone());
     let mut imp: ItemImpl = match syn::parse2(item2.clone()) {
         Ok(i) => i,
-        Err(_) => {
-            let err = syn::Error::new(
-                Span::call_site(),
-                "`#[rpc_service]` goes on an inherent impl block: `#[rpc_service] impl Catalog { ... }`",
-            )
+        Err(e) => {
+            let err = match syn::parse2::<syn::Item>(item2.clone()) {
+                Ok(other) => {
+                    let ty = match &other {
+                        syn::Item::Struct(i) => i.ident.to_string(),
+                        syn::Item::Enum(i) => i.ident.to_string(),
+                        _ => "MyService".to_owned(),
+                    };
+                    syn::Error::new_spanned(
+                        item_head(&other),
+                        format!(
+                            "`#[rpc_service]` goes on an inherent impl block, not on {}: \
+                             `#[rpc_service] impl {ty} {{ #[rpc_method] fn ping(&self) {{}} }}`",
+                            item_kind(&other)
+                        ),
+                    )
+                }
+                Err(_) => e,
+            }
             .to_compile_error();
             return quote!(#item2 #err).into();
         }
     };
     let cx = Ctxt::new();
     let sargs = attr::parse_service(&cx, args);
-    if let Some((_, path, _)) = &imp.trait_ {
+    if let Some((_, path, for_token)) = &imp.trait_ {
+        let ty = &imp.self_ty;
         cx.error_spanned_by(
-            path,
-            "`#[rpc_service]` goes on an inherent impl, not a trait impl",
+            quote!(#path #for_token),
+            format!(
+                "`#[rpc_service]` goes on an inherent impl, not a trait impl: put the RPC methods \
+                 in `impl {} {{ ... }}` (they may call the trait's methods)",
+                quote!(#ty)
+            ),
         );
     }
     if !imp.generics.params.is_empty() {
@@ -106,6 +186,7 @@ pub fn rpc_service(args: TokenStream, item: TokenStream) -> TokenStream {
         syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
         _ => None,
     };
+    let (groups_written, version_written) = (sargs.has("groups"), sargs.has("version"));
     let service = model::Service {
         self_ty: (*imp.self_ty).clone(),
         name: sargs
@@ -117,8 +198,27 @@ pub fn rpc_service(args: TokenStream, item: TokenStream) -> TokenStream {
             .concat
             .map(|c| c.value)
             .unwrap_or_else(|| ".".to_owned()),
-        groups: sargs.groups,
-        version: sargs.version.map(|v| v.value),
+        groups_written,
+        groups: sargs.groups.map(|g| {
+            if g.value.is_empty() {
+                cx.syn_error(syn::Error::new(
+                    g.span,
+                    "`groups` cannot be empty: name at least one API group, e.g. `groups = [MCP]`",
+                ));
+            }
+            g.value
+        }),
+        version_written,
+        version: match sargs.version {
+            Some(v) if v.value == 0 => {
+                cx.syn_error(syn::Error::new(
+                    v.span,
+                    "versions start at 1: `version = 1` is the first version",
+                ));
+                None
+            }
+            v => v.map(|v| v.value),
+        },
         krate: sargs.krate,
     };
     let mut methods = Vec::new();
@@ -128,12 +228,12 @@ pub fn rpc_service(args: TokenStream, item: TokenStream) -> TokenStream {
             continue;
         };
         let a = f.attrs.remove(pos);
-        let (tokens, span) = match &a.meta {
-            syn::Meta::List(l) => (l.tokens.clone(), l.tokens.span()),
-            other => (TokenStream2::new(), other.span()),
+        let (tokens, whole) = match &a.meta {
+            syn::Meta::List(l) if !l.tokens.is_empty() => (l.tokens.clone(), l.tokens.clone()),
+            other => (TokenStream2::new(), other.to_token_stream()),
         };
         let parsed = attr::parse_rpc_method(&cx, tokens);
-        if let Some(m) = model::build(&cx, &mut f.sig, &mut f.attrs, parsed, Some(&service), span) {
+        if let Some(m) = model::build(&cx, &mut f.sig, &mut f.attrs, parsed, Some(&service), whole) {
             methods.push(m);
         }
     }

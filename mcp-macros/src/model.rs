@@ -1,6 +1,6 @@
 //! One checked model of a method, built from its signature and attributes.
 
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenStream};
 use syn::{Attribute, Expr, FnArg, Ident, Pat, Path, ReturnType, Signature, Type};
 
 use crate::attr::{self, McpToolArgs, RpcMethodArgs};
@@ -12,8 +12,23 @@ pub struct Service {
     pub name: String,
     pub concat: String,
     pub groups: Option<Vec<Path>>,
+    /// `groups` was written on the service, possibly with a bad value.
+    pub groups_written: bool,
     pub version: Option<u32>,
+    /// `version` was written on the service, possibly with a bad value.
+    pub version_written: bool,
     pub krate: Option<Path>,
+}
+
+/// Where a method's name comes from (for the hint of an invalid tool name).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum NameOrigin {
+    /// `name = "..."`.
+    Explicit,
+    /// The function's name.
+    Function,
+    /// `{service}{concat}{function}` of an `#[rpc_service]`.
+    Service,
 }
 
 pub enum ParamKind {
@@ -43,8 +58,9 @@ impl Param {
 pub enum Ret {
     Unit,
     Plain(Type),
-    /// `Result<T, E>`: `E` converts into `RpcError` with `From`.
-    Result(Type),
+    /// `Result<T, E>`: `E` converts into `RpcError` with `From` (`None` for an alias
+    /// `Result<T>`).
+    Result(Type, Option<Type>),
 }
 
 pub struct Method {
@@ -52,6 +68,7 @@ pub struct Method {
     pub ident: Ident,
     pub name: String,
     pub name_span: Span,
+    pub name_origin: NameOrigin,
     pub groups: Vec<Path>,
     pub since: u32,
     pub removed_in: Option<u32>,
@@ -99,13 +116,17 @@ fn is_named(ty: &Type, names: &[&str]) -> bool {
     last_segment(ty).is_some_and(|s| names.iter().any(|n| s.ident == n))
 }
 
-fn first_generic(seg: &syn::PathSegment) -> Option<&Type> {
+fn generics(seg: &syn::PathSegment) -> Vec<&Type> {
     match &seg.arguments {
-        syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|g| match g {
-            syn::GenericArgument::Type(t) => Some(t),
-            _ => None,
-        }),
-        _ => None,
+        syn::PathArguments::AngleBracketed(a) => a
+            .args
+            .iter()
+            .filter_map(|g| match g {
+                syn::GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
     }
 }
 
@@ -121,7 +142,7 @@ pub fn build(
     attrs: &mut Vec<Attribute>,
     args: RpcMethodArgs,
     service: Option<&Service>,
-    attr_span: Span,
+    attr_tokens: TokenStream,
 ) -> Option<Method> {
     // #[mcp_tool(...)] attributes are consumed here.
     let mut tool = None;
@@ -212,7 +233,9 @@ pub fn build(
                     other => {
                         cx.error_spanned_by(
                             other,
-                            "an RPC method parameter must be a plain name (`query: String`)",
+                            "an RPC method parameter must be a plain name, as in `query: String`: \
+                             the name is the parameter's name in the request (destructure it in \
+                             the body instead)",
                         );
                         continue;
                     }
@@ -227,10 +250,18 @@ pub fn build(
                         cx.error_spanned_by(
                             &ty,
                             "an RPC method parameter must be an owned type (`String`, not `&str`): \
-                             it is deserialized from the request",
+                             it is deserialized from the request (only `&RequestContext` can be \
+                             borrowed)",
                         );
                         continue;
                     }
+                } else if let Type::ImplTrait(_) = &ty {
+                    cx.error_spanned_by(
+                        &ty,
+                        "an RPC method parameter cannot be `impl Trait`: its JSON Schema is built \
+                         for a concrete type",
+                    );
+                    continue;
                 } else if is_named(&ty, &["RequestContext", "State"]) {
                     ParamKind::Context
                 } else if let Some(d) = pargs.default.clone() {
@@ -269,9 +300,10 @@ pub fn build(
                     cx.syn_error(syn::Error::new(
                         span,
                         format!(
-                            "duplicate parameter name `{}` (also used by `{}`): rename one with \
-                                 `#[param(rename = \"...\")]`",
-                            p.name, prev.ident
+                            "duplicate parameter name `{}`: parameters `{}` and `{}` would both be \
+                             `{}` in the request; give one another name with \
+                             `#[param(rename = \"...\")]`",
+                            p.name, prev.ident, p.ident, p.name
                         ),
                     ));
                 }
@@ -285,9 +317,10 @@ pub fn build(
         ReturnType::Type(_, ty) => match &**ty {
             Type::Tuple(t) if t.elems.is_empty() => Ret::Unit,
             ty => match last_segment(ty) {
-                Some(seg) if seg.ident == "Result" => match first_generic(seg) {
-                    Some(ok) => Ret::Result(ok.clone()),
-                    None => Ret::Plain(ty.clone()),
+                Some(seg) if seg.ident == "Result" => match generics(seg).as_slice() {
+                    [ok] => Ret::Result((*ok).clone(), None),
+                    [ok, err] => Ret::Result((*ok).clone(), Some((*err).clone())),
+                    _ => Ret::Plain(ty.clone()),
                 },
                 _ => Ret::Plain(ty.clone()),
             },
@@ -296,50 +329,89 @@ pub fn build(
 
     let fn_name = sig.ident.to_string();
     let fn_name = fn_name.trim_start_matches("r#");
-    let (name, name_span) = match (&args.name, service) {
-        (Some(n), _) => (n.value.clone(), n.span),
+    let (name, name_span, name_origin) = match (&args.name, service) {
+        (Some(n), _) => (n.value.clone(), n.span, NameOrigin::Explicit),
         (None, Some(s)) => (
             format!("{}{}{}", s.name, s.concat, fn_name),
             sig.ident.span(),
+            NameOrigin::Service,
         ),
-        (None, None) => (fn_name.to_owned(), sig.ident.span()),
+        (None, None) => (fn_name.to_owned(), sig.ident.span(), NameOrigin::Function),
     };
     if name.is_empty() {
         cx.syn_error(syn::Error::new(name_span, "a method name cannot be empty"));
     }
 
-    let groups = match (args.groups, service.and_then(|s| s.groups.clone())) {
-        (Some(g), _) | (None, Some(g)) => g,
+    let groups_written = args.has("groups") || service.is_some_and(|s| s.groups_written);
+    let groups = match (&args.groups, service.and_then(|s| s.groups.as_ref())) {
+        (Some(g), _) => {
+            if g.value.is_empty() {
+                cx.syn_error(syn::Error::new(
+                    g.span,
+                    "`groups` cannot be empty: name at least one API group, e.g. `groups = [MCP]`",
+                ));
+            }
+            g.value.clone()
+        }
+        (None, Some(g)) => g.clone(),
+        // A bad `groups = ...` was reported already.
+        (None, None) if groups_written => Vec::new(),
         (None, None) => {
-            cx.syn_error(syn::Error::new(
-                attr_span,
+            let msg = if service.is_some() {
+                "missing `groups = [...]`: every RPC method belongs to at least one API group; \
+                 give it here or on the `#[rpc_service(groups = [...])]` for all its methods"
+            } else {
                 "missing `groups = [...]`: every RPC method belongs to at least one API group, \
-                 e.g. `#[rpc_method(groups = [MCP])]` with `const MCP: ApiGroup = ApiGroup::mcp(\"mcp\");`",
-            ));
+                 e.g. `#[rpc_method(groups = [MCP])]` with `const MCP: ApiGroup = ApiGroup::mcp(\"mcp\");`"
+            };
+            cx.syn_error(syn::Error::new_spanned(&attr_tokens, msg));
             Vec::new()
         }
     };
-    if groups.is_empty() && !cx.has_errors() {
-        cx.syn_error(syn::Error::new(
-            attr_span,
-            "`groups` cannot be empty: name at least one API group",
-        ));
-    }
+    let version_ok = !args.has("version") || args.version.is_some();
     let since = match &args.version {
         Some(v) if v.value == 0 => {
-            cx.syn_error(syn::Error::new(v.span, "versions start at 1"));
+            cx.syn_error(syn::Error::new(
+                v.span,
+                "versions start at 1: `version = 1` is the first version",
+            ));
             1
         }
         Some(v) => v.value,
         None => service.and_then(|s| s.version).unwrap_or(1),
     };
+    let version_ok = version_ok
+        && args.version.as_ref().is_none_or(|v| v.value > 0)
+        && (args.version.is_some() || service.is_none_or(|s| !s.version_written || s.version.is_some()));
     if let Some(r) = &args.removed_in
-        && r.value <= since
+        && !version_ok
+        && r.value <= 1
     {
+        // The first version is unknown (its value is bad), but it is at least 1.
         cx.syn_error(syn::Error::new(
             r.span,
             format!(
-                "`removed_in = {}` must be greater than the first version ({since})",
+                "`removed_in = {}` must be greater than the first version, which is at least 1",
+                r.value
+            ),
+        ));
+    }
+    if let Some(r) = &args.removed_in
+        && r.value <= since
+        && version_ok
+    {
+        let from = if args.version.is_some() {
+            format!("`version = {since}`")
+        } else if service.is_some_and(|s| s.version.is_some()) {
+            format!("the service's `version = {since}`")
+        } else {
+            format!("the default first version, {since}")
+        };
+        cx.syn_error(syn::Error::new(
+            r.span,
+            format!(
+                "`removed_in = {}` must be greater than the first version ({from}): a method \
+                 exists from `version` up to, not including, `removed_in`",
                 r.value
             ),
         ));
@@ -354,6 +426,7 @@ pub fn build(
         ident: sig.ident.clone(),
         name,
         name_span,
+        name_origin,
         groups,
         since,
         removed_in: args.removed_in.map(|r| r.value),

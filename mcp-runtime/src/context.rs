@@ -94,6 +94,8 @@ pub struct CallExtras {
     pub progress_token: Option<serde_json::Value>,
     /// Where notifications go.
     pub notifier: Option<Arc<dyn Notifier>>,
+    /// Where `post_response` work waits for the response to be written (else it runs at once).
+    pub after_response: Option<crate::core::events::AfterResponse>,
 }
 
 impl fmt::Debug for CallExtras {

@@ -57,7 +57,7 @@ pub use context::{CallExtras, Face, FromContext, Notifier, RequestContext, Reque
 pub use env::Environment;
 pub use error::{RpcError, Violation, codes};
 pub use group::{ApiGroup, is_valid_tool_name};
-pub use mcp_macros::{RpcError, mcp_tool, rpc_method, rpc_service};
+pub use mcp_macros::{RpcError, mcp_tool, rpc_listener, rpc_method, rpc_service};
 pub use output::Output;
 pub use registry::{MethodDef, ParamDef, ToolAnnotations};
 pub use schemars::JsonSchema;
@@ -65,7 +65,9 @@ pub use server::{BuildError, Server, ServerBuilder};
 
 /// Everything a service module needs: `use mcp_runtime::prelude::*;`.
 pub mod prelude {
+    pub use crate::core::{Event, EventKind};
     pub use crate::mcp::{Content, ToolOutput};
+    pub use crate::rpc_listener;
     pub use crate::{
         ApiGroup, Environment, FromContext, JsonSchema, RequestContext, RpcError, Server, State,
         mcp_tool, rpc_method, rpc_service,
@@ -80,7 +82,8 @@ pub mod __private {
     pub use {inventory, schemars, serde, serde_json};
 
     pub use crate::context::{FromContext, RequestContext};
-    pub use crate::core::params::{finish, or_default, required};
+    pub use crate::core::params::{finish, or_default, required, run_check};
+    pub use crate::core::{CachePolicy, Event, EventKind, ListenerDef, LockPolicy};
     pub use crate::error::{RpcError, Violation};
     pub use crate::group::{ApiGroup, is_valid_tool_name};
     pub use crate::output::{

@@ -8,7 +8,7 @@ use crate::error::RpcError;
 
 /// A method's result, serialized once: `/rpc` writes it as `result`, MCP as text and
 /// `structuredContent`.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Output {
     /// The result's JSON text.
     Json(Box<RawValue>),

@@ -60,6 +60,8 @@ pub struct ParamDef {
     pub kind: ParamKind,
     /// The parameter type's schema (a `$ref` for DTOs).
     pub schema: fn(&mut SchemaGenerator) -> Schema,
+    /// Constraint keywords merged into the schema, as a JSON object's text (`""`: none).
+    pub constraints: &'static str,
 }
 
 impl ParamDef {
@@ -123,6 +125,10 @@ pub struct MethodDef {
     pub output_schema: fn(&mut SchemaGenerator) -> Option<Schema>,
     /// The function.
     pub handler: Handler,
+    /// Result caching (`cache(...)`).
+    pub cache: Option<crate::core::CachePolicy>,
+    /// Locking (`lock(...)`).
+    pub lock: Option<crate::core::LockPolicy>,
     /// Where it is defined.
     pub location: SourceLocation,
 }

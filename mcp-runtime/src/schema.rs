@@ -31,6 +31,12 @@ pub fn input_schema(def: &MethodDef) -> Value {
             properties.insert(p.name.to_owned(), json!({}));
             continue;
         };
+        if !p.constraints.is_empty() {
+            // Written by the macro from literals: valid JSON by construction.
+            if let Ok(Value::Object(c)) = serde_json::from_str::<Value>(p.constraints) {
+                obj.extend(c);
+            }
+        }
         if !p.description.is_empty() {
             obj.insert("description".into(), p.description.into());
         }

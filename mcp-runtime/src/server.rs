@@ -11,7 +11,8 @@ use std::collections::BTreeMap;
 
 use crate::catalog::{Catalog, CatalogError, Registry};
 use crate::context::StateMap;
-use crate::core::Core;
+use crate::core::events::{EventKind, FnListener, Listener, Listeners};
+use crate::core::{CacheStore, Core, LockStore, RedisStore, StoreError};
 use crate::env::{self, Environment};
 use crate::jsonrpc::envelope::Limits;
 use crate::jsonrpc::openrpc;
@@ -25,6 +26,9 @@ pub enum BuildError {
     /// The methods do not form valid catalogs.
     #[error("the method catalog is invalid:\n{}", .0.iter().map(|e| format!("  - {e}")).collect::<Vec<_>>().join("\n"))]
     Catalog(Vec<CatalogError>),
+    /// A cache or lock backend could not be set up.
+    #[error("the cache/lock store is misconfigured: {0}")]
+    Store(#[from] StoreError),
 }
 
 /// Server options.
@@ -64,9 +68,59 @@ pub struct ServerBuilder {
     extra: Vec<&'static MethodDef>,
     registered: bool,
     sessions: Option<Arc<dyn SessionStore>>,
+    listeners: Listeners,
+    cache: Option<Arc<dyn CacheStore>>,
+    locks: Option<Arc<dyn LockStore>>,
+    store_error: Option<StoreError>,
 }
 
 impl ServerBuilder {
+    /// Adds a listener of `kind`; higher `priority` runs first. `#[rpc_listener]` functions are
+    /// added too.
+    pub fn listener(mut self, kind: EventKind, priority: i32, listener: impl Listener) -> Self {
+        let name = std::any::type_name_of_val(&listener).to_owned();
+        self.listeners.add(kind, priority, name, Arc::new(listener));
+        self
+    }
+
+    /// Adds a synchronous closure as a listener of `kind` (priority 0).
+    pub fn on(
+        self,
+        kind: EventKind,
+        f: impl Fn(&mut crate::core::Event<'_>) -> Result<(), crate::RpcError> + Send + Sync + 'static,
+    ) -> Self {
+        self.listener(kind, 0, FnListener(f))
+    }
+
+    /// The cache backend (default: in-process, bounded).
+    pub fn cache_store(mut self, store: Arc<dyn CacheStore>) -> Self {
+        self.cache = Some(store);
+        self
+    }
+
+    /// The lock backend (default: in-process).
+    pub fn lock_store(mut self, store: Arc<dyn LockStore>) -> Self {
+        self.locks = Some(store);
+        self
+    }
+
+    /// Shares cache and locks through Redis (`redis://host:port`), so several instances see
+    /// the same entries and locks. The connection is made lazily: the server starts while
+    /// Redis is down (cached calls then run uncached; locked calls fail until it is back).
+    /// An invalid URL makes [`ServerBuilder::build`] fail.
+    pub fn redis(mut self, url: &str) -> Self {
+        match RedisStore::connect(url) {
+            Ok(store) => {
+                let store = Arc::new(store);
+                self.cache_store(store.clone()).lock_store(store)
+            }
+            Err(e) => {
+                self.store_error = Some(e);
+                self
+            }
+        }
+    }
+
     /// The path prefix of the MCP routes (default `/mcp`).
     pub fn mcp_prefix(mut self, prefix: impl Into<String>) -> Self {
         self.config.mcp_prefix = prefix.into().trim_end_matches('/').to_owned();
@@ -179,6 +233,9 @@ impl ServerBuilder {
 
     /// Builds the catalogs and precomputes what requests read.
     pub fn build(self) -> Result<Server, BuildError> {
+        if let Some(e) = self.store_error {
+            return Err(BuildError::Store(e));
+        }
         let env = self.env.unwrap_or_else(Environment::from_env);
         env::set_global(&env);
         let defs = self
@@ -189,7 +246,15 @@ impl ServerBuilder {
             .chain(self.extra);
         let registry = Registry::build(defs).map_err(BuildError::Catalog)?;
         let debug = env.is_debug();
-        let core = Core::new(env, Arc::new(self.state));
+        let mut listeners = self.listeners;
+        listeners.add_registered();
+        let mut core = Core::new(env, Arc::new(self.state)).with_listeners(listeners);
+        if let Some(c) = self.cache {
+            core = core.with_cache(c);
+        }
+        if let Some(l) = self.locks {
+            core = core.with_locks(l);
+        }
         let sessions: Arc<dyn SessionStore> = self
             .sessions
             .unwrap_or_else(|| Arc::new(MemorySessions::default()));
@@ -260,6 +325,10 @@ impl Server {
             extra: Vec::new(),
             registered: true,
             sessions: None,
+            listeners: Listeners::default(),
+            cache: None,
+            locks: None,
+            store_error: None,
         }
     }
 

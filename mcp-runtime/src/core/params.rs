@@ -90,12 +90,30 @@ pub fn or_default<T: DeserializeOwned>(
     }
 }
 
-/// The error for conversion failures, if any.
+/// The error for conversion or check failures, if any.
 #[doc(hidden)]
-pub fn finish(method: &str, errs: Vec<Violation>) -> Result<(), RpcError> {
+pub fn finish(method: &str, errs: &mut Vec<Violation>) -> Result<(), RpcError> {
     if errs.is_empty() {
         Ok(())
     } else {
-        Err(RpcError::violations(method, errs))
+        Err(RpcError::violations(method, std::mem::take(errs)))
+    }
+}
+
+/// Runs a custom check (`#[param(check = path)]`): an `Err` is a violation of the parameter.
+#[doc(hidden)]
+pub fn run_check<T, E: std::fmt::Display>(
+    name: &'static str,
+    value: &T,
+    errs: &mut Vec<Violation>,
+    check: impl FnOnce(&T) -> Result<(), E>,
+) {
+    if let Err(e) = check(value) {
+        errs.push(Violation {
+            key: name.to_owned(),
+            pointer: format!("/{name}"),
+            keyword: "check".into(),
+            message: e.to_string(),
+        });
     }
 }

@@ -1,17 +1,27 @@
-//! The pipeline: look up → prepare params → validate → convert → call (panics caught).
+//! The pipeline, identical for `/rpc` and MCP `tools/call`:
+//!
+//! look up → prepare params → `request` → cache lookup (a hit returns here) → validate
+//! (compiled schema) → `pre_execute` → lock → call (conversion, custom checks, the method;
+//! panics caught) → unlock → `post_execute` → cache store → `response` → (after the response
+//! is written) `post_response`; on failure `error`. A stage nobody configured costs nothing.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
+use std::time::Duration;
 
+use bytes::Bytes;
 use futures_util::FutureExt;
 use serde_json::Value;
 
+use super::cache::{SharedCache, cache_key};
+use super::events::{Event, EventKind, Listeners};
+use super::lock::{LockGuard, SharedLocks, lock_key};
 use crate::catalog::{Catalog, MethodInfo};
 use crate::context::{CallExtras, Face, RequestContext, StateMap};
 use crate::env::Environment;
-use crate::error::RpcError;
+use crate::error::{RpcError, codes};
 use crate::output::Output;
-use crate::registry::Handler;
+use crate::registry::{Handler, Params};
 
 /// One call, as both faces hand it to the core.
 #[derive(Debug)]
@@ -24,21 +34,55 @@ pub struct CallRequest<'a> {
     pub params: Option<Value>,
     /// The face it came through.
     pub face: Face,
-    /// Progress token and notifier, from the transport.
+    /// Progress token, notifier and post-response queue, from the transport.
     pub extras: CallExtras,
 }
 
-/// The core: environment and state shared by every call.
-#[derive(Debug, Clone)]
+/// The core: environment, state, listeners and stores shared by every call.
+#[derive(Clone)]
 pub struct Core {
     env: Environment,
     state: Arc<StateMap>,
+    listeners: Arc<Listeners>,
+    cache: SharedCache,
+    locks: SharedLocks,
+}
+
+impl std::fmt::Debug for Core {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Core")
+            .field("env", &self.env)
+            .field("listeners", &self.listeners)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Core {
-    /// A core with an environment and the shared state.
+    /// A core with in-memory stores and no listeners.
     pub fn new(env: Environment, state: Arc<StateMap>) -> Self {
-        Self { env, state }
+        Self {
+            env,
+            state,
+            listeners: Arc::default(),
+            cache: Arc::new(super::cache::MemoryCache::default()),
+            locks: Arc::new(super::lock::MemoryLocks::default()),
+        }
+    }
+
+    /// Sets the listeners.
+    pub fn with_listeners(mut self, l: Listeners) -> Self {
+        self.listeners = Arc::new(l);
+        self
+    }
+    /// Sets the cache backend.
+    pub fn with_cache(mut self, c: SharedCache) -> Self {
+        self.cache = c;
+        self
+    }
+    /// Sets the lock backend.
+    pub fn with_locks(mut self, l: SharedLocks) -> Self {
+        self.locks = l;
+        self
     }
 
     /// The environment.
@@ -46,16 +90,21 @@ impl Core {
         &self.env
     }
 
+    /// Whether `post_response` listeners exist (transports then queue work after the write).
+    pub fn has_post_response(&self) -> bool {
+        self.listeners.has(EventKind::PostResponse)
+    }
+
     /// Runs one call through the pipeline.
     pub async fn call(&self, req: CallRequest<'_>) -> Result<Output, RpcError> {
-        let info = req.catalog.get(req.method).ok_or_else(|| {
-            RpcError::method_not_found(format!(
+        let Some(info) = req.catalog.get(req.method) else {
+            return Err(RpcError::method_not_found(format!(
                 "Method \"{}\" for version \"v{}\" is not found in group \"{}\"",
                 req.method,
                 req.catalog.version(),
                 req.catalog.group().name()
-            ))
-        })?;
+            )));
+        };
         self.call_method(req.catalog, info, req.params, req.face, req.extras)
             .await
     }
@@ -69,12 +118,15 @@ impl Core {
         face: Face,
         extras: CallExtras,
     ) -> Result<Output, RpcError> {
-        let params = super::params::prepare(info, params)?;
-        let params = Value::Object(params);
-        super::validate::check(info, &params)?;
-        let Value::Object(params) = params else {
-            unreachable!("prepared params are an object")
-        };
+        let mut params = super::params::prepare(info, params)?;
+        let mut ignore_cache = false;
+        // `$rpc` carries per-request options on JSON-RPC (MCP rejects it as an unknown argument).
+        if face == Face::JsonRpc {
+            if let Some(Value::Object(opts)) = params.remove("$rpc") {
+                ignore_cache = opts.get("ignoreCache") == Some(&Value::Bool(true));
+            }
+        }
+        let after = extras.after_response.clone();
         let ctx = RequestContext::new(
             info.def.name,
             catalog.group().name(),
@@ -84,7 +136,135 @@ impl Core {
             self.state.clone(),
             extras,
         );
-        invoke(info.def.handler, ctx, params, &self.env).await
+        let l = &*self.listeners;
+        if l.has(EventKind::Request) {
+            let mut ev = Event::new(EventKind::Request, &ctx)
+                .with_params(&mut params)
+                .with_ignore_cache(&mut ignore_cache);
+            if let Err(e) = l.emit(&mut ev).await {
+                return Err(self.failed(&ctx, e).await);
+            }
+        }
+        let cache = match info.def.cache {
+            Some(policy) if policy.active_in(&self.env) => Some((
+                cache_key(
+                    info.def.name,
+                    catalog.version(),
+                    &Value::Object(params.clone()),
+                ),
+                policy,
+            )),
+            _ => None,
+        };
+        if let (Some((key, _)), false) = (&cache, ignore_cache) {
+            match self.cache.get(key).await {
+                // A hit runs nothing else: no events after `request`.
+                Ok(Some(bytes)) => {
+                    if let Some(out) = Output::from_cache(&bytes) {
+                        return Ok(out);
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    tracing::warn!(method = info.def.name, error = %e, "cache unavailable; calling uncached")
+                }
+            }
+        }
+        let mut out = match self.execute(info, &ctx, params).await {
+            Ok(out) => out,
+            Err(e) => return Err(self.failed(&ctx, e).await),
+        };
+        if l.has(EventKind::PostExecute) {
+            l.emit_logged(&mut Event::new(EventKind::PostExecute, &ctx).with_output(&mut out))
+                .await;
+        }
+        if let Some((key, policy)) = cache {
+            if let Err(e) = self
+                .cache
+                .set(&key, out.to_cache(), Duration::from_millis(policy.ttl_ms))
+                .await
+            {
+                tracing::warn!(method = info.def.name, error = %e, "cache unavailable; result not stored");
+            }
+        }
+        if l.has(EventKind::Response) {
+            l.emit_logged(&mut Event::new(EventKind::Response, &ctx).with_output(&mut out))
+                .await;
+        }
+        if l.has(EventKind::PostResponse) {
+            let listeners = self.listeners.clone();
+            let mut copy = out.clone();
+            let job = Box::pin(async move {
+                let mut ev = Event::new(EventKind::PostResponse, &ctx).with_output(&mut copy);
+                listeners.emit_logged(&mut ev).await;
+            });
+            match after {
+                Some(a) => a.push(job),
+                None => {
+                    tokio::spawn(job);
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Validate, `pre_execute`, lock, call.
+    async fn execute(
+        &self,
+        info: &MethodInfo,
+        ctx: &RequestContext,
+        params: Params,
+    ) -> Result<Output, RpcError> {
+        let value = Value::Object(params);
+        super::validate::check(info, &value)?;
+        let Value::Object(mut params) = value else {
+            return Err(RpcError::internal("params are not an object"));
+        };
+        if self.listeners.has(EventKind::PreExecute) {
+            self.listeners
+                .emit(&mut Event::new(EventKind::PreExecute, ctx).with_params(&mut params))
+                .await?;
+        }
+        let guard = match &info.def.lock {
+            Some(policy) => {
+                let key = lock_key(info.def.name, policy, &params);
+                match LockGuard::acquire(&self.locks, key, policy).await {
+                    Ok(Some(g)) => Some(g),
+                    Ok(None) => {
+                        return Err(RpcError::logic(format!(
+                            "Method '{}' is locked.",
+                            info.def.name
+                        )));
+                    }
+                    Err(e) => {
+                        return Err(RpcError::runtime(format!(
+                            "Method '{}' cannot take its lock: {e}",
+                            info.def.name
+                        )));
+                    }
+                }
+            }
+            None => None,
+        };
+        let result = invoke(info.def.handler, ctx.clone(), params, &self.env).await;
+        if let Some(g) = guard {
+            g.release().await;
+        }
+        result
+    }
+
+    async fn failed(&self, ctx: &RequestContext, mut e: RpcError) -> RpcError {
+        if self.listeners.has(EventKind::Error) {
+            self.listeners
+                .emit_logged(&mut Event::new(EventKind::Error, ctx).with_error(&mut e))
+                .await;
+        }
+        if e.code() == codes::INTERNAL_ERROR {
+            tracing::error!(request_id = %ctx.request_id(), method = ctx.method(), error = ?e, "call failed");
+        } else {
+            tracing::debug!(request_id = %ctx.request_id(), method = ctx.method(), code = e.code(), message = e.message(), "call failed");
+        }
+        e
     }
 }
 
@@ -92,7 +272,7 @@ impl Core {
 async fn invoke(
     handler: Handler,
     ctx: RequestContext,
-    params: crate::registry::Params,
+    params: Params,
     env: &Environment,
 ) -> Result<Output, RpcError> {
     match handler {
@@ -105,5 +285,30 @@ async fn invoke(
                 .unwrap_or_else(|p| Err(RpcError::from_panic(p, env))),
             Err(p) => Err(RpcError::from_panic(p, env)),
         },
+    }
+}
+
+impl Output {
+    /// The cache form: a kind byte, then the JSON.
+    pub(crate) fn to_cache(&self) -> Bytes {
+        let (tag, raw) = match self {
+            Output::Json(r) => (b'J', r),
+            Output::Tool(r) => (b'T', r),
+        };
+        let mut v = Vec::with_capacity(raw.get().len() + 1);
+        v.push(tag);
+        v.extend_from_slice(raw.get().as_bytes());
+        Bytes::from(v)
+    }
+
+    pub(crate) fn from_cache(b: &[u8]) -> Option<Output> {
+        let (tag, rest) = b.split_first()?;
+        let raw = serde_json::value::RawValue::from_string(String::from_utf8(rest.to_vec()).ok()?)
+            .ok()?;
+        match tag {
+            b'J' => Some(Output::Json(raw)),
+            b'T' => Some(Output::Tool(raw)),
+            _ => None,
+        }
     }
 }

@@ -77,13 +77,50 @@ pub(crate) fn check(info: &MethodInfo, params: &Value) -> Result<(), RpcError> {
                 };
                 out.push(violation(&segments, None, "type", message));
             }
-            _ => {
-                let keyword = err.kind().keyword().to_owned();
-                out.push(violation(&segments, None, &keyword, err.to_string()));
+            kind => {
+                let keyword = kind.keyword().to_owned();
+                let message = constraint_message(kind).unwrap_or_else(|| err.to_string());
+                out.push(violation(&segments, None, &keyword, message));
             }
         }
     }
     Err(RpcError::violations(info.name(), out).schema_failure())
+}
+
+/// The reference's messages for constraint keywords (Symfony Validator texts).
+fn constraint_message(kind: &ValidationErrorKind) -> Option<String> {
+    use ValidationErrorKind as K;
+    Some(match kind {
+        K::MinLength { limit: 1 } => "This value should not be blank.".to_owned(),
+        K::MinLength { limit } => {
+            format!("This value is too short. It should have {limit} characters or more.")
+        }
+        K::MaxLength { limit } => {
+            format!("This value is too long. It should have {limit} characters or less.")
+        }
+        K::Pattern { pattern } if pattern == "\\S" => "This value should not be blank.".to_owned(),
+        K::Pattern { .. } => "This value is not valid.".to_owned(),
+        K::Format { format } => match format.as_str() {
+            "email" | "idn-email" => "This value is not a valid email address.".to_owned(),
+            "uri" | "iri" | "uri-reference" => "This value is not a valid URL.".to_owned(),
+            "uuid" => "This is not a valid UUID.".to_owned(),
+            "date" => "This value is not a valid date.".to_owned(),
+            "date-time" => "This value is not a valid datetime.".to_owned(),
+            _ => return None,
+        },
+        K::Minimum { limit } => format!("This value should be greater than or equal to {limit}."),
+        K::Maximum { limit } => format!("This value should be less than or equal to {limit}."),
+        K::ExclusiveMinimum { limit } => format!("This value should be greater than {limit}."),
+        K::ExclusiveMaximum { limit } => format!("This value should be less than {limit}."),
+        K::Enum { .. } => "The value you selected is not a valid choice.".to_owned(),
+        K::MinItems { limit } => {
+            format!("This collection should contain {limit} elements or more.")
+        }
+        K::MaxItems { limit } => {
+            format!("This collection should contain {limit} elements or less.")
+        }
+        _ => return None,
+    })
 }
 
 fn violation(path: &[String], last: Option<&str>, keyword: &str, message: String) -> Violation {

@@ -172,6 +172,7 @@ async fn run_one(
     catalog: &Catalog,
     req: Request<'_>,
     out: &mut Vec<u8>,
+    after: &Option<crate::core::events::AfterResponse>,
 ) -> Option<u16> {
     let result = match decode_params(req.params) {
         Ok(params) => {
@@ -180,7 +181,10 @@ async fn run_one(
                 method: &req.method,
                 params,
                 face: Face::JsonRpc,
-                extras: Default::default(),
+                extras: crate::context::CallExtras {
+                    after_response: after.clone(),
+                    ..Default::default()
+                },
             })
             .await
         }
@@ -200,7 +204,13 @@ async fn run_one(
 }
 
 /// Handles a whole body (single or batch) for one endpoint.
-pub async fn handle(core: &Core, catalog: &Catalog, body: &[u8], limits: Limits) -> Reply {
+pub async fn handle(
+    core: &Core,
+    catalog: &Catalog,
+    body: &[u8],
+    limits: Limits,
+    after: Option<crate::core::events::AfterResponse>,
+) -> Reply {
     let env = core.env();
     let parse_error = || {
         let mut out = Vec::new();
@@ -221,7 +231,7 @@ pub async fn handle(core: &Core, catalog: &Catalog, body: &[u8], limits: Limits)
         };
         let mut out = Vec::with_capacity(128);
         return match parse_item(raw) {
-            Ok(req) => match run_one(core, catalog, req, &mut out).await {
+            Ok(req) => match run_one(core, catalog, req, &mut out, &after).await {
                 Some(status) => Reply {
                     status,
                     body: Some(out),
@@ -262,11 +272,12 @@ pub async fn handle(core: &Core, catalog: &Catalog, body: &[u8], limits: Limits)
         )));
     }
     // Items run concurrently; answers keep the request order, one per non-notification.
+    let after = &after;
     let answers = futures_util::future::join_all(items.iter().map(|raw| async move {
         let mut out = Vec::new();
         match parse_item(raw) {
             Ok(req) => {
-                run_one(core, catalog, req, &mut out).await?;
+                run_one(core, catalog, req, &mut out, after).await?;
             }
             Err(inv) => write_error(&mut out, inv.id, &inv.error, env),
         }

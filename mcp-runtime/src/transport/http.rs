@@ -85,15 +85,86 @@ async fn rpc_post(State(ep): State<Arc<RpcEndpoint>>, headers: HeaderMap, body: 
         )
             .into_response();
     }
-    let reply =
-        envelope::handle(&ep.server.core, &ep.catalog, &body, ep.server.config.limits).await;
+    let core = &ep.server.core;
+    let after = core
+        .has_post_response()
+        .then(crate::core::events::AfterResponse::default);
+    let reply = envelope::handle(
+        core,
+        &ep.catalog,
+        &body,
+        ep.server.config.limits,
+        after.clone(),
+    )
+    .await;
     let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::OK);
-    match reply.body {
+    let res = match reply.body {
         Some(b) => json_response(status, b),
         None => StatusCode::NO_CONTENT.into_response(),
-    }
+    };
+    run_after(res, after)
 }
 
 async fn rpc_get(State(ep): State<Arc<RpcEndpoint>>) -> Response {
     json_response(StatusCode::OK, ep.openrpc.clone())
+}
+
+/// A body that runs the `post_response` work once it has been written (or dropped).
+struct AfterBody {
+    inner: axum::body::Body,
+    after: Option<crate::core::events::AfterResponse>,
+}
+
+impl http_body::Body for AfterBody {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
+        let r = std::pin::Pin::new(&mut self.inner).poll_frame(cx);
+        if let std::task::Poll::Ready(None) = r {
+            if let Some(a) = self.after.take() {
+                a.run();
+            }
+        }
+        r
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+impl Drop for AfterBody {
+    fn drop(&mut self) {
+        if let Some(a) = self.after.take() {
+            a.run();
+        }
+    }
+}
+
+/// Runs `after` once `res`'s body has been written.
+pub(crate) fn run_after(
+    res: Response,
+    after: Option<crate::core::events::AfterResponse>,
+) -> Response {
+    match after {
+        Some(a) if !a.is_empty() => {
+            let (parts, body) = res.into_parts();
+            Response::from_parts(
+                parts,
+                axum::body::Body::new(AfterBody {
+                    inner: body,
+                    after: Some(a),
+                }),
+            )
+        }
+        _ => res,
+    }
 }

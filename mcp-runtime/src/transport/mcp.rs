@@ -206,7 +206,20 @@ pub(crate) async fn post(
         };
         return spawn_sse(ep.clone(), msg, era, stream);
     }
-    answer_response(ep.handle(&msg, era, CallExtras::default()).await)
+    json_answer(ep, &msg, era).await
+}
+
+/// Answers with JSON; `post_response` work runs once the body is written.
+async fn json_answer(ep: &McpEndpoint, msg: &Message, era: Era) -> Response {
+    let after = ep
+        .core
+        .has_post_response()
+        .then(crate::core::events::AfterResponse::default);
+    let extras = CallExtras {
+        after_response: after.clone(),
+        ..CallExtras::default()
+    };
+    super::http::run_after(answer_response(ep.handle(msg, era, extras).await), after)
 }
 
 fn spawn_sse(ep: Arc<McpEndpoint>, msg: Message, era: Era, stream: Arc<EventStream>) -> Response {
@@ -214,6 +227,7 @@ fn spawn_sse(ep: Arc<McpEndpoint>, msg: Message, era: Era, stream: Arc<EventStre
     let extras = CallExtras {
         progress_token: None,
         notifier: Some(notifier),
+        after_response: None,
     };
     let s = stream.clone();
     tokio::spawn(async move {
@@ -255,7 +269,7 @@ async fn modern_request(ep: &Arc<McpEndpoint>, headers: &HeaderMap, msg: Message
     if msg.method == "tools/call" && wants_progress && accepts(headers, "text/event-stream") {
         return spawn_sse(ep.clone(), msg, Era::Modern, EventStream::new(None, 0));
     }
-    answer_response(ep.handle(&msg, Era::Modern, CallExtras::default()).await)
+    json_answer(ep, &msg, Era::Modern).await
 }
 
 /// A batch: only 2025-03-26 allows them ("MUST support receiving"); answered as one array.

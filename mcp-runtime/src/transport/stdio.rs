@@ -105,6 +105,7 @@ where
                     CallExtras {
                         progress_token: None,
                         notifier: Some(notifier),
+                        after_response: None,
                     },
                 )
                 .await;

@@ -1,0 +1,92 @@
+//! `Mail.*`, `Stats.*` and `Orders.*`: assertions, caching and locking.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use mcp_runtime::prelude::*;
+use serde::Serialize;
+
+use crate::MCP;
+
+/// Whether a mail was accepted.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct MailReceipt {
+    /// Always true when it returns.
+    pub queued: bool,
+    /// The recipient.
+    pub to: String,
+}
+
+/// Send an e-mail.
+///
+/// The address must be valid, the subject not blank (100 characters at most), the text at
+/// least 10 characters.
+#[rpc_method(name = "Mail.send", groups = [MCP])]
+#[mcp_tool(destructive_hint = false, open_world_hint = true)]
+pub fn send(
+    /// Recipient address
+    #[param(email)]
+    email: String,
+    /// Subject line
+    #[param(not_blank, max_length = 100)]
+    subject: String,
+    /// Message body
+    #[param(min_length = 10)]
+    text: String,
+) -> MailReceipt {
+    tracing::info!(%email, %subject, chars = text.len(), "mail queued");
+    MailReceipt {
+        queued: true,
+        to: email,
+    }
+}
+
+/// How many times `Stats.hits` really ran in this process, all keys together.
+static HIT_RUNS: AtomicU64 = AtomicU64::new(0);
+
+/// The result of `Stats.hits`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Hits {
+    /// The key asked for.
+    pub key: String,
+    /// How many times the method body has run in this process (a cache hit repeats an earlier value).
+    pub runs: u64,
+}
+
+/// Count hits of a key (cached for 60 s in production).
+#[rpc_method(name = "Stats.hits", groups = [MCP], cache(ttl = "60s", envs = ["prod"]))]
+#[mcp_tool(read_only_hint = true)]
+pub fn hits(
+    /// The key
+    #[param(default = "a")]
+    key: String,
+) -> Hits {
+    let runs = HIT_RUNS.fetch_add(1, Ordering::SeqCst) + 1;
+    Hits { key, runs }
+}
+
+/// A paid order.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Payment {
+    /// The order.
+    pub order_id: u64,
+    /// Always true when it returns.
+    pub paid: bool,
+}
+
+/// Pay an order. Calls for one order run one at a time: a concurrent one is refused.
+#[rpc_method(name = "Orders.pay", groups = [MCP], lock(param = "order_id", ttl = "10s"))]
+#[mcp_tool(destructive_hint = false, idempotent_hint = true)]
+pub async fn pay(
+    /// The order to pay
+    order_id: u64,
+    /// How long the payment takes, in milliseconds (for demos and tests)
+    #[param(default = 0, max = 5000)]
+    hold_ms: u64,
+) -> Payment {
+    tokio::time::sleep(Duration::from_millis(hold_ms)).await;
+    Payment {
+        order_id,
+        paid: true,
+    }
+}
