@@ -18,6 +18,20 @@ pub const MCP: ApiGroup = ApiGroup::mcp("mcp");
 /// Published over JSON-RPC only (`/rpc/internal/v1`).
 pub const INTERNAL: ApiGroup = ApiGroup::rpc("internal");
 
+/// The translation files, embedded in the binary at compile time (no files needed beside it).
+pub const TRANSLATIONS: &[(&str, &str)] = &[
+    ("rpc.en.yaml", include_str!("../translations/rpc.en.yaml")),
+    ("rpc.uk.yaml", include_str!("../translations/rpc.uk.yaml")),
+    (
+        "rpc/mcp.en.yaml",
+        include_str!("../translations/rpc/mcp.en.yaml"),
+    ),
+    (
+        "rpc/mcp.uk.yaml",
+        include_str!("../translations/rpc/mcp.uk.yaml"),
+    ),
+];
+
 /// The example server, with in-memory defaults.
 pub fn server() -> Result<Server, mcp_runtime::BuildError> {
     builder().build()
@@ -34,7 +48,9 @@ pub fn builder() -> mcp_runtime::ServerBuilder {
         .instructions(
             "A small product catalog: search products, get one by id, browse the category tree.",
         )
-        .mcp_stateful("conformance");
+        .mcp_stateful("conformance")
+        .default_language("en")
+        .translations_embedded(TRANSLATIONS);
     for kind in EventKind::ALL {
         b = b.on(kind, events::count);
     }

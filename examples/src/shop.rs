@@ -25,7 +25,7 @@ pub struct MailReceipt {
 #[mcp_tool(destructive_hint = false, open_world_hint = true)]
 pub fn send(
     /// Recipient address
-    #[param(email)]
+    #[param(email, check = no_disposable_domain)]
     email: String,
     /// Subject line
     #[param(not_blank, max_length = 100)]
@@ -38,6 +38,16 @@ pub fn send(
     MailReceipt {
         queued: true,
         to: email,
+    }
+}
+
+/// A check the schema cannot express: disposable mail domains are refused.
+pub fn no_disposable_domain(email: &String) -> Result<(), String> {
+    match email.rsplit_once('@') {
+        Some((_, domain)) if domain.eq_ignore_ascii_case("mailinator.com") => {
+            Err(format!("Disposable addresses ({domain}) are not accepted."))
+        }
+        _ => Ok(()),
     }
 }
 

@@ -14,10 +14,26 @@ pub struct Spanned<T> {
     pub span: Span,
 }
 
-pub const RPC_METHOD_KEYS: &str = "name, groups, version, removed_in, crate";
+pub const RPC_METHOD_KEYS: &str = "name, groups, version, removed_in, cache, lock, crate";
 pub const MCP_TOOL_KEYS: &str =
     "title, read_only_hint, destructive_hint, idempotent_hint, open_world_hint";
-pub const PARAM_KEYS: &str = "default, rename, context";
+pub const PARAM_KEYS: &str = "default, rename, context, min_length, max_length, length, min, max, range, \
+     exclusive_min, exclusive_max, pattern, email, url, uuid, one_of, not_blank, min_items, max_items, check";
+pub const CACHE_KEYS: &str = "ttl, envs";
+pub const LOCK_KEYS: &str = "param, ttl, wait";
+
+/// `cache(ttl = "60s", envs = ["prod"])`.
+pub struct CacheArgs {
+    pub ttl_ms: u64,
+    pub envs: Option<Vec<String>>,
+}
+
+/// `lock(param = "order_id", ttl = "10s", wait = "2s")`.
+pub struct LockArgs {
+    pub param: Option<Spanned<String>>,
+    pub ttl_ms: u64,
+    pub wait_ms: u64,
+}
 pub const SERVICE_KEYS: &str = "name, concat, groups, version, crate";
 
 #[derive(Default)]
@@ -27,6 +43,8 @@ pub struct RpcMethodArgs {
     pub version: Option<Spanned<u32>>,
     pub removed_in: Option<Spanned<u32>>,
     pub krate: Option<Path>,
+    pub cache: Option<CacheArgs>,
+    pub lock: Option<LockArgs>,
     /// Keys that were written, valid or not (so a bad value is not also reported as missing).
     pub seen: Vec<String>,
 }
@@ -45,6 +63,154 @@ pub struct ParamArgs {
     pub default: Option<Expr>,
     pub rename: Option<Spanned<String>>,
     pub context: bool,
+    /// JSON Schema keywords of the constraints, in order: `("minLength", "1")`.
+    pub keywords: Vec<(String, String)>,
+    pub check: Option<Path>,
+}
+
+/// A duration: `"500ms"`, `"10s"`, `"2m"`, `"1h"`, or an integer of seconds.
+fn duration_ms(meta: &ParseNestedMeta) -> syn::Result<u64> {
+    let value = meta.value()?;
+    if value.peek(LitInt) {
+        let n: LitInt = value.parse()?;
+        return Ok(n.base10_parse::<u64>()? * 1000);
+    }
+    let lit: LitStr = value.parse().map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            format!(
+                "expected a duration: `{} = \"10s\"` (ms, s, m, h)",
+                path_name(&meta.path)
+            ),
+        )
+    })?;
+    let s = lit.value();
+    let s = s.trim();
+    let (num, unit) = s.split_at(s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len()));
+    let n: u64 = num
+        .parse()
+        .map_err(|_| syn::Error::new(lit.span(), "expected a duration such as \"10s\""))?;
+    let factor = match unit.trim() {
+        "ms" => 1,
+        "s" | "" => 1000,
+        "m" | "min" => 60_000,
+        "h" => 3_600_000,
+        _ => {
+            return Err(syn::Error::new(
+                lit.span(),
+                "unknown duration unit: use ms, s, m or h",
+            ));
+        }
+    };
+    Ok(n * factor)
+}
+
+fn string_list(meta: &ParseNestedMeta) -> syn::Result<Vec<String>> {
+    let value = meta.value()?;
+    if !value.peek(syn::token::Bracket) {
+        return Err(value.error(format!(
+            "expected a list of strings: `{} = [\"prod\"]`",
+            path_name(&meta.path)
+        )));
+    }
+    let content;
+    syn::bracketed!(content in value);
+    let list = Punctuated::<LitStr, Token![,]>::parse_terminated(&content)?;
+    Ok(list.into_iter().map(|l| l.value()).collect())
+}
+
+/// A number literal (optionally negative) as JSON text.
+fn number(meta: &ParseNestedMeta) -> syn::Result<String> {
+    let e: Expr = meta.value()?.parse()?;
+    fn text(e: &Expr) -> Option<String> {
+        match e {
+            Expr::Lit(l) => match &l.lit {
+                syn::Lit::Int(i) => Some(i.base10_digits().to_owned()),
+                syn::Lit::Float(f) => Some(f.base10_digits().to_owned()),
+                _ => None,
+            },
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => {
+                text(&u.expr).map(|t| format!("-{t}"))
+            }
+            _ => None,
+        }
+    }
+    text(&e).ok_or_else(|| {
+        syn::Error::new_spanned(
+            &e,
+            format!("expected a number: `{} = 10`", path_name(&meta.path)),
+        )
+    })
+}
+
+/// A JSON string literal.
+pub fn json_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn min_max(
+    meta: &ParseNestedMeta,
+    lo: &str,
+    hi: &str,
+    out: &mut Vec<(String, String)>,
+) -> syn::Result<()> {
+    meta.parse_nested_meta(|m| {
+        if m.path.is_ident("min") {
+            out.push((lo.to_owned(), number(&m)?));
+        } else if m.path.is_ident("max") {
+            out.push((hi.to_owned(), number(&m)?));
+        } else {
+            return Err(m.error("expected `min = N` or `max = N`"));
+        }
+        Ok(())
+    })
+}
+
+/// A light syntax check of a pattern at compile time: balanced groups and classes.
+fn regex_syntax_ok(p: &str) -> Result<(), &'static str> {
+    let (mut depth, mut class, mut escaped) = (0i32, false, false);
+    for c in p.chars() {
+        if escaped {
+            escaped = false;
+            continue;
+        }
+        match c {
+            '\\' => escaped = true,
+            '[' if !class => class = true,
+            ']' if class => class = false,
+            '(' if !class => depth += 1,
+            ')' if !class => {
+                depth -= 1;
+                if depth < 0 {
+                    return Err("unbalanced `)`");
+                }
+            }
+            _ => {}
+        }
+    }
+    if escaped {
+        Err("trailing backslash")
+    } else if class {
+        Err("unclosed `[`")
+    } else if depth != 0 {
+        Err("unclosed `(`")
+    } else {
+        Ok(())
+    }
 }
 
 #[derive(Default)]
@@ -77,7 +243,7 @@ fn lit_str(meta: &ParseNestedMeta) -> syn::Result<Spanned<String>> {
         syn::Error::new(
             e.span(),
             format!(
-                "expected a string literal: `{} = \"...\"`",
+                "`{0}` expects a string literal: `{0} = \"...\"`",
                 path_name(&meta.path)
             ),
         )
@@ -93,7 +259,7 @@ fn lit_u32(meta: &ParseNestedMeta) -> syn::Result<Spanned<u32>> {
         syn::Error::new(
             e.span(),
             format!(
-                "expected an integer literal: `{} = 1`",
+                "`{0}` expects an integer literal: `{0} = 1`",
                 path_name(&meta.path)
             ),
         )
@@ -141,7 +307,7 @@ fn flag(meta: &ParseNestedMeta) -> syn::Result<bool> {
             syn::Error::new(
                 e.span(),
                 format!(
-                    "expected `true` or `false`: `{} = true`",
+                    "`{0}` expects `true` or `false`: `{0} = true`, or `{0}` alone for true",
                     path_name(&meta.path)
                 ),
             )
@@ -177,6 +343,12 @@ pub fn unknown(meta: &ParseNestedMeta, attr: &str, keys: &str) -> syn::Error {
 
 /// The known key closest to a misspelt one, if any is close enough.
 fn suggest<'k>(key: &str, keys: &'k str) -> Option<&'k str> {
+    // A known key the user wrote only the start of (`read_only` for `read_only_hint`).
+    if key.len() >= 4
+        && let Some(k) = keys.split(", ").find(|k| k.starts_with(key))
+    {
+        return Some(k);
+    }
     keys.split(", ")
         .map(|k| (edit_distance(key, k), k))
         .filter(|(d, k)| *d <= (k.len().max(key.len()) / 3).max(1))
@@ -262,9 +434,47 @@ pub fn parse_rpc_method(cx: &Ctxt, tokens: proc_macro2::TokenStream) -> RpcMetho
             args.removed_in = Some(lit_u32(meta)?);
         } else if meta.path.is_ident("crate") {
             args.krate = Some(krate(meta)?);
+        } else if meta.path.is_ident("cache") {
+            let mut c = CacheArgs {
+                ttl_ms: 60_000,
+                envs: None,
+            };
+            meta.parse_nested_meta(|m| {
+                if m.path.is_ident("ttl") {
+                    c.ttl_ms = duration_ms(&m)?;
+                } else if m.path.is_ident("envs") {
+                    c.envs = Some(string_list(&m)?);
+                } else {
+                    return Err(unknown(&m, "cache", CACHE_KEYS));
+                }
+                Ok(())
+            })?;
+            args.cache = Some(c);
+        } else if meta.path.is_ident("lock") {
+            let mut l = LockArgs {
+                param: None,
+                ttl_ms: 30_000,
+                wait_ms: 0,
+            };
+            if meta.input.peek(syn::token::Paren) {
+                meta.parse_nested_meta(|m| {
+                    if m.path.is_ident("param") {
+                        l.param = Some(lit_str(&m)?);
+                    } else if m.path.is_ident("ttl") {
+                        l.ttl_ms = duration_ms(&m)?;
+                    } else if m.path.is_ident("wait") {
+                        l.wait_ms = duration_ms(&m)?;
+                    } else {
+                        return Err(unknown(&m, "lock", LOCK_KEYS));
+                    }
+                    Ok(())
+                })?;
+            }
+            args.lock = Some(l);
         } else {
             return Err(unknown(meta, "rpc_method", RPC_METHOD_KEYS));
         }
+
         Ok(())
     });
     args
@@ -328,9 +538,73 @@ pub fn parse_param(cx: &Ctxt, attr: &syn::Attribute) -> ParamArgs {
                 return Err(meta.error("`context` takes no value: `#[param(context)]`"));
             }
             args.context = true;
+        } else if meta.path.is_ident("min_length") {
+            args.keywords.push(("minLength".into(), number(meta)?));
+        } else if meta.path.is_ident("max_length") {
+            args.keywords.push(("maxLength".into(), number(meta)?));
+        } else if meta.path.is_ident("length") {
+            min_max(meta, "minLength", "maxLength", &mut args.keywords)?;
+        } else if meta.path.is_ident("min_items") {
+            args.keywords.push(("minItems".into(), number(meta)?));
+        } else if meta.path.is_ident("max_items") {
+            args.keywords.push(("maxItems".into(), number(meta)?));
+        } else if meta.path.is_ident("min") {
+            args.keywords.push(("minimum".into(), number(meta)?));
+        } else if meta.path.is_ident("max") {
+            args.keywords.push(("maximum".into(), number(meta)?));
+        } else if meta.path.is_ident("range") {
+            min_max(meta, "minimum", "maximum", &mut args.keywords)?;
+        } else if meta.path.is_ident("exclusive_min") {
+            args.keywords
+                .push(("exclusiveMinimum".into(), number(meta)?));
+        } else if meta.path.is_ident("exclusive_max") {
+            args.keywords
+                .push(("exclusiveMaximum".into(), number(meta)?));
+        } else if meta.path.is_ident("pattern") {
+            let p = lit_str(meta)?;
+            if let Err(e) = regex_syntax_ok(&p.value) {
+                return Err(syn::Error::new(
+                    p.span,
+                    format!("invalid regular expression: {e}"),
+                ));
+            }
+            args.keywords
+                .push(("pattern".into(), json_string(&p.value)));
+        } else if meta.path.is_ident("email") {
+            args.keywords.push(("format".into(), json_string("email")));
+        } else if meta.path.is_ident("url") {
+            args.keywords.push(("format".into(), json_string("uri")));
+        } else if meta.path.is_ident("uuid") {
+            args.keywords.push(("format".into(), json_string("uuid")));
+        } else if meta.path.is_ident("not_blank") {
+            args.keywords.push(("minLength".into(), "1".into()));
+            args.keywords.push(("pattern".into(), json_string("\\S")));
+        } else if meta.path.is_ident("one_of") {
+            let value = meta.value()?;
+            let content;
+            syn::bracketed!(content in value);
+            let list = Punctuated::<syn::Lit, Token![,]>::parse_terminated(&content)?;
+            let items: Vec<String> = list
+                .iter()
+                .map(|l| match l {
+                    syn::Lit::Str(s) => Ok(json_string(&s.value())),
+                    syn::Lit::Int(i) => Ok(i.base10_digits().to_owned()),
+                    syn::Lit::Float(f) => Ok(f.base10_digits().to_owned()),
+                    syn::Lit::Bool(b) => Ok(b.value.to_string()),
+                    other => Err(syn::Error::new_spanned(
+                        other,
+                        "expected a string, number or bool literal",
+                    )),
+                })
+                .collect::<syn::Result<_>>()?;
+            args.keywords
+                .push(("enum".into(), format!("[{}]", items.join(","))));
+        } else if meta.path.is_ident("check") {
+            args.check = Some(meta.value()?.parse()?);
         } else {
             return Err(unknown(meta, "param", PARAM_KEYS));
         }
+
         Ok(())
     });
     args
@@ -368,10 +642,19 @@ mod tests {
     fn suggestions() {
         assert_eq!(suggest("nmae", RPC_METHOD_KEYS), Some("name"));
         assert_eq!(suggest("group", RPC_METHOD_KEYS), Some("groups"));
-        assert_eq!(suggest("removed", RPC_METHOD_KEYS), None);
-        assert_eq!(suggest("readonly_hint", MCP_TOOL_KEYS), Some("read_only_hint"));
+        assert_eq!(suggest("removed", RPC_METHOD_KEYS), Some("removed_in"));
+        assert_eq!(suggest("title", RPC_METHOD_KEYS), None);
+        assert_eq!(
+            suggest("readonly_hint", MCP_TOOL_KEYS),
+            Some("read_only_hint")
+        );
         assert_eq!(suggest("defualt", PARAM_KEYS), Some("default"));
         assert_eq!(suggest("bogus", PARAM_KEYS), None);
+        assert_eq!(suggest("read_only", MCP_TOOL_KEYS), Some("read_only_hint"));
+        assert_eq!(
+            suggest("open_world", MCP_TOOL_KEYS),
+            Some("open_world_hint")
+        );
         assert_eq!(suggest("x", PARAM_KEYS), None);
     }
 

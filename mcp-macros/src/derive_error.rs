@@ -78,43 +78,44 @@ pub fn expand(input: &DeriveInput) -> TokenStream {
         .map(|c| quote!(#c))
         .unwrap_or_else(|| quote!(-32603));
     let ident = &input.ident;
-    let code = match &input.data {
-        Data::Enum(e) => {
-            let arms: Vec<_> = e
-                .variants
-                .iter()
-                .map(|v| {
-                    let va = parse(&cx, &v.attrs, false);
-                    let vi = &v.ident;
-                    let c = va
-                        .code
-                        .map(|c| quote!(#c))
-                        .unwrap_or_else(|| default_code.clone());
-                    quote!(#ident::#vi { .. } => #c,)
-                })
-                .collect();
-            quote!(match &e { #(#arms)* })
-        }
-        Data::Struct(s) => {
-            for f in &s.fields {
-                if f.attrs.iter().any(|a| a.path().is_ident("rpc")) {
-                    cx.error_spanned_by(
+    let code =
+        match &input.data {
+            Data::Enum(e) => {
+                let arms: Vec<_> = e
+                    .variants
+                    .iter()
+                    .map(|v| {
+                        let va = parse(&cx, &v.attrs, false);
+                        let vi = &v.ident;
+                        let c = va
+                            .code
+                            .map(|c| quote!(#c))
+                            .unwrap_or_else(|| default_code.clone());
+                        quote!(#ident::#vi { .. } => #c,)
+                    })
+                    .collect();
+                quote!(match &e { #(#arms)* })
+            }
+            Data::Struct(s) => {
+                for f in &s.fields {
+                    if f.attrs.iter().any(|a| a.path().is_ident("rpc")) {
+                        cx.error_spanned_by(
                         f.attrs.iter().find(|a| a.path().is_ident("rpc")).to_token_stream(),
                         "`#[rpc(...)]` goes on the type or on an enum's variants, not on a field",
                     );
+                    }
                 }
+                default_code
             }
-            default_code
-        }
-        Data::Union(u) => {
-            cx.error_spanned_by(
-                u.union_token,
-                "`#[derive(RpcError)]` does not support unions",
-            );
-            impl_possible = false;
-            quote!(0)
-        }
-    };
+            Data::Union(u) => {
+                cx.error_spanned_by(
+                    u.union_token,
+                    "`#[derive(RpcError)]` does not support unions",
+                );
+                impl_possible = false;
+                quote!(0)
+            }
+        };
     let errors = cx.into_compile_errors();
     if !impl_possible {
         return errors;

@@ -166,6 +166,7 @@ pub fn method(m: &Method) -> TokenStream {
     let mut ctx_takes = Vec::new();
     let mut call_args = Vec::new();
     let mut asserts = Vec::new();
+    let mut checks = Vec::new();
     let early = |e: TokenStream| {
         if m.is_async {
             quote!(#rt::ready(#e))
@@ -239,9 +240,13 @@ pub fn method(m: &Method) -> TokenStream {
         schema_fns.push(quote! {
             fn #sfn(__g: &mut #rt::SchemaGenerator) -> #rt::Schema { #probe.__rpc_schema(__g) }
         });
+        let constraints = &p.constraints;
         param_defs.push(quote! {
-            #rt::ParamDef { name: #pname, description: #doc, kind: #kind, schema: #sfn }
+            #rt::ParamDef { name: #pname, description: #doc, kind: #kind, schema: #sfn, constraints: #constraints }
         });
+        if let Some(check) = &p.check {
+            checks.push(quote_spanned! {check.span()=> #rt::run_check(#pname, &#var, &mut __errs, #check); });
+        }
         json_vars.push(var.clone());
         call_args.push(quote!(#var));
     }
@@ -275,12 +280,11 @@ pub fn method(m: &Method) -> TokenStream {
     let output = match &m.ret {
         Ret::Unit | Ret::Plain(_) => quote! { (&#rt::Probe(&__ret)).__rpc_output() },
         Ret::Result(_, err) => {
-            // Spanned at the error type: that is where a missing conversion is reported.
+            // With the user's error type as the turbofish: a missing conversion is reported at
+            // that type.
             let into = match err {
-                Some(e) => quote_spanned! {e.span()=>
-                    <#rt::RpcError as ::core::convert::From<#e>>::from(__e)
-                },
-                None => quote!(<#rt::RpcError as ::core::convert::From<_>>::from(__e)),
+                Some(e) => quote_spanned!(e.span()=> __rpc_error::<#e>(__e)),
+                None => quote!(__rpc_error(__e)),
             };
             quote! {
                 match __ret {
@@ -289,6 +293,15 @@ pub fn method(m: &Method) -> TokenStream {
                 }
             }
         }
+    };
+    let error_fn = match &m.ret {
+        Ret::Result(..) => quote! {
+            #[track_caller]
+            fn __rpc_error<E: ::core::convert::Into<#rt::RpcError>>(e: E) -> #rt::RpcError {
+                ::core::convert::Into::into(e)
+            }
+        },
+        _ => quote!(),
     };
     let out_ty = match &m.ret {
         Ret::Unit => None,
@@ -357,6 +370,28 @@ pub fn method(m: &Method) -> TokenStream {
         opt_bool(tool.idempotent_hint),
         opt_bool(tool.open_world_hint),
     );
+    let cache = match &m.cache {
+        Some(c) => {
+            let ttl = c.ttl_ms;
+            let envs = match &c.envs {
+                Some(list) => quote!(::core::option::Option::Some(&[#(#list),*])),
+                None => quote!(::core::option::Option::None),
+            };
+            quote!(::core::option::Option::Some(#rt::CachePolicy { ttl_ms: #ttl, envs: #envs }))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let lock = match &m.lock {
+        Some(l) => {
+            let (ttl, wait) = (l.ttl_ms, l.wait_ms);
+            let param = match &l.param {
+                Some(p) => quote!(::core::option::Option::Some(#p)),
+                None => quote!(::core::option::Option::None),
+            };
+            quote!(::core::option::Option::Some(#rt::LockPolicy { param: #param, ttl_ms: #ttl, wait_ms: #wait }))
+        }
+        None => quote!(::core::option::Option::None),
+    };
     let line = quote_spanned!(m.ident.span()=> ::core::line!());
     let rust_path = match &m.self_ty {
         Some(t) => quote!(::core::concat!(
@@ -386,6 +421,7 @@ pub fn method(m: &Method) -> TokenStream {
             fn __assert_types() { #(#asserts)* }
 
             #probes
+            #error_fn
 
             #(#defaults)*
             #(#schema_fns)*
@@ -394,8 +430,10 @@ pub fn method(m: &Method) -> TokenStream {
             fn __call(__ctx: #rt::RequestContext, mut __params: #rt::Params) -> #ret_ty {
                 let mut __errs: ::std::vec::Vec<#rt::Violation> = ::std::vec::Vec::new();
                 #(#takes)*
-                if let ::core::result::Result::Err(__e) = #rt::finish(#name, __errs) { return #fail; }
+                if let ::core::result::Result::Err(__e) = #rt::finish(#name, &mut __errs) { return #fail; }
                 #unpack
+                #(#checks)*
+                if let ::core::result::Result::Err(__e) = #rt::finish(#name, &mut __errs) { return #fail; }
                 #(#ctx_takes)*
                 #this_take
                 #run
@@ -423,6 +461,8 @@ pub fn method(m: &Method) -> TokenStream {
                     },
                     output_schema: __output_schema,
                     handler: #handler,
+                    cache: #cache,
+                    lock: #lock,
                     location: #rt::SourceLocation { file: ::core::file!(), line: #line, rust_path: #rust_path },
                 }
             }

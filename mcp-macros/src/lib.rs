@@ -14,6 +14,7 @@ mod attr;
 mod ctxt;
 mod derive_error;
 mod expand;
+mod listener;
 mod model;
 
 use ctxt::Ctxt;
@@ -79,7 +80,10 @@ fn not_a_fn(item: TokenStream, attr: &str, parse_error: syn::Error) -> TokenStre
     let err = match syn::parse2::<syn::Item>(item.clone()) {
         Ok(other) => syn::Error::new_spanned(
             item_head(&other),
-            format!("`#[{attr}]` goes on a function, not on {}", item_kind(&other)),
+            format!(
+                "`#[{attr}]` goes on a function, not on {}",
+                item_kind(&other)
+            ),
         ),
         // Not an item at all (e.g. a fn without a body, in a trait): syn's own message.
         Err(_) => parse_error,
@@ -233,7 +237,8 @@ pub fn rpc_service(args: TokenStream, item: TokenStream) -> TokenStream {
             other => (TokenStream2::new(), other.to_token_stream()),
         };
         let parsed = attr::parse_rpc_method(&cx, tokens);
-        if let Some(m) = model::build(&cx, &mut f.sig, &mut f.attrs, parsed, Some(&service), whole) {
+        if let Some(m) = model::build(&cx, &mut f.sig, &mut f.attrs, parsed, Some(&service), whole)
+        {
             methods.push(m);
         }
     }
@@ -243,6 +248,15 @@ pub fn rpc_service(args: TokenStream, item: TokenStream) -> TokenStream {
     }
     let regs = methods.iter().map(expand::method);
     quote!(#imp #(#regs)*).into()
+}
+
+/// Registers a function as a listener of a pipeline event: `#[rpc_listener(event =
+/// "post_response", priority = 10)]` on `async fn f(event: &mut Event<'_>) -> Result<(), RpcError>`
+/// (or a sync fn). Events: request, pre_execute, post_execute, response, error, post_response.
+#[proc_macro_attribute]
+pub fn rpc_listener(args: TokenStream, item: TokenStream) -> TokenStream {
+    let func = parse_macro_input!(item as ItemFn);
+    listener::expand(args.into(), func).into()
 }
 
 /// Converts an error type into `RpcError`: `#[rpc(code = -32404)]` on the type or on each

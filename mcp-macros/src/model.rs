@@ -41,12 +41,21 @@ pub enum ParamKind {
     ContextRef,
 }
 
+pub struct LockModel {
+    pub param: Option<String>,
+    pub ttl_ms: u64,
+    pub wait_ms: u64,
+}
+
 pub struct Param {
     pub ident: Ident,
     pub name: String,
     pub ty: Type,
     pub kind: ParamKind,
     pub doc: String,
+    /// The constraints as a JSON object's text (`{"minLength":1}`), empty when none.
+    pub constraints: String,
+    pub check: Option<Path>,
 }
 
 impl Param {
@@ -60,7 +69,7 @@ pub enum Ret {
     Plain(Type),
     /// `Result<T, E>`: `E` converts into `RpcError` with `From` (`None` for an alias
     /// `Result<T>`).
-    Result(Type, Option<Type>),
+    Result(Type, Option<Box<Type>>),
 }
 
 pub struct Method {
@@ -79,6 +88,8 @@ pub struct Method {
     pub self_ty: Option<Type>,
     pub has_receiver: bool,
     pub tool: McpToolArgs,
+    pub cache: Option<attr::CacheArgs>,
+    pub lock: Option<LockModel>,
 }
 
 /// The text of `#[doc = "..."]` attributes, one leading space stripped per line.
@@ -282,12 +293,32 @@ pub fn build(
                     .as_ref()
                     .map(|r| r.value.clone())
                     .unwrap_or_else(|| ident_name.trim_start_matches("r#").to_owned());
+                let constraints = if pargs.keywords.is_empty() {
+                    String::new()
+                } else {
+                    let body: Vec<String> = pargs
+                        .keywords
+                        .iter()
+                        .map(|(k, v)| format!("{}:{v}", attr::json_string(k)))
+                        .collect();
+                    format!("{{{}}}", body.join(","))
+                };
+                if matches!(kind, ParamKind::Context | ParamKind::ContextRef)
+                    && (!pargs.keywords.is_empty() || pargs.check.is_some())
+                {
+                    cx.error_spanned_by(
+                        &ty,
+                        "a context parameter cannot have constraints or checks",
+                    );
+                }
                 let p = Param {
                     ident,
                     name,
                     ty,
                     kind,
                     doc: doc_text(&doc_attrs),
+                    constraints,
+                    check: pargs.check.clone(),
                 };
                 if p.is_json()
                     && let Some(prev) = params.iter().find(|q| q.is_json() && q.name == p.name)
@@ -319,7 +350,7 @@ pub fn build(
             ty => match last_segment(ty) {
                 Some(seg) if seg.ident == "Result" => match generics(seg).as_slice() {
                     [ok] => Ret::Result((*ok).clone(), None),
-                    [ok, err] => Ret::Result((*ok).clone(), Some((*err).clone())),
+                    [ok, err] => Ret::Result((*ok).clone(), Some(Box::new((*err).clone()))),
                     _ => Ret::Plain(ty.clone()),
                 },
                 _ => Ret::Plain(ty.clone()),
@@ -382,7 +413,8 @@ pub fn build(
     };
     let version_ok = version_ok
         && args.version.as_ref().is_none_or(|v| v.value > 0)
-        && (args.version.is_some() || service.is_none_or(|s| !s.version_written || s.version.is_some()));
+        && (args.version.is_some()
+            || service.is_none_or(|s| !s.version_written || s.version.is_some()));
     if let Some(r) = &args.removed_in
         && !version_ok
         && r.value <= 1
@@ -416,6 +448,30 @@ pub fn build(
             ),
         ));
     }
+    let lock = args.lock.map(|l| {
+        if let Some(p) = &l.param
+            && !params.iter().any(|q| q.is_json() && q.name == p.value)
+        {
+            let names: Vec<&str> = params
+                .iter()
+                .filter(|q| q.is_json())
+                .map(|q| q.name.as_str())
+                .collect();
+            cx.syn_error(syn::Error::new(
+                p.span,
+                format!(
+                    "`lock(param = \"{}\")` names no parameter of this method; its parameters: {}",
+                    p.value,
+                    names.join(", ")
+                ),
+            ));
+        }
+        LockModel {
+            param: l.param.map(|p| p.value),
+            ttl_ms: l.ttl_ms,
+            wait_ms: l.wait_ms,
+        }
+    });
     let krate = args
         .krate
         .or_else(|| service.and_then(|s| s.krate.clone()))
@@ -437,5 +493,7 @@ pub fn build(
         self_ty: service.map(|s| s.self_ty.clone()),
         has_receiver,
         tool: tool.unwrap_or_default(),
+        cache: args.cache,
+        lock,
     })
 }

@@ -96,6 +96,8 @@ pub struct CallExtras {
     pub notifier: Option<Arc<dyn Notifier>>,
     /// Where `post_response` work waits for the response to be written (else it runs at once).
     pub after_response: Option<crate::core::events::AfterResponse>,
+    /// The negotiated language (`Accept-Language`), if the transport has one.
+    pub language: Option<Arc<str>>,
 }
 
 impl fmt::Debug for CallExtras {

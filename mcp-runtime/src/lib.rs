@@ -44,6 +44,7 @@ pub mod core;
 pub mod env;
 pub mod error;
 pub mod group;
+pub mod i18n;
 pub mod jsonrpc;
 pub mod mcp;
 pub mod output;

@@ -26,6 +26,9 @@ pub enum BuildError {
     /// The methods do not form valid catalogs.
     #[error("the method catalog is invalid:\n{}", .0.iter().map(|e| format!("  - {e}")).collect::<Vec<_>>().join("\n"))]
     Catalog(Vec<CatalogError>),
+    /// Translation files are malformed or name unknown methods or groups.
+    #[error("the translations are invalid:\n{}", .0.iter().map(|e| format!("  - {e}")).collect::<Vec<_>>().join("\n"))]
+    Translations(Vec<crate::i18n::TranslationError>),
     /// A cache or lock backend could not be set up.
     #[error("the cache/lock store is misconfigured: {0}")]
     Store(#[from] StoreError),
@@ -72,9 +75,43 @@ pub struct ServerBuilder {
     cache: Option<Arc<dyn CacheStore>>,
     locks: Option<Arc<dyn LockStore>>,
     store_error: Option<StoreError>,
+    translations: TranslationSource,
+    default_language: String,
+    strictness: crate::i18n::Strictness,
+}
+
+/// Where translation files come from.
+enum TranslationSource {
+    None,
+    Dir(std::path::PathBuf),
+    Embedded(&'static [(&'static str, &'static str)]),
 }
 
 impl ServerBuilder {
+    /// Loads translation files (`rpc.<lang>.yaml`, `rpc/<group>.<lang>.yaml`) from a directory at
+    /// startup.
+    pub fn translations_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.translations = TranslationSource::Dir(dir.into());
+        self
+    }
+
+    /// Uses translation files embedded in the binary (see [`crate::embed_translations!`]).
+    pub fn translations_embedded(mut self, files: &'static [(&'static str, &'static str)]) -> Self {
+        self.translations = TranslationSource::Embedded(files);
+        self
+    }
+
+    /// The language of doc comments and of requests without `Accept-Language` (default `en`).
+    pub fn default_language(mut self, lang: impl Into<String>) -> Self {
+        self.default_language = lang.into();
+        self
+    }
+
+    /// Whether unknown methods or groups in translation files fail startup (default) or warn.
+    pub fn translation_strictness(mut self, s: crate::i18n::Strictness) -> Self {
+        self.strictness = s;
+        self
+    }
     /// Adds a listener of `kind`; higher `priority` runs first. `#[rpc_listener]` functions are
     /// added too.
     pub fn listener(mut self, kind: EventKind, priority: i32, listener: impl Listener) -> Self {
@@ -245,6 +282,25 @@ impl ServerBuilder {
             .flatten()
             .chain(self.extra);
         let registry = Registry::build(defs).map_err(BuildError::Catalog)?;
+        let files = match &self.translations {
+            TranslationSource::None => Ok(Vec::new()),
+            TranslationSource::Dir(d) => {
+                crate::i18n::translations::load_dir(d).map_err(|e| vec![e])
+            }
+            TranslationSource::Embedded(f) => {
+                crate::i18n::translations::load_embedded(f).map_err(|e| vec![e])
+            }
+        }
+        .map_err(BuildError::Translations)?;
+        let translations = Arc::new(
+            crate::i18n::Translations::new(
+                &self.default_language,
+                files,
+                &registry,
+                self.strictness,
+            )
+            .map_err(BuildError::Translations)?,
+        );
         let debug = env.is_debug();
         let mut listeners = self.listeners;
         listeners.add_registered();
@@ -269,6 +325,7 @@ impl ServerBuilder {
                 &self.config.name,
                 &self.config.version,
                 stateful.then(|| sessions.clone()),
+                translations.clone(),
                 debug,
             );
             mcp.insert((name, catalog.version()), Arc::new(ep));
@@ -279,6 +336,7 @@ impl ServerBuilder {
                 registry,
                 config: self.config,
                 mcp,
+                translations,
             }),
         })
     }
@@ -289,12 +347,20 @@ pub(crate) struct ServerInner {
     pub registry: Registry,
     pub config: Config,
     pub mcp: BTreeMap<(&'static str, u32), Arc<McpEndpoint>>,
+    pub translations: Arc<crate::i18n::Translations>,
 }
 
 impl ServerInner {
-    pub fn openrpc_bytes(&self, catalog: &Catalog, url: &str) -> Bytes {
+    pub fn openrpc_bytes(&self, catalog: &Catalog, lang: &str, url: &str) -> Bytes {
         let versions = self.registry.versions(catalog.group().name());
-        let doc = openrpc::document(catalog, &self.config.name, &versions, url);
+        let doc = openrpc::document(
+            catalog,
+            &self.translations,
+            lang,
+            &self.config.name,
+            &versions,
+            url,
+        );
         Bytes::from(serde_json::to_vec(&doc).unwrap_or_default())
     }
 }
@@ -329,6 +395,9 @@ impl Server {
             cache: None,
             locks: None,
             store_error: None,
+            translations: TranslationSource::None,
+            default_language: "en".into(),
+            strictness: crate::i18n::Strictness::Error,
         }
     }
 
@@ -343,12 +412,16 @@ impl Server {
     }
 
     /// The OpenRPC document of a group and version, exactly as `GET` serves it.
-    pub fn openrpc(&self, group: &str, version: u32) -> Option<Bytes> {
+    pub fn openrpc(&self, group: &str, version: u32, lang: Option<&str>) -> Option<Bytes> {
         let catalog = self.inner.registry.catalog(group, version)?;
-        Some(
-            self.inner
-                .openrpc_bytes(catalog, &self.inner.config.rpc_path(group, version)),
-        )
+        let lang = lang.unwrap_or(self.inner.translations.default_lang());
+        let url = self.inner.config.rpc_path(group, version);
+        Some(self.inner.openrpc_bytes(catalog, lang, &url))
+    }
+
+    /// The translations in use.
+    pub fn translations(&self) -> &crate::i18n::Translations {
+        &self.inner.translations
     }
 
     /// The MCP endpoint of a group and version (MCP groups only).

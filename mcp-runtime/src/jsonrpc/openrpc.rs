@@ -3,15 +3,24 @@
 use serde_json::{Map, Value, json};
 
 use crate::catalog::Catalog;
+use crate::i18n::{MethodTexts, Translations};
 use crate::registry::ParamKind;
 use crate::schema;
 
 /// Builds the document (built once at startup and served as bytes).
-pub fn document(catalog: &Catalog, server_name: &str, versions: &[u32], url: &str) -> Value {
+pub fn document(
+    catalog: &Catalog,
+    translations: &Translations,
+    lang: &str,
+    server_name: &str,
+    versions: &[u32],
+    url: &str,
+) -> Value {
     let mut components = Map::new();
     let mut methods = Vec::with_capacity(catalog.methods().len());
     for m in catalog.methods() {
-        let input = schema::to_components(&m.input_schema, &mut components);
+        let texts = MethodTexts::of(m, translations, catalog.group().name(), lang);
+        let input = schema::to_components(&texts.input_schema, &mut components);
         let props = input.get("properties").and_then(Value::as_object);
         let params: Vec<Value> = m
             .def
@@ -20,8 +29,12 @@ pub fn document(catalog: &Catalog, server_name: &str, versions: &[u32], url: &st
             .map(|p| {
                 let mut d = Map::new();
                 d.insert("name".into(), p.name.into());
-                if !p.description.is_empty() {
-                    d.insert("description".into(), p.description.into());
+                let description = props
+                    .and_then(|ps| ps.get(p.name))
+                    .and_then(|s| s.get("description"))
+                    .cloned();
+                if let Some(text) = description {
+                    d.insert("description".into(), text);
                 }
                 d.insert("required".into(), p.is_required().into());
                 let schema = props
@@ -37,10 +50,8 @@ pub fn document(catalog: &Catalog, server_name: &str, versions: &[u32], url: &st
             .collect();
         let mut method = Map::new();
         method.insert("name".into(), m.name().into());
-        if let Some(t) = &m.title {
-            method.insert("summary".into(), t.clone().into());
-        }
-        if let Some(d) = &m.description {
+        method.insert("summary".into(), texts.title.clone().into());
+        if let Some(d) = &texts.description {
             method.insert("description".into(), d.clone().into());
         }
         let tag = m.name().split(['.', ':']).next().unwrap_or(m.name());

@@ -150,7 +150,9 @@ pub struct McpEndpoint {
     pub(crate) core: Core,
     pub(crate) catalog: Arc<Catalog>,
     pub(crate) opts: McpOptions,
-    pages: ToolPages,
+    /// Pages per language.
+    pages: std::collections::BTreeMap<String, ToolPages>,
+    pub(crate) translations: Arc<crate::i18n::Translations>,
     /// Set when a method of the group has an invalid tool name: every request fails.
     pub(crate) poison: Option<String>,
     server_info: String,
@@ -208,9 +210,20 @@ impl McpEndpoint {
         server_name: &str,
         server_version: &str,
         sessions: Option<Arc<dyn SessionStore>>,
+        translations: Arc<crate::i18n::Translations>,
         debug: bool,
     ) -> Self {
-        let pages = ToolPages::build(&catalog, &opts.list);
+        // Built once per language: a translated tools/list costs what an untranslated one does.
+        let pages = translations
+            .languages()
+            .iter()
+            .map(|l| {
+                (
+                    l.clone(),
+                    ToolPages::build(&catalog, &translations, l, &opts.list),
+                )
+            })
+            .collect();
         let bad = super::tools::bad_tool_names(&catalog);
         let poison = (!bad.is_empty()).then(|| {
             if debug {
@@ -249,6 +262,7 @@ impl McpEndpoint {
             discover_members: discover,
             meta_member,
             sessions,
+            translations,
             streams: EventStreams::default(),
         }
     }
@@ -368,7 +382,7 @@ impl McpEndpoint {
             }
             (Era::Handshake(_), "ping") => self.ok(id, era, b""),
             (Era::Modern, "server/discover") => self.ok(id, era, self.discover_members.as_bytes()),
-            (_, "tools/list") => self.tools_list(msg, era),
+            (_, "tools/list") => self.tools_list(msg, era, extras.language.as_deref()),
             (_, "tools/call") => self.tools_call(msg, era, extras).await,
             (_, m) => self.method_not_found(id, era, m),
         }
@@ -386,7 +400,14 @@ impl McpEndpoint {
         s
     }
 
-    fn tools_list(&self, msg: &Message, era: Era) -> Answer {
+    /// The language to answer in: the transport's negotiated one, else the default.
+    pub fn language<'a>(&'a self, negotiated: Option<&'a str>) -> &'a str {
+        negotiated
+            .filter(|l| self.pages.contains_key(*l))
+            .unwrap_or(self.translations.default_lang())
+    }
+
+    fn tools_list(&self, msg: &Message, era: Era, extras_lang: Option<&str>) -> Answer {
         let id = msg.id.as_ref();
         let cursor = match msg.params.as_ref().and_then(|p| p.get("cursor")) {
             None | Some(Value::Null) => None,
@@ -396,7 +417,17 @@ impl McpEndpoint {
                 return self.error(id, era, codes::INVALID_PARAMS, &m, None);
             }
         };
-        match self.pages.page(cursor, self.opts.list.page_size) {
+        let lang = self.language(extras_lang);
+        let Some(pages) = self.pages.get(lang) else {
+            return self.error(
+                id,
+                era,
+                codes::INTERNAL_ERROR,
+                "no tool list for the language",
+                None,
+            );
+        };
+        match pages.page(cursor, self.opts.list.page_size) {
             Ok(page) => self.ok(
                 id,
                 era,

@@ -8,6 +8,7 @@ use serde_json::{Map, Value, json};
 use crate::catalog::{Catalog, MethodInfo};
 use crate::error::RpcError;
 use crate::group::{TOOL_NAME_RULE, is_valid_tool_name};
+use crate::i18n::{MethodTexts, Translations};
 
 /// The 2020-12 dialect URL, stated on tool schemas so every client validates by the same rules.
 pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
@@ -24,24 +25,15 @@ pub struct ListOptions {
 }
 
 /// The tool object of a method.
-pub fn tool_json(info: &MethodInfo, opts: &ListOptions) -> Value {
+pub fn tool_json(info: &MethodInfo, texts: &MethodTexts, opts: &ListOptions) -> Value {
     let mut t = Map::new();
     t.insert("name".into(), info.name().into());
-    let title = info
-        .def
-        .annotations
-        .title
-        .map(str::to_owned)
-        .or_else(|| info.title.clone());
-    t.insert(
-        "title".into(),
-        title.unwrap_or_else(|| info.name().to_owned()).into(),
-    );
+    t.insert("title".into(), texts.title.clone().into());
     // Some clients (and the conformance suite) require a non-empty description.
-    let description = info
+    let description = texts
         .description
         .clone()
-        .unwrap_or_else(|| info.name().to_owned());
+        .unwrap_or_else(|| texts.title.clone());
     t.insert("description".into(), description.into());
     t.insert(
         "inputSchema".into(),
@@ -105,11 +97,20 @@ pub fn cursor(offset: usize) -> String {
 
 impl ToolPages {
     /// Builds every page once.
-    pub fn build(catalog: &Catalog, opts: &ListOptions) -> Self {
+    pub fn build(
+        catalog: &Catalog,
+        translations: &Translations,
+        lang: &str,
+        opts: &ListOptions,
+    ) -> Self {
+        let group = catalog.group().name();
         let tools: Vec<String> = catalog
             .methods()
             .iter()
-            .map(|m| serde_json::to_string(&tool_json(m, opts)).unwrap_or_default())
+            .map(|m| {
+                let texts = MethodTexts::of(m, translations, group, lang);
+                serde_json::to_string(&tool_json(m, &texts, opts)).unwrap_or_default()
+            })
             .collect();
         let size = opts.page_size.max(1);
         let mut pages = Vec::new();
@@ -178,13 +179,19 @@ pub fn bad_tool_names(catalog: &Catalog) -> Vec<String> {
         .collect()
 }
 
-/// `{"tools":[...]}` as a plain value, for the CLI and tests.
-pub fn tools_value(catalog: &Catalog, opts: &ListOptions) -> Value {
+/// The `tools` array of a catalog in one language, as tools/list serves it.
+pub fn tools_value(
+    catalog: &Catalog,
+    translations: &Translations,
+    lang: &str,
+    opts: &ListOptions,
+) -> Value {
+    let group = catalog.group().name();
     json!(
         catalog
             .methods()
             .iter()
-            .map(|m| tool_json(m, opts))
+            .map(|m| tool_json(m, &MethodTexts::of(m, translations, group, lang), opts))
             .collect::<Vec<_>>()
     )
 }

@@ -17,7 +17,8 @@ use crate::server::ServerInner;
 struct RpcEndpoint {
     server: Arc<ServerInner>,
     catalog: Arc<Catalog>,
-    openrpc: Bytes,
+    /// The OpenRPC document per language, built once.
+    openrpc: std::collections::BTreeMap<String, Bytes>,
 }
 
 /// The JSON-RPC routes of every catalog.
@@ -27,7 +28,12 @@ pub(crate) fn rpc_router(server: &Arc<ServerInner>) -> Router {
         let path = server
             .config
             .rpc_path(catalog.group().name(), catalog.version());
-        let openrpc = server.openrpc_bytes(catalog, &path);
+        let openrpc = server
+            .translations
+            .languages()
+            .iter()
+            .map(|l| (l.clone(), server.openrpc_bytes(catalog, l, &path)))
+            .collect();
         let ep = Arc::new(RpcEndpoint {
             server: server.clone(),
             catalog: catalog.clone(),
@@ -105,8 +111,15 @@ async fn rpc_post(State(ep): State<Arc<RpcEndpoint>>, headers: HeaderMap, body: 
     run_after(res, after)
 }
 
-async fn rpc_get(State(ep): State<Arc<RpcEndpoint>>) -> Response {
-    json_response(StatusCode::OK, ep.openrpc.clone())
+async fn rpc_get(State(ep): State<Arc<RpcEndpoint>>, headers: HeaderMap) -> Response {
+    let accept = headers
+        .get(header::ACCEPT_LANGUAGE)
+        .and_then(|v| v.to_str().ok());
+    let lang = ep.server.translations.pick(accept);
+    let body = ep.openrpc.get(lang).cloned().unwrap_or_default();
+    let mut res = json_response(StatusCode::OK, body);
+    super::mcp::set_language(res.headers_mut(), lang);
+    res
 }
 
 /// A body that runs the `post_response` work once it has been written (or dropped).

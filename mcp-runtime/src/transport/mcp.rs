@@ -75,6 +75,13 @@ fn decode_header_value(v: &str) -> Option<String> {
     }
 }
 
+fn with_lang(lang: &Arc<str>) -> CallExtras {
+    CallExtras {
+        language: Some(lang.clone()),
+        ..CallExtras::default()
+    }
+}
+
 fn sse_response(body: Body) -> Response {
     let mut r = Response::new(body);
     let h = r.headers_mut();
@@ -104,17 +111,58 @@ pub(crate) async fn post(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    if let Err(r) = precheck(&route, &headers) {
+    let lang: Arc<str> = Arc::from(
+        route
+            .ep
+            .translations
+            .pick(header(&headers, "accept-language")),
+    );
+    let mut res = post_inner(&route, &headers, body, &lang).await;
+    set_language(res.headers_mut(), &lang);
+    res
+}
+
+/// `Content-Language` and `Vary: Accept-Language` (merged into an existing `Vary`).
+pub(crate) fn set_language(h: &mut HeaderMap, lang: &str) {
+    if let Ok(v) = HeaderValue::from_str(lang) {
+        h.insert(header::CONTENT_LANGUAGE, v);
+    }
+    let vary = h
+        .get(header::VARY)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let merged = match vary {
+        Some(v)
+            if v.split(',')
+                .any(|x| x.trim().eq_ignore_ascii_case("accept-language") || x.trim() == "*") =>
+        {
+            v
+        }
+        Some(v) if !v.trim().is_empty() => format!("{v}, Accept-Language"),
+        _ => "Accept-Language".to_owned(),
+    };
+    if let Ok(v) = HeaderValue::from_str(&merged) {
+        h.insert(header::VARY, v);
+    }
+}
+
+async fn post_inner(
+    route: &Arc<McpRoute>,
+    headers: &HeaderMap,
+    body: Bytes,
+    lang: &Arc<str>,
+) -> Response {
+    if let Err(r) = precheck(route, headers) {
         return r;
     }
-    if !is_json_content_type(&headers) {
+    if !is_json_content_type(headers) {
         return (
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "Invalid Content-Type header",
         )
             .into_response();
     }
-    if !accepts(&headers, "application/json") && !accepts(&headers, "text/event-stream") {
+    if !accepts(headers, "application/json") && !accepts(headers, "text/event-stream") {
         return StatusCode::NOT_ACCEPTABLE.into_response();
     }
     let value: Value = match serde_json::from_slice(&body) {
@@ -122,9 +170,9 @@ pub(crate) async fn post(
         Err(_) => return plain_error(StatusCode::BAD_REQUEST, -32700, "Parse error"),
     };
     let ep = &route.ep;
-    let hdr_version = header(&headers, VERSION);
+    let hdr_version = header(headers, VERSION);
     if let Value::Array(items) = value {
-        return batch(ep, &headers, items).await;
+        return batch(ep, headers, items, lang).await;
     }
     let msg = match parse_message(value) {
         Ok(Incoming::Request(m)) => m,
@@ -140,7 +188,7 @@ pub(crate) async fn post(
         && (msg.meta_version().is_some()
             || hdr_version.is_some_and(|v| protocol::handshake_version(v).is_none()));
     if modern {
-        return modern_request(ep, &headers, msg).await;
+        return modern_request(ep, headers, msg, lang).await;
     }
 
     // Handshake era.
@@ -148,7 +196,7 @@ pub(crate) async fn post(
     let mut version = hdr_version.and_then(protocol::handshake_version);
     if let Some(store) = &ep.sessions {
         if msg.method != "initialize" {
-            let Some(sid) = header(&headers, SESSION) else {
+            let Some(sid) = header(headers, SESSION) else {
                 return plain_error(
                     StatusCode::BAD_REQUEST,
                     -32600,
@@ -173,7 +221,7 @@ pub(crate) async fn post(
             .and_then(Value::as_str);
         let negotiated = protocol::negotiate(requested);
         let answer = ep
-            .handle(&msg, Era::Handshake(negotiated), CallExtras::default())
+            .handle(&msg, Era::Handshake(negotiated), with_lang(lang))
             .await;
         let mut resp = answer_response(answer);
         if let Some(store) = &ep.sessions {
@@ -196,38 +244,45 @@ pub(crate) async fn post(
         .and_then(|m| m.get("progressToken"))
         .is_some();
     let sse = msg.method == "tools/call"
-        && accepts(&headers, "text/event-stream")
-        && header(&headers, "accept").is_some()
+        && accepts(headers, "text/event-stream")
+        && header(headers, "accept").is_some()
         && (session.is_some() || wants_progress);
     if sse {
         let stream = match &session {
             Some(sid) => ep.streams.open(sid, ep.opts.retry_ms),
             None => EventStream::new(None, 0),
         };
-        return spawn_sse(ep.clone(), msg, era, stream);
+        return spawn_sse(ep.clone(), msg, era, stream, lang);
     }
-    json_answer(ep, &msg, era).await
+    json_answer(ep, &msg, era, lang).await
 }
 
 /// Answers with JSON; `post_response` work runs once the body is written.
-async fn json_answer(ep: &McpEndpoint, msg: &Message, era: Era) -> Response {
+async fn json_answer(ep: &McpEndpoint, msg: &Message, era: Era, lang: &Arc<str>) -> Response {
     let after = ep
         .core
         .has_post_response()
         .then(crate::core::events::AfterResponse::default);
     let extras = CallExtras {
         after_response: after.clone(),
-        ..CallExtras::default()
+        ..with_lang(lang)
     };
     super::http::run_after(answer_response(ep.handle(msg, era, extras).await), after)
 }
 
-fn spawn_sse(ep: Arc<McpEndpoint>, msg: Message, era: Era, stream: Arc<EventStream>) -> Response {
+fn spawn_sse(
+    ep: Arc<McpEndpoint>,
+    msg: Message,
+    era: Era,
+    stream: Arc<EventStream>,
+    lang: &Arc<str>,
+) -> Response {
     let notifier: Arc<dyn crate::context::Notifier> = stream.clone();
     let extras = CallExtras {
         progress_token: None,
         notifier: Some(notifier),
         after_response: None,
+        language: Some(lang.clone()),
     };
     let s = stream.clone();
     tokio::spawn(async move {
@@ -238,7 +293,12 @@ fn spawn_sse(ep: Arc<McpEndpoint>, msg: Message, era: Era, stream: Arc<EventStre
     sse_response(stream.body(0))
 }
 
-async fn modern_request(ep: &Arc<McpEndpoint>, headers: &HeaderMap, msg: Message) -> Response {
+async fn modern_request(
+    ep: &Arc<McpEndpoint>,
+    headers: &HeaderMap,
+    msg: Message,
+    lang: &Arc<str>,
+) -> Response {
     let id = msg.id.as_ref();
     if let Err(a) = ep.check_modern_meta(&msg) {
         return answer_response(a);
@@ -267,13 +327,24 @@ async fn modern_request(ep: &Arc<McpEndpoint>, headers: &HeaderMap, msg: Message
         .and_then(|m| m.get("progressToken"))
         .is_some();
     if msg.method == "tools/call" && wants_progress && accepts(headers, "text/event-stream") {
-        return spawn_sse(ep.clone(), msg, Era::Modern, EventStream::new(None, 0));
+        return spawn_sse(
+            ep.clone(),
+            msg,
+            Era::Modern,
+            EventStream::new(None, 0),
+            lang,
+        );
     }
-    json_answer(ep, &msg, Era::Modern).await
+    json_answer(ep, &msg, Era::Modern, lang).await
 }
 
 /// A batch: only 2025-03-26 allows them ("MUST support receiving"); answered as one array.
-async fn batch(ep: &Arc<McpEndpoint>, headers: &HeaderMap, items: Vec<Value>) -> Response {
+async fn batch(
+    ep: &Arc<McpEndpoint>,
+    headers: &HeaderMap,
+    items: Vec<Value>,
+    lang: &Arc<str>,
+) -> Response {
     let reject = || {
         plain_error(
             StatusCode::BAD_REQUEST,
@@ -310,7 +381,7 @@ async fn batch(ep: &Arc<McpEndpoint>, headers: &HeaderMap, items: Vec<Value>) ->
                 "Invalid Request: initialize cannot be batched",
                 None,
             )),
-            Ok(Incoming::Request(m)) => Some(ep.handle(&m, era, CallExtras::default()).await.body),
+            Ok(Incoming::Request(m)) => Some(ep.handle(&m, era, with_lang(lang)).await.body),
             Ok(_) => None,
             Err((id, e)) => Some(error_body(id.as_ref(), e.code(), e.message(), None)),
         }
@@ -332,16 +403,16 @@ async fn batch(ep: &Arc<McpEndpoint>, headers: &HeaderMap, items: Vec<Value>) ->
 }
 
 pub(crate) async fn get(State(route): State<Arc<McpRoute>>, headers: HeaderMap) -> Response {
-    if let Err(r) = precheck(&route, &headers) {
+    let (route, headers) = (&route, &headers);
+    if let Err(r) = precheck(route, headers) {
         return r;
     }
     let ep = &route.ep;
-    let modern =
-        header(&headers, VERSION).is_some_and(|v| protocol::handshake_version(v).is_none());
+    let modern = header(headers, VERSION).is_some_and(|v| protocol::handshake_version(v).is_none());
     let (Some(store), false) = (&ep.sessions, modern) else {
         return method_not_allowed("POST");
     };
-    let Some(sid) = header(&headers, SESSION) else {
+    let Some(sid) = header(headers, SESSION) else {
         return plain_error(
             StatusCode::BAD_REQUEST,
             -32600,
@@ -352,23 +423,23 @@ pub(crate) async fn get(State(route): State<Arc<McpRoute>>, headers: HeaderMap) 
         return plain_error(StatusCode::NOT_FOUND, -32600, "Session not found");
     }
     // Resumption of an interrupted POST stream (SEP-1699); no standalone server stream is offered.
-    match header(&headers, "last-event-id").and_then(|l| ep.streams.resume(sid, l)) {
+    match header(headers, "last-event-id").and_then(|l| ep.streams.resume(sid, l)) {
         Some((stream, from)) => sse_response(stream.body(from)),
         None => method_not_allowed("POST, DELETE"),
     }
 }
 
 pub(crate) async fn delete(State(route): State<Arc<McpRoute>>, headers: HeaderMap) -> Response {
-    if let Err(r) = precheck(&route, &headers) {
+    let (route, headers) = (&route, &headers);
+    if let Err(r) = precheck(route, headers) {
         return r;
     }
     let ep = &route.ep;
-    let modern =
-        header(&headers, VERSION).is_some_and(|v| protocol::handshake_version(v).is_none());
+    let modern = header(headers, VERSION).is_some_and(|v| protocol::handshake_version(v).is_none());
     let (Some(store), false) = (&ep.sessions, modern) else {
         return method_not_allowed("POST");
     };
-    let Some(sid) = header(&headers, SESSION) else {
+    let Some(sid) = header(headers, SESSION) else {
         return plain_error(
             StatusCode::BAD_REQUEST,
             -32600,

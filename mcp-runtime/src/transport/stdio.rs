@@ -106,6 +106,7 @@ where
                         progress_token: None,
                         notifier: Some(notifier),
                         after_response: None,
+                        language: None,
                     },
                 )
                 .await;

@@ -1,0 +1,455 @@
+//! The core pipeline on the wire, against `catalog` processes: assertions, cache, locks and
+//! events on `/rpc` and MCP, in memory and shared through Redis (started here on a free
+//! port), including a Redis outage in the middle of a run.
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+struct Proc {
+    child: Child,
+    addr: String,
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn catalog(env: &[(&str, &str)]) -> Proc {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_catalog"));
+    cmd.args(["--listen", "127.0.0.1:0"])
+        .env_remove("REDIS_URL")
+        .env_remove("APP_ENV");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start catalog");
+    let stderr = child.stderr.take().expect("stderr");
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(rest) = line.split("catalog listening on ").nth(1) {
+                let _ = tx.send(rest.split(':').take(2).collect::<Vec<_>>().join(":"));
+            }
+        }
+    });
+    let addr = rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("catalog address");
+    Proc { child, addr }
+}
+
+/// A `redis-server` on a free port, without persistence; killed on drop.
+struct Redis {
+    child: Option<Child>,
+    port: u16,
+}
+
+impl Redis {
+    fn start() -> Option<Self> {
+        let bin = std::env::var("MCP_TEST_REDIS").unwrap_or_else(|_| "redis-server".into());
+        if Command::new(&bin).arg("--version").output().is_err() {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "redis-server is missing: run scripts/install-test-clients.sh"
+            );
+            eprintln!("SKIPPED: redis-server is not installed (scripts/test.sh installs it)");
+            return None;
+        }
+        let port = TcpListener::bind("127.0.0.1:0")
+            .ok()?
+            .local_addr()
+            .ok()?
+            .port();
+        let mut r = Redis { child: None, port };
+        r.restart(&bin);
+        Some(r)
+    }
+
+    fn restart(&mut self, bin: &str) {
+        let child = Command::new(bin)
+            .args([
+                "--port",
+                &self.port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start redis-server");
+        self.child = Some(child);
+        for _ in 0..100 {
+            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("redis-server did not start");
+    }
+
+    fn stop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+async fn rpc(p: &Proc, group: &str, body: Value) -> Value {
+    let url = format!("http://{}/rpc/{group}/v1", p.addr);
+    let res = reqwest::Client::new()
+        .post(url)
+        .json(&body)
+        .send()
+        .await
+        .expect("request");
+    res.json().await.expect("json body")
+}
+
+async fn call(p: &Proc, method: &str, params: Value) -> Value {
+    rpc(
+        p,
+        "mcp",
+        json!({"jsonrpc":"2.0","id":1,"method":method,"params":params}),
+    )
+    .await
+}
+
+async fn tool(p: &Proc, name: &str, args: Value) -> Value {
+    let url = format!("http://{}/mcp/mcp/v1", p.addr);
+    let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":name,"arguments":args}});
+    reqwest::Client::new()
+        .post(url)
+        .json(&body)
+        .send()
+        .await
+        .expect("request")
+        .json()
+        .await
+        .expect("json")
+}
+
+async fn counts(p: &Proc) -> Value {
+    rpc(
+        p,
+        "internal",
+        json!({"jsonrpc":"2.0","id":1,"method":"Events.counts"}),
+    )
+    .await["result"]
+        .clone()
+}
+
+fn delta(before: &Value, after: &Value, key: &str) -> i64 {
+    after[key].as_i64().unwrap_or(0) - before[key].as_i64().unwrap_or(0)
+}
+
+#[tokio::test]
+async fn assertions_on_both_faces_report_every_violation() {
+    let p = catalog(&[]);
+    // The reference's example, exactly.
+    let r = call(
+        &p,
+        "Mail.send",
+        json!({"email":"nope","subject":"Hi","text":"0123456789"}),
+    )
+    .await;
+    assert_eq!(
+        r,
+        json!({"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid Data for call method: Mail.send",
+            "data":{"email":["This value is not a valid email address."]}}})
+    );
+    // Positional params are validated too, every violation at once.
+    let r = call(&p, "Mail.send", json!(["nope", "   ", "short"])).await;
+    assert_eq!(
+        r["error"]["data"],
+        json!({"email":["This value is not a valid email address."],"subject":["This value should not be blank."],
+            "text":["This value is too short. It should have 10 characters or more."]})
+    );
+    let long = "x".repeat(101);
+    let r = call(
+        &p,
+        "Mail.send",
+        json!({"email":"a@b.co","subject":long,"text":"0123456789"}),
+    )
+    .await;
+    assert_eq!(
+        r["error"]["data"],
+        json!({"subject":["This value is too long. It should have 100 characters or less."]})
+    );
+    // A custom check runs after the schema: the same error shape on /rpc...
+    let r = call(
+        &p,
+        "Mail.send",
+        json!({"email":"x@mailinator.com","subject":"Hi","text":"0123456789"}),
+    )
+    .await;
+    assert_eq!(
+        r["error"],
+        json!({"code":-32602,"message":"Invalid Data for call method: Mail.send",
+            "data":{"email":["Disposable addresses (mailinator.com) are not accepted."]}})
+    );
+    // ...and on MCP a schema violation is a JSON-RPC error, a failed check a tool error.
+    let r = tool(
+        &p,
+        "Mail.send",
+        json!({"email":"nope","subject":"Hi","text":"0123456789"}),
+    )
+    .await;
+    assert_eq!(r["error"]["code"], -32602);
+    assert_eq!(
+        r["error"]["message"],
+        "Invalid parameters for tool 'Mail.send': Property '/email': This value is not a valid email address."
+    );
+    let r = tool(
+        &p,
+        "Mail.send",
+        json!({"email":"x@mailinator.com","subject":"Hi","text":"0123456789"}),
+    )
+    .await;
+    assert_eq!(r["result"]["isError"], true);
+    let ok = tool(
+        &p,
+        "Mail.send",
+        json!({"email":"a@b.co","subject":"Hi","text":"0123456789"}),
+    )
+    .await;
+    assert_eq!(
+        ok["result"]["structuredContent"],
+        json!({"result":{"queued":true,"to":"a@b.co"}})
+    );
+}
+
+#[tokio::test]
+async fn the_schema_shows_every_constraint() {
+    let p = catalog(&[]);
+    let url = format!("http://{}/mcp/mcp/v1", p.addr);
+    let list: Value = reqwest::Client::new()
+        .post(url)
+        .json(&json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let tools = list["result"]["tools"].as_array().unwrap();
+    let mail = tools.iter().find(|t| t["name"] == "Mail.send").unwrap();
+    assert_eq!(
+        mail["inputSchema"]["properties"],
+        json!({
+            "email":{"type":"string","format":"email","description":"Recipient address"},
+            "subject":{"type":"string","minLength":1,"pattern":"\\S","maxLength":100,"description":"Subject line"},
+            "text":{"type":"string","minLength":10,"description":"Message body"}
+        })
+    );
+}
+
+#[tokio::test]
+async fn cache_hits_do_not_run_the_method_or_fire_later_events() {
+    let p = catalog(&[("APP_ENV", "prod")]);
+    let a1 = call(&p, "Stats.hits", json!({})).await["result"].clone();
+    let before = counts(&p).await;
+    let a2 = call(&p, "Stats.hits", json!({"key":"a"})).await["result"].clone();
+    let after = counts(&p).await;
+    assert_eq!(a1, a2, "a hit repeats the earlier result");
+    // Between the two counts: the hit fired `request` only (plus the counts call itself).
+    assert_eq!(delta(&before, &after, "request"), 2);
+    assert_eq!(delta(&before, &after, "pre_execute"), 1);
+    assert_eq!(delta(&before, &after, "post_response"), 1);
+    let b = call(&p, "Stats.hits", json!({"key":"b"})).await["result"].clone();
+    assert_eq!(b["key"], "b");
+    assert!(
+        b["runs"].as_u64() > a1["runs"].as_u64(),
+        "another key runs the method"
+    );
+    // `$rpc.ignoreCache` skips the lookup but stores the new result.
+    let fresh = call(
+        &p,
+        "Stats.hits",
+        json!({"key":"a","$rpc":{"ignoreCache":true}}),
+    )
+    .await["result"]
+        .clone();
+    assert!(fresh["runs"].as_u64() > b["runs"].as_u64());
+    assert_eq!(
+        call(&p, "Stats.hits", json!({"key":"a"})).await["result"],
+        fresh
+    );
+    // The MCP face shares the cache.
+    assert_eq!(
+        tool(&p, "Stats.hits", json!({"key":"a"})).await["result"]["structuredContent"]["result"],
+        fresh
+    );
+    // Errors are never cached.
+    let e1 = call(&p, "Stats.hits", json!({"key": 5})).await;
+    assert_eq!(e1["error"]["code"], -32602);
+}
+
+#[tokio::test]
+async fn caching_is_off_in_dev() {
+    let p = catalog(&[("APP_ENV", "dev")]);
+    let a = call(&p, "Stats.hits", json!({})).await["result"]["runs"].clone();
+    let b = call(&p, "Stats.hits", json!({})).await["result"]["runs"].clone();
+    assert_ne!(a, b);
+}
+
+#[tokio::test]
+async fn a_hundred_concurrent_payments_of_one_order_run_one_at_a_time() {
+    let p = catalog(&[]);
+    let calls = (0..100).map(|_| call(&p, "Orders.pay", json!({"order_id": 42, "hold_ms": 500})));
+    let results = futures_util::future::join_all(calls).await;
+    let ok = results
+        .iter()
+        .filter(|r| r["result"]["paid"] == true)
+        .count();
+    let locked: Vec<&Value> = results
+        .iter()
+        .filter(|r| r["error"]["code"] == -32400)
+        .collect();
+    assert_eq!(ok, 1, "exactly one holder");
+    assert_eq!(locked.len(), 99);
+    assert_eq!(
+        locked[0]["error"]["message"],
+        "Method 'Orders.pay' is locked."
+    );
+    // Released after the call: the next one runs; another order was never blocked.
+    assert_eq!(
+        call(&p, "Orders.pay", json!({"order_id": 42})).await["result"]["paid"],
+        true
+    );
+    assert_eq!(
+        tool(&p, "Orders.pay", json!({"order_id": 43})).await["result"]["isError"],
+        false
+    );
+}
+
+#[tokio::test]
+async fn post_response_fires_once_per_executed_call_never_for_errors() {
+    let p = catalog(&[]);
+    let before = counts(&p).await;
+    let url = format!("http://{}/rpc/mcp/v1", p.addr);
+    let batch = json!([
+        {"jsonrpc":"2.0","id":1,"method":"Catalog.ping"},
+        {"jsonrpc":"2.0","id":2,"method":"Catalog.get","params":{"id":1}},
+        {"jsonrpc":"2.0","id":3,"method":"Catalog.get","params":{"id":999}},
+        {"jsonrpc":"2.0","method":"Catalog.ping"}
+    ]);
+    let r: Value = reqwest::Client::new()
+        .post(url)
+        .json(&batch)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(r.as_array().map(Vec::len), Some(3));
+    tool(&p, "Catalog.ping", json!({})).await;
+    tool(&p, "Catalog.get", json!({"id": 999})).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let after = counts(&p).await;
+    // 3 successful batch items (one a notification) + 1 tools/call + the first counts call.
+    assert_eq!(delta(&before, &after, "post_response"), 5);
+    assert_eq!(delta(&before, &after, "error"), 2);
+}
+
+#[tokio::test]
+async fn two_processes_share_cache_and_locks_through_redis() {
+    let Some(redis) = Redis::start() else { return };
+    let url = redis.url();
+    let a = catalog(&[("REDIS_URL", &url), ("APP_ENV", "prod")]);
+    let b = catalog(&[("REDIS_URL", &url), ("APP_ENV", "prod")]);
+    let from_a = call(&a, "Stats.hits", json!({"key":"shared"})).await["result"].clone();
+    assert_eq!(from_a["runs"], 1);
+    // B never ran it, yet answers with A's entry.
+    assert_eq!(
+        call(&b, "Stats.hits", json!({"key":"shared"})).await["result"],
+        from_a
+    );
+    let hold = call(&a, "Orders.pay", json!({"order_id": 7, "hold_ms": 800}));
+    let contend = async {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        call(&b, "Orders.pay", json!({"order_id": 7})).await
+    };
+    let (held, refused) = tokio::join!(hold, contend);
+    assert_eq!(held["result"]["paid"], true);
+    assert_eq!(
+        refused["error"]["message"],
+        "Method 'Orders.pay' is locked."
+    );
+    assert_eq!(
+        call(&b, "Orders.pay", json!({"order_id": 7})).await["result"]["paid"],
+        true
+    );
+}
+
+#[tokio::test]
+async fn redis_outage_cache_fails_open_locks_fail_closed_and_both_recover() {
+    let Some(mut redis) = Redis::start() else {
+        return;
+    };
+    let url = redis.url();
+    let p = catalog(&[("REDIS_URL", &url), ("APP_ENV", "prod")]);
+    assert_eq!(
+        call(&p, "Orders.pay", json!({"order_id": 1})).await["result"]["paid"],
+        true
+    );
+    let cached = call(&p, "Stats.hits", json!({"key":"k"})).await["result"].clone();
+    redis.stop();
+    // Cache down: the call still succeeds, uncached (a new run each time).
+    let r1 = call(&p, "Stats.hits", json!({"key":"k"})).await["result"].clone();
+    let r2 = call(&p, "Stats.hits", json!({"key":"k"})).await["result"].clone();
+    assert_eq!(r1["key"], "k");
+    assert_ne!(r1["runs"], r2["runs"]);
+    assert!(r1["runs"].as_u64() > cached["runs"].as_u64());
+    // Lock down: the call fails with a clear error, and the method did not run.
+    let e = call(&p, "Orders.pay", json!({"order_id": 1})).await;
+    assert_eq!(e["error"]["code"], -32500);
+    let msg = e["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        msg.starts_with("Method 'Orders.pay' cannot take its lock: redis:"),
+        "{msg}"
+    );
+    redis.restart(&std::env::var("MCP_TEST_REDIS").unwrap_or_else(|_| "redis-server".into()));
+    // Back: locks work again and results are cached again.
+    let mut ok = false;
+    for _ in 0..40 {
+        if call(&p, "Orders.pay", json!({"order_id": 1})).await["result"]["paid"] == true {
+            ok = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    assert!(ok, "locks recover when Redis is back");
+    let c1 = call(&p, "Stats.hits", json!({"key":"after"})).await["result"].clone();
+    assert_eq!(
+        call(&p, "Stats.hits", json!({"key":"after"})).await["result"],
+        c1
+    );
+}

@@ -1,0 +1,217 @@
+//! Translated titles and descriptions: files, per-field fallback chains and
+//! `Accept-Language` negotiation, all resolved once at startup.
+
+mod negotiate;
+pub mod translations;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+pub use negotiate::negotiate;
+pub use translations::{File, Texts, TranslationError};
+
+use crate::catalog::{MethodInfo, Registry};
+
+/// How problems in translation files are handled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Strictness {
+    /// A problem is a startup error (default).
+    #[default]
+    Error,
+    /// A problem is logged as a warning.
+    Warn,
+}
+
+/// Every loaded translation, indexed for the fallback chains.
+#[derive(Debug, Clone)]
+pub struct Translations {
+    default_lang: String,
+    /// (group or None for base, lang) → method → texts.
+    files: BTreeMap<(Option<String>, String), BTreeMap<String, Texts>>,
+    langs: Vec<String>,
+}
+
+/// The resolved texts of one method in one group and language.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Resolved {
+    /// Title, if any link of the chain has one (else the caller uses the doc or the name).
+    pub title: Option<String>,
+    /// Description.
+    pub description: Option<String>,
+    /// Parameter descriptions.
+    pub params: BTreeMap<String, String>,
+}
+
+impl Translations {
+    /// No files: every text comes from doc comments.
+    pub fn none(default_lang: &str) -> Self {
+        Self {
+            default_lang: default_lang.to_ascii_lowercase(),
+            files: BTreeMap::new(),
+            langs: vec![default_lang.to_ascii_lowercase()],
+        }
+    }
+
+    /// Indexes files and checks them against the catalogs: unknown methods or groups and
+    /// reserved group names are reported.
+    pub fn new(
+        default_lang: &str,
+        files: Vec<File>,
+        registry: &Registry,
+        strictness: Strictness,
+    ) -> Result<Self, Vec<TranslationError>> {
+        let mut errors = Vec::new();
+        for g in registry.groups() {
+            if translations::RESERVED_DOMAINS.contains(&g.name()) {
+                errors.push(TranslationError {
+                        file: format!("group `{}`", g.name()),
+                    line: 0,
+                    message: format!(
+                        "the group name `{}` is reserved for a translation domain ({}); rename the group",
+                        g.name(),
+                        translations::RESERVED_DOMAINS.join(", ")
+                    ),
+                });
+            }
+        }
+        let known: BTreeSet<&str> = registry
+            .catalogs()
+            .flat_map(|c| c.methods().iter().map(|m| m.name()))
+            .collect();
+        let mut soft = Vec::new();
+        let mut index: BTreeMap<(Option<String>, String), BTreeMap<String, Texts>> =
+            BTreeMap::new();
+        let mut langs: BTreeSet<String> = BTreeSet::from([default_lang.to_ascii_lowercase()]);
+        for f in files {
+            if let Some(g) = &f.group {
+                if !registry.groups().iter().any(|x| x.name() == g) {
+                    soft.push(TranslationError {
+                        file: f.source.clone(),
+                        line: 0,
+                        message: format!("no group `{g}` exists"),
+                    });
+                }
+            }
+            for (m, t) in &f.methods {
+                let in_group = match &f.group {
+                    None => known.contains(m.as_str()),
+                    Some(g) => registry
+                        .catalogs()
+                        .filter(|c| c.group().name() == g)
+                        .any(|c| c.get(m).is_some()),
+                };
+                if !in_group {
+                    soft.push(TranslationError {
+                        file: f.source.clone(),
+                        line: t.line,
+                        message: format!("unknown method `{m}`"),
+                    });
+                }
+            }
+            langs.insert(f.lang.clone());
+            index
+                .entry((f.group.clone(), f.lang.clone()))
+                .or_default()
+                .extend(f.methods);
+        }
+        match strictness {
+            Strictness::Error => errors.extend(soft),
+            Strictness::Warn => {
+                for e in soft {
+                    tracing::warn!("translations: {e}");
+                }
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        Ok(Self {
+            default_lang: default_lang.to_ascii_lowercase(),
+            files: index,
+            langs: langs.into_iter().collect(),
+        })
+    }
+
+    /// The default language.
+    pub fn default_lang(&self) -> &str {
+        &self.default_lang
+    }
+
+    /// Every language with files (and the default), sorted.
+    pub fn languages(&self) -> &[String] {
+        &self.langs
+    }
+
+    /// Negotiates a language for an `Accept-Language` header (the default when none fits).
+    pub fn pick(&self, accept_language: Option<&str>) -> &str {
+        let langs: Vec<&str> = self.langs.iter().map(String::as_str).collect();
+        negotiate(accept_language, &langs, &self.default_lang).unwrap_or(&self.default_lang)
+    }
+
+    fn texts(&self, group: Option<&str>, lang: &str, method: &str) -> Option<&Texts> {
+        self.files
+            .get(&(group.map(str::to_owned), lang.to_owned()))?
+            .get(method)
+    }
+
+    /// Resolves each field through its own chain: group + language → group + default →
+    /// base + language → base + default (the doc comment is the caller's last link).
+    pub fn resolve(&self, group: &str, lang: &str, method: &str) -> Resolved {
+        let chain = [
+            self.texts(Some(group), lang, method),
+            self.texts(Some(group), &self.default_lang, method),
+            self.texts(None, lang, method),
+            self.texts(None, &self.default_lang, method),
+        ];
+        let mut r = Resolved {
+            title: chain.iter().flatten().find_map(|t| t.title.clone()),
+            description: chain.iter().flatten().find_map(|t| t.description.clone()),
+            params: BTreeMap::new(),
+        };
+        for t in chain.iter().flatten().rev() {
+            for (k, v) in &t.params {
+                r.params.insert(k.clone(), v.clone());
+            }
+        }
+        r
+    }
+}
+
+/// A method's texts in one group and language, with the doc comment as last link.
+#[derive(Debug, Clone)]
+pub struct MethodTexts {
+    /// Title (never empty: falls back to the name).
+    pub title: String,
+    /// Description, if any.
+    pub description: Option<String>,
+    /// Input schema with translated parameter descriptions.
+    pub input_schema: serde_json::Value,
+}
+
+impl MethodTexts {
+    /// Resolves the texts of `info` for `group` and `lang`.
+    pub fn of(info: &MethodInfo, t: &Translations, group: &str, lang: &str) -> Self {
+        let r = t.resolve(group, lang, info.name());
+        let title = r
+            .title
+            .or_else(|| info.def.annotations.title.map(str::to_owned))
+            .or_else(|| info.title.clone())
+            .unwrap_or_else(|| info.name().to_owned());
+        let description = r.description.or_else(|| info.description.clone());
+        let mut input_schema = info.input_schema.clone();
+        if let Some(props) = input_schema
+            .get_mut("properties")
+            .and_then(|p| p.as_object_mut())
+        {
+            for (name, text) in r.params {
+                if let Some(serde_json::Value::Object(p)) = props.get_mut(&name) {
+                    p.insert("description".into(), text.into());
+                }
+            }
+        }
+        Self {
+            title,
+            description,
+            input_schema,
+        }
+    }
+}
