@@ -42,7 +42,7 @@ pub fn send(
 }
 
 /// A check the schema cannot express: disposable mail domains are refused.
-pub fn no_disposable_domain(email: &String) -> Result<(), String> {
+pub fn no_disposable_domain(email: &str) -> Result<(), String> {
     match email.rsplit_once('@') {
         Some((_, domain)) if domain.eq_ignore_ascii_case("mailinator.com") => {
             Err(format!("Disposable addresses ({domain}) are not accepted."))

@@ -245,7 +245,7 @@ pub fn method(m: &Method) -> TokenStream {
             #rt::ParamDef { name: #pname, description: #doc, kind: #kind, schema: #sfn, constraints: #constraints }
         });
         if let Some(check) = &p.check {
-            checks.push(quote_spanned! {check.span()=> #rt::run_check(#pname, &#var, &mut __errs, #check); });
+            checks.push(quote_spanned! {check.span()=> #rt::run_check(#pname, #check(&#var), &mut __errs); });
         }
         json_vars.push(var.clone());
         call_args.push(quote!(#var));

@@ -83,10 +83,10 @@ impl LockStore for MemoryLocks {
         key: &'a str,
         token: &'a str,
     ) -> BoxFuture<'a, Result<(), StoreError>> {
-        if let Ok(mut m) = self.held.lock() {
-            if m.get(key).is_some_and(|(t, _)| t == token) {
-                m.remove(key);
-            }
+        if let Ok(mut m) = self.held.lock()
+            && m.get(key).is_some_and(|(t, _)| t == token)
+        {
+            m.remove(key);
         }
         Box::pin(std::future::ready(Ok(())))
     }
@@ -131,10 +131,10 @@ impl LockGuard {
 
     /// Releases now.
     pub async fn release(mut self) {
-        if let Some(t) = self.token.take() {
-            if let Err(e) = self.store.release(&self.key, &t).await {
-                tracing::warn!(key = %self.key, error = %e, "lock release failed; the ttl will free it");
-            }
+        if let Some(t) = self.token.take()
+            && let Err(e) = self.store.release(&self.key, &t).await
+        {
+            tracing::warn!(key = %self.key, error = %e, "lock release failed; the ttl will free it");
         }
     }
 }

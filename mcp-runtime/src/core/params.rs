@@ -100,15 +100,15 @@ pub fn finish(method: &str, errs: &mut Vec<Violation>) -> Result<(), RpcError> {
     }
 }
 
-/// Runs a custom check (`#[param(check = path)]`): an `Err` is a violation of the parameter.
+/// Records the outcome of a custom check (`#[param(check = path)]`): an `Err` is a violation
+/// of the parameter. The macro calls the check itself, so `fn(&str)` works for `String`.
 #[doc(hidden)]
-pub fn run_check<T, E: std::fmt::Display>(
+pub fn run_check<E: std::fmt::Display>(
     name: &'static str,
-    value: &T,
+    outcome: Result<(), E>,
     errs: &mut Vec<Violation>,
-    check: impl FnOnce(&T) -> Result<(), E>,
 ) {
-    if let Err(e) = check(value) {
+    if let Err(e) = outcome {
         errs.push(Violation {
             key: name.to_owned(),
             pointer: format!("/{name}"),

@@ -121,10 +121,10 @@ impl Core {
         let mut params = super::params::prepare(info, params)?;
         let mut ignore_cache = false;
         // `$rpc` carries per-request options on JSON-RPC (MCP rejects it as an unknown argument).
-        if face == Face::JsonRpc {
-            if let Some(Value::Object(opts)) = params.remove("$rpc") {
-                ignore_cache = opts.get("ignoreCache") == Some(&Value::Bool(true));
-            }
+        if face == Face::JsonRpc
+            && let Some(Value::Object(opts)) = params.remove("$rpc")
+        {
+            ignore_cache = opts.get("ignoreCache") == Some(&Value::Bool(true));
         }
         let after = extras.after_response.clone();
         let ctx = RequestContext::new(
@@ -146,14 +146,9 @@ impl Core {
             }
         }
         let cache = match info.def.cache {
-            Some(policy) if policy.active_in(&self.env) => Some((
-                cache_key(
-                    info.def.name,
-                    catalog.version(),
-                    &Value::Object(params.clone()),
-                ),
-                policy,
-            )),
+            Some(policy) if policy.active_in(&self.env) => {
+                Some((effective_key(info, catalog.version(), &params), policy))
+            }
             _ => None,
         };
         if let (Some((key, _)), false) = (&cache, ignore_cache) {
@@ -178,14 +173,13 @@ impl Core {
             l.emit_logged(&mut Event::new(EventKind::PostExecute, &ctx).with_output(&mut out))
                 .await;
         }
-        if let Some((key, policy)) = cache {
-            if let Err(e) = self
+        if let Some((key, policy)) = cache
+            && let Err(e) = self
                 .cache
                 .set(&key, out.to_cache(), Duration::from_millis(policy.ttl_ms))
                 .await
-            {
-                tracing::warn!(method = info.def.name, error = %e, "cache unavailable; result not stored");
-            }
+        {
+            tracing::warn!(method = info.def.name, error = %e, "cache unavailable; result not stored");
         }
         if l.has(EventKind::Response) {
             l.emit_logged(&mut Event::new(EventKind::Response, &ctx).with_output(&mut out))
@@ -266,6 +260,20 @@ impl Core {
         }
         e
     }
+}
+
+/// The cache key of the effective arguments: defaults filled in, so `{}` and `{"key":"a"}`
+/// (with `key` defaulting to `"a"`) are one entry.
+fn effective_key(info: &MethodInfo, version: u32, params: &Params) -> String {
+    let mut effective = params.clone();
+    for p in info.def.params {
+        if let crate::registry::ParamKind::Default(f) = p.kind {
+            effective.entry(p.name).or_insert_with(f);
+        } else if let crate::registry::ParamKind::Optional = p.kind {
+            effective.entry(p.name).or_insert(Value::Null);
+        }
+    }
+    cache_key(info.def.name, version, &Value::Object(effective))
 }
 
 /// Calls the handler; a panic becomes -32603 and the worker keeps serving.

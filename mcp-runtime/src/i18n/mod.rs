@@ -82,14 +82,14 @@ impl Translations {
             BTreeMap::new();
         let mut langs: BTreeSet<String> = BTreeSet::from([default_lang.to_ascii_lowercase()]);
         for f in files {
-            if let Some(g) = &f.group {
-                if !registry.groups().iter().any(|x| x.name() == g) {
-                    soft.push(TranslationError {
-                        file: f.source.clone(),
-                        line: 0,
-                        message: format!("no group `{g}` exists"),
-                    });
-                }
+            if let Some(g) = &f.group
+                && !registry.groups().iter().any(|x| x.name() == g)
+            {
+                soft.push(TranslationError {
+                    file: f.source.clone(),
+                    line: 0,
+                    message: format!("no group `{g}` exists"),
+                });
             }
             for (m, t) in &f.methods {
                 let in_group = match &f.group {

@@ -67,10 +67,10 @@ pub fn negotiate<'a>(
         // RFC 4647 lookup: drop subtags from the end until one is available.
         let mut t = tag.as_str();
         loop {
-            if let Some(l) = available.iter().copied().find(|l| *l == t) {
-                if allowed(l) {
-                    return Some(l);
-                }
+            if let Some(l) = available.iter().copied().find(|l| *l == t)
+                && allowed(l)
+            {
+                return Some(l);
             }
             match t.rfind('-') {
                 Some(i) => t = &t[..i],

@@ -65,9 +65,12 @@ enum Node {
     Seq(usize),
 }
 
+/// An open mapping: its entries, a key waiting for its value, and its line.
+type OpenMap = (Vec<(String, usize, Node)>, Option<(String, usize)>, usize);
+
 #[derive(Default)]
 struct Builder {
-    stack: Vec<(Vec<(String, usize, Node)>, Option<(String, usize)>, usize)>,
+    stack: Vec<OpenMap>,
     root: Option<Node>,
     error: Option<(usize, String)>,
     seq_depth: usize,

@@ -203,6 +203,8 @@ pub fn error_body(id: Option<&Value>, code: i32, message: &str, data: Option<&Va
 }
 
 impl McpEndpoint {
+    // Crate-internal: called once per (group, version) by the server builder.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         core: Core,
         catalog: Arc<Catalog>,
@@ -332,6 +334,12 @@ impl McpEndpoint {
 
     /// Checks the modern envelope's required `_meta` keys and revision.
     pub fn check_modern_meta(&self, msg: &Message) -> Result<(), Answer> {
+        self.check_modern_keys(msg)?;
+        self.check_modern_version(msg)
+    }
+
+    /// Checks that the modern envelope has its required `_meta` keys (-32602).
+    pub fn check_modern_keys(&self, msg: &Message) -> Result<(), Answer> {
         let id = msg.id.as_ref();
         let meta = msg
             .params
@@ -349,6 +357,12 @@ impl McpEndpoint {
             );
             return Err(self.error(id, Era::Modern, codes::INVALID_PARAMS, &message, None));
         }
+        Ok(())
+    }
+
+    /// Checks that the envelope's revision is a modern one we serve (-32022).
+    pub fn check_modern_version(&self, msg: &Message) -> Result<(), Answer> {
+        let id = msg.id.as_ref();
         let requested = msg.meta_version().unwrap_or_default();
         if !protocol::MODERN_VERSIONS.contains(&requested) {
             let data = json!({ "supported": protocol::MODERN_VERSIONS, "requested": requested });

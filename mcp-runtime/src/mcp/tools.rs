@@ -156,7 +156,7 @@ impl ToolPages {
             .and_then(|b| String::from_utf8(b).ok())
             .and_then(|s| s.parse().ok())
             .ok_or_else(bad)?;
-        if offset == 0 || offset % page_size.max(1) != 0 {
+        if offset == 0 || !offset.is_multiple_of(page_size.max(1)) {
             return Err(bad());
         }
         self.pages.get(offset / page_size.max(1)).ok_or_else(bad)

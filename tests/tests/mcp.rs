@@ -1,0 +1,2433 @@
+//! The MCP endpoint on the wire: Streamable HTTP (both eras, stateless and stateful groups)
+//! and stdio, with exact JSON bodies.
+//!
+//! Every test starts its own in-process server on a free loopback port.
+
+use std::time::Duration;
+
+use examples::{ProductStore, internal};
+use mcp_runtime::mcp::InvalidArguments;
+use mcp_runtime::registry::{
+    Handler, MethodDef, ParamDef, ParamKind, Params, SourceLocation, ToolAnnotations,
+};
+use mcp_runtime::transport::HostPolicy;
+use mcp_runtime::{ApiGroup, Environment, Output, RequestContext, RpcError, Server, ServerBuilder};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures and helpers
+// ---------------------------------------------------------------------------------------------
+
+const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+const INSTRUCTIONS: &str =
+    "A small product catalog: search products, get one by id, browse the category tree.";
+const MODERN: &str = "2026-07-28";
+const TIMEOUT: Duration = Duration::from_secs(10);
+
+fn server_info() -> Value {
+    json!({"name": "catalog", "version": "0.1.0"})
+}
+
+/// The `_meta` member every modern request carries (`<env>` of the reference).
+fn env_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientInfo": {"name": "ExampleClient", "version": "1.0.0"},
+        "io.modelcontextprotocol/clientCapabilities": {}
+    })
+}
+
+/// The `_meta` member of modern results.
+fn result_meta() -> Value {
+    json!({"io.modelcontextprotocol/serverInfo": server_info()})
+}
+
+/// The example server's builder (`examples::builder()`), pinned to production so error texts
+/// do not depend on `APP_ENV`.
+fn example_prod() -> ServerBuilder {
+    examples::builder().env(Environment::PROD)
+}
+
+/// The example's methods without its translation files: tool texts come from the doc comments.
+fn untranslated() -> ServerBuilder {
+    Server::builder()
+        .name("catalog")
+        .version("0.1.0")
+        .state(ProductStore::demo())
+        .state(internal::Bad)
+        .instructions(INSTRUCTIONS)
+        .env(Environment::PROD)
+}
+
+/// The tool names group `mcp` v1 must list: every method of its catalog, sorted.
+fn mcp_tool_names(server: &Server) -> Vec<String> {
+    let catalog = server.registry().catalog("mcp", 1).unwrap();
+    let mut names: Vec<String> = catalog
+        .methods()
+        .iter()
+        .map(|m| m.name().to_owned())
+        .collect();
+    names.sort();
+    for n in MCP_TOOLS {
+        assert!(names.iter().any(|m| m == n), "{n} is in group mcp");
+    }
+    for n in ["Bad:ping", "Chaos.panic"] {
+        assert!(!names.iter().any(|m| m == n), "{n} is JSON-RPC only");
+    }
+    names
+}
+
+fn tool_names(tools: &[Value]) -> Vec<String> {
+    tools
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Serves `server` on a free loopback port; returns `http://127.0.0.1:PORT`.
+async fn spawn(server: Server) -> String {
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = l.local_addr().unwrap();
+    tokio::spawn(async move { server.serve_listener(l, std::future::pending()).await });
+    format!("http://{addr}")
+}
+
+/// The example server (`examples::server()`), served.
+async fn example() -> String {
+    spawn(examples::server().unwrap()).await
+}
+
+fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .no_proxy()
+        .timeout(TIMEOUT)
+        .build()
+        .unwrap()
+}
+
+/// Sends a request. `Content-Type: application/json` and
+/// `Accept: application/json, text/event-stream` are sent unless `headers` names them.
+async fn send(
+    method: reqwest::Method,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: Option<&str>,
+) -> (u16, HeaderMap, String) {
+    let mut h = HeaderMap::new();
+    if body.is_some() {
+        h.insert("content-type", HeaderValue::from_static("application/json"));
+        h.insert(
+            "accept",
+            HeaderValue::from_static("application/json, text/event-stream"),
+        );
+    }
+    // A name given by the caller replaces the default; given twice, it is sent twice.
+    let mut given: Vec<HeaderName> = Vec::new();
+    for (k, v) in headers {
+        let name = HeaderName::from_bytes(k.as_bytes()).unwrap();
+        let value = HeaderValue::from_str(v).unwrap();
+        if given.contains(&name) {
+            h.append(name, value);
+        } else {
+            given.push(name.clone());
+            h.insert(name, value);
+        }
+    }
+    let mut req = client().request(method, url).headers(h);
+    if let Some(b) = body {
+        req = req.body(b.to_owned());
+    }
+    let resp = req.send().await.unwrap();
+    let status = resp.status().as_u16();
+    let headers = resp.headers().clone();
+    let text = resp.text().await.unwrap();
+    (status, headers, text)
+}
+
+async fn post(url: &str, headers: &[(&str, &str)], body: &str) -> (u16, HeaderMap, String) {
+    send(reqwest::Method::POST, url, headers, Some(body)).await
+}
+
+async fn get(url: &str, headers: &[(&str, &str)]) -> (u16, HeaderMap, String) {
+    send(reqwest::Method::GET, url, headers, None).await
+}
+
+async fn delete(url: &str, headers: &[(&str, &str)]) -> (u16, HeaderMap, String) {
+    send(reqwest::Method::DELETE, url, headers, None).await
+}
+
+/// POSTs a JSON value; returns status, headers and the parsed body.
+async fn post_json(url: &str, headers: &[(&str, &str)], body: &Value) -> (u16, HeaderMap, Value) {
+    let (s, h, t) = post(url, headers, &body.to_string()).await;
+    (s, h, parse(&t))
+}
+
+fn parse(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text:?}"))
+}
+
+fn hdr<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    h.get(name).map(|v| v.to_str().unwrap())
+}
+
+fn ok(id: Value, result: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+fn err(id: Value, code: i32, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+fn err_data(id: Value, code: i32, message: &str, data: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message, "data": data}})
+}
+
+fn initialize(id: i64, version: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+        "protocolVersion": version,
+        "capabilities": {},
+        "clientInfo": {"name": "ExampleClient", "version": "1.0.0"}
+    }})
+}
+
+fn initialize_result(version: &str) -> Value {
+    json!({
+        "protocolVersion": version,
+        "capabilities": {"tools": {"listChanged": false}},
+        "serverInfo": server_info(),
+        "instructions": INSTRUCTIONS
+    })
+}
+
+fn call(id: i64, name: &str, arguments: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": name, "arguments": arguments}})
+}
+
+/// The successful tools/call result of `Catalog.ping` for `who`.
+fn pong(who: &str) -> Value {
+    let s = format!("pong, {who}");
+    json!({
+        "content": [{"type": "text", "text": serde_json::to_string(&s).unwrap()}],
+        "structuredContent": {"result": s},
+        "isError": false
+    })
+}
+
+/// A modern request: params with `_meta` added.
+fn modern_req(id: Value, method: &str, mut params: Value) -> Value {
+    params["_meta"] = env_meta();
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+/// The routing headers of a modern request.
+fn modern_headers<'a>(method: &'a str, name: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
+    let mut h = vec![("mcp-protocol-version", MODERN), ("mcp-method", method)];
+    if let Some(n) = name {
+        h.push(("mcp-name", n));
+    }
+    h
+}
+
+/// Whether `s` is 32 lowercase hex digits (a session or stream id).
+fn is_hex32(s: &str) -> bool {
+    s.len() == 32
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// One server-sent event.
+#[derive(Debug, Default, PartialEq)]
+struct Event {
+    id: Option<String>,
+    event: Option<String>,
+    retry: Option<String>,
+    data: String,
+}
+
+/// Parses an SSE body into events; every field must be one of id, event, retry, data.
+fn sse_events(text: &str) -> Vec<Event> {
+    assert!(
+        text.is_empty() || text.ends_with("\n\n"),
+        "SSE body must end with a blank line: {text:?}"
+    );
+    text.split("\n\n")
+        .filter(|f| !f.is_empty())
+        .map(|frame| {
+            let mut e = Event::default();
+            for line in frame.split('\n') {
+                let (field, value) = line
+                    .split_once(':')
+                    .unwrap_or_else(|| panic!("bad SSE line {line:?}"));
+                let value = value.strip_prefix(' ').unwrap_or(value).to_owned();
+                match field {
+                    "id" => e.id = Some(value),
+                    "event" => e.event = Some(value),
+                    "retry" => e.retry = Some(value),
+                    "data" => e.data = value,
+                    other => panic!("unexpected SSE field {other:?} in {frame:?}"),
+                }
+            }
+            e
+        })
+        .collect()
+}
+
+/// Checks the priming event of a resumable stream and returns the stream id.
+fn priming(e: &Event) -> String {
+    let id = e.id.as_deref().expect("priming event has an id");
+    let (stream, seq) = id.rsplit_once('_').expect("id is <stream>_<seq>");
+    assert!(is_hex32(stream), "stream id {stream:?}");
+    assert_eq!(seq, "0");
+    assert_eq!(
+        e,
+        &Event {
+            id: Some(format!("{stream}_0")),
+            event: None,
+            retry: Some("1000".into()),
+            data: String::new(),
+        }
+    );
+    stream.to_owned()
+}
+
+/// Asserts that `events` are `message` events `<stream>_<first_seq + i>` carrying these JSON
+/// payloads, in order.
+fn assert_messages(events: &[Event], stream: &str, first_seq: usize, expected: &[Value]) {
+    assert_eq!(events.len(), expected.len(), "events: {events:#?}");
+    for (i, (e, want)) in events.iter().zip(expected).enumerate() {
+        assert_eq!(
+            (e.id.as_deref(), e.event.as_deref(), e.retry.as_deref()),
+            (
+                Some(format!("{stream}_{}", first_seq + i).as_str()),
+                Some("message"),
+                None
+            ),
+            "event {i}"
+        );
+        assert_eq!(&parse(&e.data), want, "event {i}");
+    }
+}
+
+/// Opens a session on the stateful group; returns its id.
+async fn open_session(url: &str, version: &str) -> String {
+    let (status, h, body) = post_json(url, &[], &initialize(1, version)).await;
+    assert_eq!(status, 200);
+    assert_eq!(body, ok(json!(1), initialize_result(version)));
+    let sid = hdr(&h, "mcp-session-id")
+        .expect("initialize returns mcp-session-id")
+        .to_owned();
+    assert!(is_hex32(&sid), "session id {sid:?}");
+    sid
+}
+
+// ---------------------------------------------------------------------------------------------
+// Handshake era, stateless group `mcp`
+// ---------------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn initialize_echoes_every_handshake_revision() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    for (i, v) in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
+        .into_iter()
+        .enumerate()
+    {
+        let id = i as i64 + 1;
+        let (status, h, body) = post_json(&url, &[], &initialize(id, v)).await;
+        assert_eq!(status, 200, "{v}");
+        assert_eq!(hdr(&h, "content-type"), Some("application/json"));
+        assert_eq!(hdr(&h, "mcp-session-id"), None, "stateless: no session");
+        assert_eq!(body, ok(json!(id), initialize_result(v)), "{v}");
+    }
+}
+
+#[tokio::test]
+async fn initialize_counter_offers_latest_handshake_revision() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    for v in [MODERN, "2099-01-01", "banana"] {
+        let (status, h, body) = post_json(&url, &[], &initialize(7, v)).await;
+        assert_eq!(status, 200, "{v}");
+        assert_eq!(hdr(&h, "mcp-session-id"), None);
+        assert_eq!(body, ok(json!(7), initialize_result("2025-11-25")), "{v}");
+    }
+}
+
+#[tokio::test]
+async fn initialize_result_exact_bytes() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let (status, _, text) = post(&url, &[], &initialize(1, "2025-06-18").to_string()).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        text,
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"protocolVersion\":\"2025-06-18\",\
+             \"capabilities\":{{\"tools\":{{\"listChanged\":false}}}},\
+             \"serverInfo\":{{\"name\":\"catalog\",\"version\":\"0.1.0\"}},\
+             \"instructions\":\"{INSTRUCTIONS}\"}}}}"
+        )
+    );
+}
+
+#[tokio::test]
+async fn initialized_notification_is_accepted_with_202() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let (status, h, body) = post(
+        &url,
+        &[("mcp-protocol-version", "2025-11-25")],
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    )
+    .await;
+    assert_eq!(status, 202);
+    assert_eq!(body, "");
+    assert_eq!(hdr(&h, "content-length"), Some("0"));
+    assert_eq!(hdr(&h, "mcp-session-id"), None);
+}
+
+#[tokio::test]
+async fn ping_answers_empty_result() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let (status, _, text) = post(&url, &[], r#"{"jsonrpc":"2.0","id":"p","method":"ping"}"#).await;
+    assert_eq!(status, 200);
+    assert_eq!(text, r#"{"jsonrpc":"2.0","id":"p","result":{}}"#);
+}
+
+fn ping_tool() -> Value {
+    json!({
+        "name": "Catalog.ping",
+        "title": "Ping.",
+        "description": "Ping.",
+        "inputSchema": {
+            "$schema": DIALECT,
+            "type": "object",
+            "properties": {"who": {"type": "string", "description": "Who is pinging", "default": "x"}},
+            "additionalProperties": false
+        },
+        "outputSchema": {
+            "$schema": DIALECT,
+            "type": "object",
+            "properties": {"result": {"type": "string"}},
+            "required": ["result"]
+        }
+    })
+}
+
+fn product_def() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer", "description": "Its id.", "minimum": 0, "maximum": u64::MAX},
+            "name": {"type": "string", "description": "Its name."}
+        },
+        "required": ["id", "name"],
+        "description": "A product."
+    })
+}
+
+fn search_tool() -> Value {
+    json!({
+        "name": "Catalog.search",
+        "title": "Search products by name.",
+        "description": "Search products by name.\n\nReturns up to limit products, the most relevant first.",
+        "inputSchema": {
+            "$schema": DIALECT,
+            "type": "object",
+            "properties": {
+                "query": {"type": "string", "description": "Search text"},
+                "limit": {
+                    "type": "integer", "minimum": 0, "maximum": u32::MAX,
+                    "description": "How many products at most", "default": 10
+                }
+            },
+            "required": ["query"],
+            "additionalProperties": false
+        },
+        "outputSchema": {
+            "$schema": DIALECT,
+            "type": "object",
+            "properties": {"result": {"type": "array", "items": {"$ref": "#/$defs/Product"}}},
+            "required": ["result"],
+            "$defs": {"Product": product_def()}
+        },
+        "annotations": {"readOnlyHint": true, "idempotentHint": true}
+    })
+}
+
+const MCP_TOOLS: [&str; 5] = [
+    "Catalog.get",
+    "Catalog.ping",
+    "Catalog.search",
+    "Catalog.tree",
+    "Jobs.run",
+];
+
+fn tool<'a>(tools: &'a [Value], name: &str) -> &'a Value {
+    tools
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("tool {name} not listed"))
+}
+
+#[tokio::test]
+async fn tools_list_exact_tools_sorted_without_rpc_only_methods() {
+    let server = examples::server().unwrap();
+    let expected = mcp_tool_names(&server);
+    let url = format!("{}/mcp/mcp/v1", spawn(server).await);
+    let (status, _, body) = post_json(
+        &url,
+        &[],
+        &json!({"jsonrpc":"2.0","id":2,"method":"tools/list"}),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(body["jsonrpc"], "2.0");
+    assert_eq!(body["id"], 2);
+    let result = body["result"].as_object().unwrap();
+    assert_eq!(
+        result.keys().collect::<Vec<_>>(),
+        ["tools"],
+        "one page, no nextCursor"
+    );
+    let tools = result["tools"].as_array().unwrap();
+    let names = tool_names(tools);
+    assert_eq!(names, expected, "sorted, and no Bad:ping / Chaos.panic");
+    let mut sorted = names.clone();
+    sorted.sort();
+    assert_eq!(names, sorted);
+    assert_eq!(tool(tools, "Catalog.ping"), &ping_tool());
+    let search = tool(tools, "Catalog.search").as_object().unwrap();
+    assert_eq!(
+        search.keys().collect::<Vec<_>>(),
+        [
+            "name",
+            "title",
+            "description",
+            "inputSchema",
+            "outputSchema",
+            "annotations"
+        ]
+    );
+    assert_eq!(
+        search["annotations"],
+        json!({"readOnlyHint": true, "idempotentHint": true})
+    );
+    assert_eq!(search["outputSchema"], search_tool()["outputSchema"]);
+    // Every tool has a non-empty description and an object inputSchema.
+    for t in tools {
+        assert!(!t["description"].as_str().unwrap().is_empty(), "{t}");
+        assert_eq!(t["inputSchema"]["type"], "object", "{t}");
+        assert_eq!(t["inputSchema"]["$schema"], DIALECT, "{t}");
+    }
+}
+
+#[tokio::test]
+async fn tools_list_exact_untranslated_tools() {
+    // Without translation files, titles and descriptions come from the doc comments.
+    let url = format!(
+        "{}/mcp/mcp/v1",
+        spawn(untranslated().build().unwrap()).await
+    );
+    let (status, _, body) = post_json(
+        &url,
+        &[],
+        &json!({"jsonrpc":"2.0","id":2,"method":"tools/list"}),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let tools = body["result"]["tools"].as_array().unwrap();
+    assert_eq!(tool(tools, "Catalog.ping"), &ping_tool());
+    assert_eq!(tool(tools, "Catalog.search"), &search_tool());
+}
+
+#[tokio::test]
+async fn tools_list_schema_dialect_can_be_switched_off() {
+    let base = spawn(example_prod().mcp_schema_dialect(false).build().unwrap()).await;
+    let url = format!("{base}/mcp/mcp/v1");
+    let (_, _, body) = post_json(
+        &url,
+        &[],
+        &json!({"jsonrpc":"2.0","id":2,"method":"tools/list"}),
+    )
+    .await;
+    let mut want = ping_tool();
+    want["inputSchema"]
+        .as_object_mut()
+        .unwrap()
+        .remove("$schema");
+    want["outputSchema"]
+        .as_object_mut()
+        .unwrap()
+        .remove("$schema");
+    assert_eq!(
+        tool(body["result"]["tools"].as_array().unwrap(), "Catalog.ping"),
+        &want
+    );
+}
+
+#[tokio::test]
+async fn tools_list_pagination() {
+    let server = example_prod().mcp_page_size(2).build().unwrap();
+    let expected = mcp_tool_names(&server);
+    let url = format!("{}/mcp/mcp/v1", spawn(server).await);
+    let list = |id: i64, cursor: Option<&str>| match cursor {
+        None => json!({"jsonrpc":"2.0","id":id,"method":"tools/list"}),
+        Some(c) => json!({"jsonrpc":"2.0","id":id,"method":"tools/list","params":{"cursor":c}}),
+    };
+
+    let (s, _, p1) = post_json(&url, &[], &list(1, None)).await;
+    assert_eq!(s, 200);
+    let r1 = &p1["result"];
+    assert_eq!(
+        tool_names(r1["tools"].as_array().unwrap()),
+        ["Catalog.get", "Catalog.ping"]
+    );
+    assert_eq!(
+        r1.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["tools", "nextCursor"]
+    );
+    let c1 = r1["nextCursor"].as_str().unwrap().to_owned();
+
+    let (_, _, p2) = post_json(&url, &[], &list(2, Some(&c1))).await;
+    let r2 = &p2["result"];
+    assert_eq!(
+        tool_names(r2["tools"].as_array().unwrap()),
+        ["Catalog.search", "Catalog.tree"]
+    );
+    assert_eq!(
+        r2.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["tools", "nextCursor"]
+    );
+
+    // Follow nextCursor to the end: every tool once, in order, full pages but the last.
+    let mut all = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut pages = 0;
+    loop {
+        pages += 1;
+        let (status, _, page) = post_json(&url, &[], &list(pages, cursor.as_deref())).await;
+        assert_eq!(status, 200);
+        assert_eq!(page["id"], pages);
+        let r = page["result"].as_object().unwrap();
+        let names = tool_names(r["tools"].as_array().unwrap());
+        match r.get("nextCursor") {
+            Some(c) => {
+                assert_eq!(names.len(), 2);
+                assert_eq!(r.keys().collect::<Vec<_>>(), ["tools", "nextCursor"]);
+                let c = c.as_str().unwrap().to_owned();
+                assert_ne!(Some(&c), cursor.as_ref());
+                cursor = Some(c);
+            }
+            None => {
+                assert!((1..=2).contains(&names.len()));
+                assert_eq!(
+                    r.keys().collect::<Vec<_>>(),
+                    ["tools"],
+                    "last page has no nextCursor"
+                );
+                all.extend(names);
+                break;
+            }
+        }
+        all.extend(names);
+        assert!(pages < 100);
+    }
+    assert_eq!(all, expected);
+    assert_eq!(pages as usize, expected.len().div_ceil(2));
+
+    // A stable cursor: asking again gives the same page.
+    let (_, _, again) = post_json(&url, &[], &list(2, Some(&c1))).await;
+    assert_eq!(again, p2);
+
+    // `cursor: null` is the first page.
+    let (_, _, null) = post_json(
+        &url,
+        &[],
+        &json!({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":null}}),
+    )
+    .await;
+    assert_eq!(null, p1);
+
+    // Bad cursors: garbage, not base64 of a page start, past the end.
+    for c in ["bogus", "MQ==", "MTAw", "", "MA=="] {
+        let (s, _, body) = post_json(&url, &[], &list(9, Some(c))).await;
+        assert_eq!(s, 200, "{c:?}");
+        assert_eq!(
+            body,
+            err(
+                json!(9),
+                -32602,
+                &format!("Invalid value for pagination parameter \"cursor\": \"{c}\"")
+            ),
+            "{c:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn tools_call_success_exact() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let (status, h, text) = post(
+        &url,
+        &[],
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"Catalog.ping","arguments":{"who":"x"}}}"#,
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(hdr(&h, "content-type"), Some("application/json"));
+    assert_eq!(
+        text,
+        r#"{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"\"pong, x\""}],"structuredContent":{"result":"pong, x"},"isError":false}}"#
+    );
+
+    let (_, _, body) = post_json(&url, &[], &call(4, "Catalog.ping", json!({"who": "Ann"}))).await;
+    assert_eq!(body, ok(json!(4), pong("Ann")));
+
+    let (_, _, body) = post_json(
+        &url,
+        &[],
+        &call(5, "Catalog.search", json!({"query": "mug", "limit": 2})),
+    )
+    .await;
+    let hits = json!([{"id": 5, "name": "Mug rack"}, {"id": 1, "name": "Red mug"}]);
+    assert_eq!(
+        body,
+        ok(
+            json!(5),
+            json!({
+                "content": [{"type": "text", "text": hits.to_string()}],
+                "structuredContent": {"result": hits},
+                "isError": false
+            })
+        )
+    );
+}
+
+#[tokio::test]
+async fn tools_call_without_arguments_uses_empty_object() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    for params in [
+        json!({"name": "Catalog.ping"}),
+        json!({"name": "Catalog.ping", "arguments": null}),
+        json!({"name": "Catalog.ping", "arguments": {}}),
+    ] {
+        let req = json!({"jsonrpc":"2.0","id":"a","method":"tools/call","params":params});
+        let (status, _, body) = post_json(&url, &[], &req).await;
+        assert_eq!(status, 200);
+        assert_eq!(body, ok(json!("a"), pong("x")), "{params}");
+    }
+}
+
+#[tokio::test]
+async fn tools_call_method_error_is_tool_error() {
+    let base = spawn(example_prod().build().unwrap()).await;
+    let url = format!("{base}/mcp/mcp/v1");
+    let (status, _, body) = post_json(&url, &[], &call(6, "Catalog.get", json!({"id": 99}))).await;
+    assert_eq!(status, 200);
+    let error = json!({
+        "code": -32404,
+        "message": "Product 99 not found",
+        "data": {"exception": "examples::catalog::CatalogError"}
+    });
+    assert_eq!(
+        body,
+        ok(
+            json!(6),
+            json!({
+                "content": [{"type": "text", "text": error.to_string()}],
+                "isError": true
+            })
+        )
+    );
+}
+
+const SEARCH_INVALID_MESSAGE: &str = "Invalid parameters for tool 'Catalog.search': \
+     Property '/limit': Parameter \"limit\" must be of type integer, string given; \
+     Property '/query': Required parameter \"query\" not passed";
+
+#[tokio::test]
+async fn tools_call_invalid_arguments_is_jsonrpc_error_by_default() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let (status, _, body) =
+        post_json(&url, &[], &call(7, "Catalog.search", json!({"limit": "a"}))).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        body,
+        err_data(
+            json!(7),
+            -32602,
+            SEARCH_INVALID_MESSAGE,
+            json!({"validation_errors": [
+                {"pointer": "/limit", "keyword": "type",
+                 "message": "Parameter \"limit\" must be of type integer, string given"},
+                {"pointer": "/query", "keyword": "required",
+                 "message": "Required parameter \"query\" not passed"}
+            ]})
+        )
+    );
+
+    // An unknown argument is refused too (additionalProperties: false).
+    let (_, _, body) = post_json(
+        &url,
+        &[],
+        &call(8, "Catalog.ping", json!({"who": "x", "extra": 1})),
+    )
+    .await;
+    assert_eq!(
+        body,
+        err_data(
+            json!(8),
+            -32602,
+            "Invalid parameters for tool 'Catalog.ping': Property '/extra': Unknown parameter \"extra\"",
+            json!({"validation_errors": [{"pointer": "/extra", "keyword": "additionalProperties",
+                "message": "Unknown parameter \"extra\""}]})
+        )
+    );
+
+    // More than three violations: three are named, then a count.
+    let (_, _, body) = post_json(
+        &url,
+        &[],
+        &call(9, "Catalog.ping", json!({"who": 1, "a": 1, "b": 2, "c": 3})),
+    )
+    .await;
+    assert_eq!(body["error"]["code"], -32602);
+    assert_eq!(
+        body["error"]["data"]["validation_errors"]
+            .as_array()
+            .unwrap()
+            .len(),
+        4,
+        "{body}"
+    );
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("Invalid parameters for tool 'Catalog.ping': Property '/")
+            && message.ends_with("; ...and more errors."),
+        "{message}"
+    );
+    assert_eq!(message.matches("Property '/").count(), 3, "{message}");
+}
+
+#[tokio::test]
+async fn tools_call_invalid_arguments_as_tool_error_option() {
+    let server = example_prod()
+        .mcp_invalid_arguments(InvalidArguments::ToolError)
+        .build()
+        .unwrap();
+    let url = format!("{}/mcp/mcp/v1", spawn(server).await);
+    let (status, _, body) =
+        post_json(&url, &[], &call(7, "Catalog.search", json!({"limit": "a"}))).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        body,
+        ok(
+            json!(7),
+            json!({
+                "content": [{"type": "text", "text": SEARCH_INVALID_MESSAGE}],
+                "isError": true
+            })
+        )
+    );
+    // Valid calls are unaffected.
+    let (_, _, body) = post_json(&url, &[], &call(8, "Catalog.ping", json!({}))).await;
+    assert_eq!(body, ok(json!(8), pong("x")));
+}
+
+#[tokio::test]
+async fn tools_call_unknown_tool() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    for name in ["Nope", "Bad:ping", "Chaos.panic", "test_simple_text"] {
+        let (status, _, body) = post_json(&url, &[], &call(9, name, json!({}))).await;
+        assert_eq!(status, 200);
+        assert_eq!(
+            body,
+            err(json!(9), -32602, &format!("Unknown tool: {name}"))
+        );
+    }
+}
+
+#[tokio::test]
+async fn tools_call_bad_params_shape() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let cases = [
+        (
+            json!({"name": "Catalog.ping", "arguments": [1, 2]}),
+            "Invalid request parameters: `arguments` must be an object",
+        ),
+        (
+            json!({"name": "Catalog.ping", "arguments": "who"}),
+            "Invalid request parameters: `arguments` must be an object",
+        ),
+        (
+            json!({"arguments": {}}),
+            "Invalid request parameters: `name` must be a string",
+        ),
+        (
+            json!({"name": 5}),
+            "Invalid request parameters: `name` must be a string",
+        ),
+        (json!([1]), "Invalid request parameters"),
+    ];
+    for (params, message) in cases {
+        let req = json!({"jsonrpc":"2.0","id":10,"method":"tools/call","params":params});
+        let (status, _, body) = post_json(&url, &[], &req).await;
+        assert_eq!(status, 200, "{params}");
+        assert_eq!(body, err(json!(10), -32602, message), "{params}");
+    }
+    // No params at all.
+    let (_, _, body) = post_json(
+        &url,
+        &[],
+        &json!({"jsonrpc":"2.0","id":11,"method":"tools/call"}),
+    )
+    .await;
+    assert_eq!(body, err(json!(11), -32602, "Invalid request parameters"));
+}
+
+#[tokio::test]
+async fn unknown_method_is_32601_at_200() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let (status, _, body) = post_json(
+        &url,
+        &[("mcp-protocol-version", "2025-11-25")],
+        &json!({"jsonrpc":"2.0","id":12,"method":"resources/list"}),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        body,
+        err_data(
+            json!(12),
+            -32601,
+            "Method not found",
+            json!("resources/list")
+        )
+    );
+}
+
+#[tokio::test]
+async fn server_discover_on_handshake_era_is_method_not_found() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let req = json!({"jsonrpc":"2.0","id":6,"method":"server/discover"});
+    for headers in [vec![], vec![("mcp-protocol-version", "2025-11-25")]] {
+        let (status, h, body) = post_json(&url, &headers, &req).await;
+        assert_eq!(status, 200, "{headers:?}");
+        assert_eq!(hdr(&h, "content-type"), Some("application/json"));
+        assert_eq!(
+            body,
+            err_data(
+                json!(6),
+                -32601,
+                "Method not found",
+                json!("server/discover")
+            )
+        );
+    }
+}
+
+#[tokio::test]
+async fn invalid_jsonrpc_envelopes_on_handshake_era() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let (s, _, body) = post(&url, &[], r#"{"jsonrpc":"#).await;
+    assert_eq!(s, 400);
+    assert_eq!(parse(&body), err(Value::Null, -32700, "Parse error"));
+
+    let (s, _, body) = post(&url, &[], r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#).await;
+    assert_eq!(s, 400);
+    assert_eq!(
+        parse(&body),
+        err(
+            json!(1),
+            -32600,
+            "Invalid Request: `jsonrpc` must be \"2.0\""
+        )
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Content tools of the stateful group `conformance`, over a session
+// ---------------------------------------------------------------------------------------------
+
+const PNG_1X1: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg==";
+const WAV_SILENCE: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQIAAAAAAA==";
+
+#[tokio::test]
+async fn conformance_content_tools_exact_blocks() {
+    let base = spawn(example_prod().build().unwrap()).await;
+    let url = format!("{base}/mcp/conformance/v1");
+    let sid = open_session(&url, "2025-11-25").await;
+    let session = [
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let runtime_error = json!({
+        "code": -32500,
+        "message": "This tool intentionally returns an error for testing",
+        "data": {"exception": "Ufo\\RpcError\\RpcRuntimeException"}
+    });
+    let cases = [
+        (
+            "test_simple_text",
+            json!({"content": [{"type": "text", "text": "This is a simple text response for testing."}], "isError": false}),
+        ),
+        (
+            "test_image_content",
+            json!({"content": [{"type": "image", "data": PNG_1X1, "mimeType": "image/png"}], "isError": false}),
+        ),
+        (
+            "test_audio_content",
+            json!({"content": [{"type": "audio", "data": WAV_SILENCE, "mimeType": "audio/wav"}], "isError": false}),
+        ),
+        (
+            "test_embedded_resource",
+            json!({"content": [{"type": "resource", "resource": {
+                "uri": "test://embedded-resource", "mimeType": "text/plain",
+                "text": "This is an embedded resource content."}}], "isError": false}),
+        ),
+        (
+            "test_multiple_content_types",
+            json!({"content": [
+                {"type": "text", "text": "Multiple content types test:"},
+                {"type": "image", "data": PNG_1X1, "mimeType": "image/png"},
+                {"type": "resource", "resource": {"uri": "test://mixed-content-resource",
+                    "mimeType": "application/json", "text": "{\"test\":\"data\",\"value\":123}"}}
+            ], "isError": false}),
+        ),
+        (
+            "test_error_handling",
+            json!({"content": [{"type": "text", "text": runtime_error.to_string()}], "isError": true}),
+        ),
+    ];
+    for (i, (name, result)) in cases.into_iter().enumerate() {
+        let id = i as i64 + 10;
+        // No `arguments` (as the conformance suite sends them).
+        let req = json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":name}});
+        let (status, h, text) = post(&url, &session, &req.to_string()).await;
+        assert_eq!(status, 200, "{name}");
+        assert_eq!(hdr(&h, "content-type"), Some("text/event-stream"), "{name}");
+        let events = sse_events(&text);
+        let stream = priming(&events[0]);
+        assert_messages(&events[1..], &stream, 1, &[ok(json!(id), result)]);
+    }
+
+    // A client that accepts only JSON gets a plain JSON answer on the session.
+    let (status, h, body) = post_json(
+        &url,
+        &[
+            ("mcp-session-id", sid.as_str()),
+            ("accept", "application/json"),
+        ],
+        &json!({"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"test_simple_text"}}),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(hdr(&h, "content-type"), Some("application/json"));
+    assert_eq!(
+        body,
+        ok(
+            json!(20),
+            json!({"content": [{"type": "text", "text": "This is a simple text response for testing."}], "isError": false})
+        )
+    );
+}
+
+#[tokio::test]
+async fn conformance_tools_list_has_the_suite_tools() {
+    let url = format!("{}/mcp/conformance/v1", example().await);
+    let sid = open_session(&url, "2025-11-25").await;
+    let (status, _, body) = post_json(
+        &url,
+        &[("mcp-session-id", &sid)],
+        &json!({"jsonrpc":"2.0","id":2,"method":"tools/list"}),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let tools = body["result"]["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "json_schema_2020_12_tool",
+            "test_audio_content",
+            "test_embedded_resource",
+            "test_error_handling",
+            "test_image_content",
+            "test_multiple_content_types",
+            "test_reconnection",
+            "test_simple_text",
+            "test_tool_with_progress",
+        ]
+    );
+    // ToolOutput results have no outputSchema; no-parameter tools take an empty closed object.
+    assert_eq!(
+        tool(tools, "test_simple_text"),
+        &json!({
+            "name": "test_simple_text",
+            "title": "Returns simple text.",
+            "description": "Returns simple text.",
+            "inputSchema": {"$schema": DIALECT, "type": "object", "additionalProperties": false}
+        })
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Modern era 2026-07-28 (stateless, on the same endpoint)
+// ---------------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn modern_server_discover_exact() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let req = modern_req(json!("discover-1"), "server/discover", json!({}));
+    let (status, h, body) = post_json(&url, &modern_headers("server/discover", None), &req).await;
+    assert_eq!(status, 200);
+    assert_eq!(hdr(&h, "content-type"), Some("application/json"));
+    assert_eq!(hdr(&h, "mcp-session-id"), None);
+    assert_eq!(
+        body,
+        ok(
+            json!("discover-1"),
+            json!({
+                "resultType": "complete",
+                "supportedVersions": [MODERN],
+                "capabilities": {"tools": {}},
+                "instructions": INSTRUCTIONS,
+                "ttlMs": 300_000,
+                "cacheScope": "public",
+                "_meta": result_meta()
+            })
+        )
+    );
+}
+
+#[tokio::test]
+async fn modern_server_discover_on_stateful_group_needs_no_session() {
+    let url = format!("{}/mcp/conformance/v1", example().await);
+    let req = modern_req(json!(1), "server/discover", json!({}));
+    let (status, h, body) = post_json(&url, &modern_headers("server/discover", None), &req).await;
+    assert_eq!(status, 200);
+    assert_eq!(hdr(&h, "mcp-session-id"), None);
+    assert_eq!(body["result"]["supportedVersions"], json!([MODERN]));
+    assert_eq!(body["result"]["resultType"], "complete");
+}
+
+#[tokio::test]
+async fn modern_tools_list_has_cache_members() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let (_, _, legacy) = post_json(
+        &url,
+        &[],
+        &json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}),
+    )
+    .await;
+    let req = modern_req(json!(2), "tools/list", json!({}));
+    let (status, h, body) = post_json(&url, &modern_headers("tools/list", None), &req).await;
+    assert_eq!(status, 200);
+    assert_eq!(hdr(&h, "mcp-session-id"), None);
+    assert_eq!(
+        body,
+        ok(
+            json!(2),
+            json!({
+                "resultType": "complete",
+                "tools": legacy["result"]["tools"].clone(),
+                "ttlMs": 300_000,
+                "cacheScope": "public",
+                "_meta": result_meta()
+            })
+        )
+    );
+    assert_eq!(
+        tool(body["result"]["tools"].as_array().unwrap(), "Catalog.ping"),
+        &ping_tool()
+    );
+}
+
+#[tokio::test]
+async fn modern_tools_list_pages_keep_cache_scope() {
+    let base = spawn(example_prod().mcp_page_size(2).build().unwrap()).await;
+    let url = format!("{base}/mcp/mcp/v1");
+    let req = modern_req(json!(1), "tools/list", json!({}));
+    let (_, _, p1) = post_json(&url, &modern_headers("tools/list", None), &req).await;
+    let r1 = p1["result"].as_object().unwrap();
+    assert_eq!(
+        r1.keys().collect::<Vec<_>>(),
+        [
+            "resultType",
+            "tools",
+            "nextCursor",
+            "ttlMs",
+            "cacheScope",
+            "_meta"
+        ]
+    );
+    let c = r1["nextCursor"].as_str().unwrap();
+    let req = modern_req(json!(2), "tools/list", json!({"cursor": c}));
+    let (_, _, p2) = post_json(&url, &modern_headers("tools/list", None), &req).await;
+    assert_eq!(p2["result"]["cacheScope"], "public");
+    assert_eq!(p2["result"]["ttlMs"], 300_000);
+    assert_eq!(p2["result"]["tools"][0]["name"], "Catalog.search");
+
+    let req = modern_req(json!(3), "tools/list", json!({"cursor": "bogus"}));
+    let (status, _, body) = post_json(&url, &modern_headers("tools/list", None), &req).await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        body,
+        err(
+            json!(3),
+            -32602,
+            "Invalid value for pagination parameter \"cursor\": \"bogus\""
+        )
+    );
+}
+
+#[tokio::test]
+async fn modern_tools_call_success() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let req = modern_req(
+        json!(3),
+        "tools/call",
+        json!({"name": "Catalog.ping", "arguments": {"who": "y"}}),
+    );
+    let (status, h, text) = post(
+        &url,
+        &modern_headers("tools/call", Some("Catalog.ping")),
+        &req.to_string(),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(hdr(&h, "content-type"), Some("application/json"));
+    assert_eq!(hdr(&h, "mcp-session-id"), None);
+    assert_eq!(
+        text,
+        r#"{"jsonrpc":"2.0","id":3,"result":{"resultType":"complete","content":[{"type":"text","text":"\"pong, y\""}],"structuredContent":{"result":"pong, y"},"isError":false,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"catalog","version":"0.1.0"}}}}"#
+    );
+}
+
+#[tokio::test]
+async fn modern_tools_call_tool_errors_at_200() {
+    let base = spawn(example_prod().build().unwrap()).await;
+    let url = format!("{base}/mcp/mcp/v1");
+    let req = modern_req(
+        json!(4),
+        "tools/call",
+        json!({"name": "Catalog.get", "arguments": {"id": 99}}),
+    );
+    let (status, _, body) = post_json(
+        &url,
+        &modern_headers("tools/call", Some("Catalog.get")),
+        &req,
+    )
+    .await;
+    assert_eq!(status, 200);
+    let error = json!({
+        "code": -32404,
+        "message": "Product 99 not found",
+        "data": {"exception": "examples::catalog::CatalogError"}
+    });
+    assert_eq!(
+        body,
+        ok(
+            json!(4),
+            json!({
+                "resultType": "complete",
+                "content": [{"type": "text", "text": error.to_string()}],
+                "isError": true,
+                "_meta": result_meta()
+            })
+        )
+    );
+}
+
+#[tokio::test]
+async fn modern_tools_call_bad_arguments_are_400() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let req = modern_req(
+        json!(5),
+        "tools/call",
+        json!({"name": "Catalog.ping", "arguments": [1, 2]}),
+    );
+    let (status, _, body) = post_json(
+        &url,
+        &modern_headers("tools/call", Some("Catalog.ping")),
+        &req,
+    )
+    .await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        body,
+        err(
+            json!(5),
+            -32602,
+            "Invalid request parameters: `arguments` must be an object"
+        )
+    );
+}
+
+#[tokio::test]
+async fn modern_unsupported_version_w12() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let req = json!({"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"_meta":{
+        "io.modelcontextprotocol/protocolVersion":"1900-01-01",
+        "io.modelcontextprotocol/clientCapabilities":{}}}});
+    let (status, h, body) = post_json(
+        &url,
+        &[
+            ("mcp-protocol-version", "1900-01-01"),
+            ("mcp-method", "tools/list"),
+        ],
+        &req,
+    )
+    .await;
+    assert_eq!(status, 400);
+    assert_eq!(hdr(&h, "content-type"), Some("application/json"));
+    assert_eq!(
+        body,
+        err_data(
+            json!(7),
+            -32022,
+            "Unsupported protocol version",
+            json!({"supported": [MODERN], "requested": "1900-01-01"})
+        )
+    );
+}
+
+#[tokio::test]
+async fn modern_missing_mcp_method_header_w13() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let req = modern_req(json!(8), "tools/list", json!({}));
+    let (status, h, body) = post_json(&url, &[("mcp-protocol-version", MODERN)], &req).await;
+    assert_eq!(status, 400);
+    assert_eq!(hdr(&h, "content-type"), Some("application/json"));
+    assert_eq!(
+        body,
+        err(
+            json!(8),
+            -32020,
+            "mcp-method header does not match the request body's method"
+        )
+    );
+    // A wrong one is the same error.
+    let (status, _, body) = post_json(&url, &modern_headers("tools/call", None), &req).await;
+    assert_eq!(status, 400);
+    assert_eq!(body["error"]["code"], -32020);
+}
+
+#[tokio::test]
+async fn modern_mcp_name_mismatch_w13() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let req = modern_req(json!(9), "tools/call", json!({"name": "Catalog.ping"}));
+    let want = err(
+        json!(9),
+        -32020,
+        "mcp-name header does not match the request body's 'name' parameter",
+    );
+    let (status, _, body) = post_json(&url, &modern_headers("tools/call", Some("foo")), &req).await;
+    assert_eq!(status, 400);
+    assert_eq!(body, want);
+    // Missing Mcp-Name on tools/call.
+    let (status, _, body) = post_json(&url, &modern_headers("tools/call", None), &req).await;
+    assert_eq!(status, 400);
+    assert_eq!(body, want);
+}
+
+#[tokio::test]
+async fn modern_repeated_routing_headers_are_32020() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let req = modern_req(json!(15), "tools/call", json!({"name": "Catalog.ping"}));
+    let (status, _, body) = post_json(
+        &url,
+        &[
+            ("mcp-protocol-version", MODERN),
+            ("mcp-method", "tools/call"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "Catalog.ping"),
+        ],
+        &req,
+    )
+    .await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        body,
+        err(
+            json!(15),
+            -32020,
+            "mcp-method header does not match the request body's method"
+        )
+    );
+    let (status, _, body) = post_json(
+        &url,
+        &[
+            ("mcp-protocol-version", MODERN),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "Catalog.ping"),
+            ("mcp-name", "Catalog.ping"),
+        ],
+        &req,
+    )
+    .await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        body,
+        err(
+            json!(15),
+            -32020,
+            "mcp-name header does not match the request body's 'name' parameter"
+        )
+    );
+}
+
+#[tokio::test]
+
+async fn modern_version_header_meta_mismatch_w13() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let req = json!({"jsonrpc":"2.0","id":10,"method":"tools/list","params":{"_meta":{
+        "io.modelcontextprotocol/protocolVersion":"2025-11-25",
+        "io.modelcontextprotocol/clientCapabilities":{}}}});
+    let (status, _, body) = post_json(&url, &modern_headers("tools/list", None), &req).await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        body,
+        err(
+            json!(10),
+            -32020,
+            "mcp-protocol-version header does not match the request envelope's protocol version"
+        )
+    );
+}
+
+#[tokio::test]
+async fn modern_version_header_meta_mismatch_reverse() {
+    // _meta says 2026-07-28, the header a handshake revision (or nothing): -32020.
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let req = modern_req(json!(10), "tools/list", json!({}));
+    let want = err(
+        json!(10),
+        -32020,
+        "mcp-protocol-version header does not match the request envelope's protocol version",
+    );
+    for headers in [
+        vec![
+            ("mcp-protocol-version", "2025-11-25"),
+            ("mcp-method", "tools/list"),
+        ],
+        vec![("mcp-method", "tools/list")],
+    ] {
+        let (status, _, body) = post_json(&url, &headers, &req).await;
+        assert_eq!(status, 400, "{headers:?}");
+        assert_eq!(body, want, "{headers:?}");
+    }
+}
+
+#[tokio::test]
+async fn modern_meta_missing_client_capabilities_w13() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let req = json!({"jsonrpc":"2.0","id":12,"method":"tools/list","params":{"_meta":{
+        "io.modelcontextprotocol/protocolVersion":MODERN,
+        "io.modelcontextprotocol/clientInfo":{"name":"ExampleClient","version":"1.0.0"}}}});
+    let (status, h, body) = post_json(&url, &modern_headers("tools/list", None), &req).await;
+    assert_eq!(status, 400);
+    assert_eq!(hdr(&h, "content-type"), Some("application/json"));
+    assert_eq!(
+        body,
+        err(
+            json!(12),
+            -32602,
+            "params._meta is missing the required envelope key(s): io.modelcontextprotocol/clientCapabilities"
+        )
+    );
+}
+
+#[tokio::test]
+async fn modern_mcp_name_base64_form_is_accepted() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let req = modern_req(json!(9), "tools/call", json!({"name": "Catalog.ping"}));
+    // base64("Catalog.ping")
+    let (status, _, body) = post_json(
+        &url,
+        &modern_headers("tools/call", Some("=?base64?Q2F0YWxvZy5waW5n?=")),
+        &req,
+    )
+    .await;
+    assert_eq!(status, 200);
+    let mut want = pong("x");
+    let m = want.as_object_mut().unwrap();
+    let mut result = serde_json::Map::new();
+    result.insert("resultType".into(), json!("complete"));
+    result.extend(m.clone());
+    result.insert("_meta".into(), result_meta());
+    assert_eq!(body, ok(json!(9), Value::Object(result)));
+}
+
+#[tokio::test]
+async fn modern_removed_ping_is_404() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let req = modern_req(json!(13), "ping", json!({}));
+    let (status, _, body) = post_json(&url, &modern_headers("ping", None), &req).await;
+    assert_eq!(status, 404);
+    assert_eq!(
+        body,
+        err_data(json!(13), -32601, "Method not found", json!("ping"))
+    );
+}
+
+#[tokio::test]
+async fn modern_unknown_tool_is_400() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let req = modern_req(json!(14), "tools/call", json!({"name": "Nope"}));
+    let (status, _, body) =
+        post_json(&url, &modern_headers("tools/call", Some("Nope")), &req).await;
+    assert_eq!(status, 400);
+    assert_eq!(body, err(json!(14), -32602, "Unknown tool: Nope"));
+}
+
+#[tokio::test]
+async fn modern_get_and_delete_are_405() {
+    for group in ["mcp", "conformance"] {
+        let url = format!("{}/mcp/{group}/v1", example().await);
+        let h = [("mcp-protocol-version", MODERN)];
+        for (status, headers, body) in [get(&url, &h).await, delete(&url, &h).await] {
+            assert_eq!(status, 405, "{group}");
+            assert_eq!(hdr(&headers, "allow"), Some("POST"), "{group}");
+            assert_eq!(body, "");
+        }
+    }
+}
+
+#[tokio::test]
+async fn modern_batch_is_400() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let batch = json!([modern_req(json!(1), "tools/list", json!({}))]);
+    let (status, h, body) = post_json(&url, &modern_headers("tools/list", None), &batch).await;
+    assert_eq!(status, 400);
+    assert_eq!(hdr(&h, "content-type"), Some("application/json"));
+    assert_eq!(
+        body,
+        err(
+            Value::Null,
+            -32600,
+            "Body must be a single JSON-RPC request or notification object"
+        )
+    );
+}
+
+#[tokio::test]
+async fn modern_parse_error_is_400() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let (status, h, body) = post(&url, &modern_headers("tools/list", None), r#"{"jsonrpc":"#).await;
+    assert_eq!(status, 400);
+    assert_eq!(hdr(&h, "content-type"), Some("application/json"));
+    assert_eq!(parse(&body), err(Value::Null, -32700, "Parse error"));
+}
+
+#[tokio::test]
+async fn modern_notification_is_202() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let mut n = modern_req(
+        Value::Null,
+        "notifications/cancelled",
+        json!({"requestId": 1}),
+    );
+    n.as_object_mut().unwrap().remove("id");
+    let (status, _, body) = post(
+        &url,
+        &modern_headers("notifications/cancelled", None),
+        &n.to_string(),
+    )
+    .await;
+    assert_eq!(status, 202);
+    assert_eq!(body, "");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Batches (2025-03-26 only)
+// ---------------------------------------------------------------------------------------------
+
+fn batch_body() -> Value {
+    json!([
+        call(1, "Catalog.ping", json!({"who": "a"})),
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        call(2, "Catalog.ping", json!({"who": "b"}))
+    ])
+}
+
+#[tokio::test]
+async fn batch_on_2025_03_26_answers_in_order() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    for headers in [vec![], vec![("mcp-protocol-version", "2025-03-26")]] {
+        let (status, h, body) = post_json(&url, &headers, &batch_body()).await;
+        assert_eq!(status, 200, "{headers:?}");
+        assert_eq!(hdr(&h, "content-type"), Some("application/json"));
+        assert_eq!(
+            body,
+            json!([ok(json!(1), pong("a")), ok(json!(2), pong("b"))]),
+            "{headers:?}"
+        );
+    }
+    // Only notifications: 202.
+    let (status, _, body) = post(
+        &url,
+        &[],
+        r#"[{"jsonrpc":"2.0","method":"notifications/initialized"}]"#,
+    )
+    .await;
+    assert_eq!(status, 202);
+    assert_eq!(body, "");
+}
+
+#[tokio::test]
+async fn batch_on_later_revisions_is_400() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let want = err(
+        Value::Null,
+        -32600,
+        "Body must be a single JSON-RPC request or notification object",
+    );
+    for v in ["2025-06-18", "2025-11-25", "2024-11-05"] {
+        let (status, _, body) =
+            post_json(&url, &[("mcp-protocol-version", v)], &batch_body()).await;
+        assert_eq!(status, 400, "{v}");
+        assert_eq!(body, want, "{v}");
+    }
+    // An empty batch is refused on 2025-03-26 too.
+    let (status, _, body) = post(&url, &[], "[]").await;
+    assert_eq!(status, 400);
+    assert_eq!(parse(&body), want);
+}
+
+#[tokio::test]
+async fn batch_follows_the_session_revision() {
+    let url = format!("{}/mcp/conformance/v1", example().await);
+    let batch = json!([
+        {"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_simple_text"}},
+        {"jsonrpc":"2.0","method":"notifications/initialized"},
+        {"jsonrpc":"2.0","id":2,"method":"ping"}
+    ]);
+    let old = open_session(&url, "2025-03-26").await;
+    let (status, h, body) = post_json(&url, &[("mcp-session-id", &old)], &batch).await;
+    assert_eq!(status, 200);
+    assert_eq!(hdr(&h, "content-type"), Some("application/json"));
+    assert_eq!(
+        body,
+        json!([
+            ok(
+                json!(1),
+                json!({"content": [{"type": "text", "text": "This is a simple text response for testing."}], "isError": false})
+            ),
+            ok(json!(2), json!({}))
+        ])
+    );
+    // initialize cannot be batched.
+    let (status, _, body) = post_json(
+        &url,
+        &[("mcp-session-id", &old)],
+        &json!([initialize(3, "2025-03-26")]),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        body,
+        json!([err(
+            json!(3),
+            -32600,
+            "Invalid Request: initialize cannot be batched"
+        )])
+    );
+
+    let new = open_session(&url, "2025-11-25").await;
+    let (status, _, body) = post_json(&url, &[("mcp-session-id", &new)], &batch).await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        body,
+        err(
+            Value::Null,
+            -32600,
+            "Body must be a single JSON-RPC request or notification object"
+        )
+    );
+    // A batch needs the session too.
+    let (status, _, body) = post_json(&url, &[], &batch).await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        body,
+        err(Value::Null, -32600, "Bad Request: Missing session ID")
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stateful group `conformance`: sessions and SSE
+// ---------------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn session_is_created_required_and_ended() {
+    let url = format!("{}/mcp/conformance/v1", example().await);
+    let sid = open_session(&url, "2025-11-25").await;
+
+    let list = json!({"jsonrpc":"2.0","id":2,"method":"tools/list"});
+    let (status, h, text) = post(&url, &[], &list.to_string()).await;
+    assert_eq!(status, 400);
+    assert_eq!(hdr(&h, "content-type"), Some("application/json"));
+    assert_eq!(
+        text,
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request: Missing session ID"}}"#
+    );
+
+    let not_found = err(Value::Null, -32600, "Session not found");
+    let (status, _, body) = post_json(
+        &url,
+        &[("mcp-session-id", "0123456789abcdef0123456789abcdef")],
+        &list,
+    )
+    .await;
+    assert_eq!(status, 404);
+    assert_eq!(body, not_found);
+
+    // With the session: served.
+    let (status, h, body) = post_json(&url, &[("mcp-session-id", &sid)], &list).await;
+    assert_eq!(status, 200);
+    assert_eq!(hdr(&h, "content-type"), Some("application/json"));
+    assert_eq!(body["id"], 2);
+    let mut expected: Vec<String> = examples::server()
+        .unwrap()
+        .registry()
+        .catalog("conformance", 1)
+        .unwrap()
+        .methods()
+        .iter()
+        .map(|m| m.name().to_owned())
+        .collect();
+    expected.sort();
+    assert_eq!(
+        tool_names(body["result"]["tools"].as_array().unwrap()),
+        expected
+    );
+
+    // notifications/initialized on the session: 202.
+    let (status, _, body) = post(
+        &url,
+        &[
+            ("mcp-session-id", &sid),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    )
+    .await;
+    assert_eq!(status, 202);
+    assert_eq!(body, "");
+
+    // A second session is a different id.
+    let other = open_session(&url, "2025-03-26").await;
+    assert_ne!(other, sid);
+
+    // DELETE ends it; then it is unknown.
+    let (status, _, body) = delete(&url, &[("mcp-session-id", &sid)]).await;
+    assert_eq!(status, 200);
+    assert_eq!(body, "");
+    let (status, _, body) = post_json(&url, &[("mcp-session-id", &sid)], &list).await;
+    assert_eq!(status, 404);
+    assert_eq!(body, not_found);
+    let (status, _, body) = delete(&url, &[("mcp-session-id", &sid)]).await;
+    assert_eq!(status, 404);
+    assert_eq!(parse(&body), not_found);
+    let (status, _, body) = get(&url, &[("mcp-session-id", &sid)]).await;
+    assert_eq!(status, 404);
+    assert_eq!(parse(&body), not_found);
+
+    // The other session lives on.
+    let (status, _, _) = post_json(&url, &[("mcp-session-id", &other)], &list).await;
+    assert_eq!(status, 200);
+
+    // DELETE without a session id.
+    let (status, _, body) = delete(&url, &[]).await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        parse(&body),
+        err(Value::Null, -32600, "Bad Request: Missing session ID")
+    );
+}
+
+#[tokio::test]
+async fn session_ping_and_server_discover_legacy() {
+    let url = format!("{}/mcp/conformance/v1", example().await);
+    let sid = open_session(&url, "2025-11-25").await;
+    let h = [
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let (status, _, body) =
+        post_json(&url, &h, &json!({"jsonrpc":"2.0","id":1,"method":"ping"})).await;
+    assert_eq!(status, 200);
+    assert_eq!(body, ok(json!(1), json!({})));
+    let (status, _, body) = post_json(
+        &url,
+        &h,
+        &json!({"jsonrpc":"2.0","id":6,"method":"server/discover"}),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        body,
+        err_data(
+            json!(6),
+            -32601,
+            "Method not found",
+            json!("server/discover")
+        )
+    );
+}
+
+#[tokio::test]
+async fn session_tools_call_answers_on_sse_with_priming_event() {
+    let url = format!("{}/mcp/conformance/v1", example().await);
+    let sid = open_session(&url, "2025-11-25").await;
+    let req =
+        json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"test_simple_text"}});
+    let (status, h, text) = post(
+        &url,
+        &[
+            ("mcp-session-id", &sid),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+        &req.to_string(),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(hdr(&h, "content-type"), Some("text/event-stream"));
+    assert_eq!(hdr(&h, "cache-control"), Some("no-cache, no-transform"));
+    assert_eq!(hdr(&h, "x-accel-buffering"), Some("no"));
+    assert_eq!(hdr(&h, "mcp-session-id"), None);
+    let events = sse_events(&text);
+    assert_eq!(events.len(), 2, "{text}");
+    let stream = priming(&events[0]);
+    assert_ne!(stream, sid, "stream ids are not session ids");
+    // The raw frames exactly.
+    let data = events[1].data.clone();
+    assert_eq!(
+        text,
+        format!(
+            "id: {stream}_0\nretry: 1000\ndata: \n\nid: {stream}_1\nevent: message\ndata: {data}\n\n"
+        )
+    );
+    assert_eq!(
+        parse(&data),
+        ok(
+            json!(3),
+            json!({"content": [{"type": "text", "text": "This is a simple text response for testing."}], "isError": false})
+        )
+    );
+}
+
+#[tokio::test]
+async fn session_progress_notifications_precede_the_response() {
+    let url = format!("{}/mcp/conformance/v1", example().await);
+    let sid = open_session(&url, "2025-11-25").await;
+    let req = json!({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{
+        "name":"test_tool_with_progress","_meta":{"progressToken":"progress-test-1"}}});
+    let (status, h, text) = post(
+        &url,
+        &[
+            ("mcp-session-id", &sid),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+        &req.to_string(),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(hdr(&h, "content-type"), Some("text/event-stream"));
+    let events = sse_events(&text);
+    let stream = priming(&events[0]);
+    let progress = |p: f64| {
+        json!({"jsonrpc":"2.0","method":"notifications/progress",
+            "params":{"progressToken":"progress-test-1","progress":p,"total":100.0}})
+    };
+    assert_messages(
+        &events[1..],
+        &stream,
+        1,
+        &[
+            progress(0.0),
+            progress(50.0),
+            progress(100.0),
+            ok(
+                json!(4),
+                json!({"content":[{"type":"text","text":"Progress test completed"}],"isError":false}),
+            ),
+        ],
+    );
+}
+
+#[tokio::test]
+async fn session_reconnection_resumes_with_last_event_id() {
+    let url = format!("{}/mcp/conformance/v1", example().await);
+    let sid = open_session(&url, "2025-11-25").await;
+    let req =
+        json!({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"test_reconnection"}});
+    let (status, h, text) = post(
+        &url,
+        &[
+            ("mcp-session-id", &sid),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+        &req.to_string(),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(hdr(&h, "content-type"), Some("text/event-stream"));
+    // The server closed the stream after the priming event.
+    let events = sse_events(&text);
+    assert_eq!(events.len(), 1, "{text}");
+    let stream = priming(&events[0]);
+    let last = events[0].id.clone().unwrap();
+
+    // GET with Last-Event-ID of a stream of another session: not resumed.
+    let other = open_session(&url, "2025-11-25").await;
+    let (status, _, _) = get(
+        &url,
+        &[("mcp-session-id", &other), ("last-event-id", &last)],
+    )
+    .await;
+    assert_eq!(status, 405);
+
+    let (status, h, text) = get(&url, &[("mcp-session-id", &sid), ("last-event-id", &last)]).await;
+    assert_eq!(status, 200);
+    assert_eq!(hdr(&h, "content-type"), Some("text/event-stream"));
+    let events = sse_events(&text);
+    assert_messages(
+        &events,
+        &stream,
+        1,
+        &[ok(
+            json!(5),
+            json!({"content":[{"type":"text","text":"Reconnection test completed"}],"isError":false}),
+        )],
+    );
+
+    // Resuming again after the last event: an empty, finished stream.
+    let (status, _, text) = get(
+        &url,
+        &[
+            ("mcp-session-id", &sid),
+            ("last-event-id", &format!("{stream}_1")),
+        ],
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(text, "");
+}
+
+#[tokio::test]
+async fn session_get_without_last_event_id_is_405() {
+    let url = format!("{}/mcp/conformance/v1", example().await);
+    let sid = open_session(&url, "2025-11-25").await;
+    let (status, h, body) = get(&url, &[("mcp-session-id", &sid)]).await;
+    assert_eq!(status, 405);
+    assert_eq!(hdr(&h, "allow"), Some("POST, DELETE"));
+    assert_eq!(body, "");
+    // An unknown Last-Event-ID: also 405.
+    let (status, _, _) = get(
+        &url,
+        &[("mcp-session-id", &sid), ("last-event-id", "nope_3")],
+    )
+    .await;
+    assert_eq!(status, 405);
+    // Without a session: 400.
+    let (status, _, body) = get(&url, &[]).await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        parse(&body),
+        err(Value::Null, -32600, "Bad Request: Missing session ID")
+    );
+}
+
+#[tokio::test]
+async fn stateless_group_get_and_delete_are_405() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    for (status, h, body) in [get(&url, &[]).await, delete(&url, &[]).await] {
+        assert_eq!(status, 405);
+        assert_eq!(hdr(&h, "allow"), Some("POST"));
+        assert_eq!(body, "");
+    }
+}
+
+#[tokio::test]
+async fn stateless_progress_token_answers_on_plain_sse() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let req = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{
+        "name":"Jobs.run","arguments":{"steps":2,"step_ms":1},"_meta":{"progressToken":"p1"}}});
+    let (status, h, text) = post(&url, &[], &req.to_string()).await;
+    assert_eq!(status, 200);
+    assert_eq!(hdr(&h, "content-type"), Some("text/event-stream"));
+    let events = sse_events(&text);
+    // No session: events without ids and no priming event.
+    let progress = |i: f64| {
+        json!({"jsonrpc":"2.0","method":"notifications/progress","params":{
+            "progressToken":"p1","progress":i,"total":2.0,"message":format!("step {i} of 2")}})
+    };
+    let report = json!({"steps": 2});
+    let want = [
+        progress(1.0),
+        progress(2.0),
+        ok(
+            json!(1),
+            json!({"content":[{"type":"text","text":report.to_string()}],
+                "structuredContent":{"result":report},"isError":false}),
+        ),
+    ];
+    assert_eq!(events.len(), want.len(), "{text}");
+    for (e, w) in events.iter().zip(&want) {
+        assert_eq!(
+            (e.id.as_deref(), e.event.as_deref(), e.retry.as_deref()),
+            (None, Some("message"), None)
+        );
+        assert_eq!(&parse(&e.data), w);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Security and limits
+// ---------------------------------------------------------------------------------------------
+
+fn init_body() -> String {
+    initialize(1, "2025-11-25").to_string()
+}
+
+#[tokio::test]
+async fn foreign_host_is_421() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let (status, _, body) = post(&url, &[("host", "evil.example.com")], &init_body()).await;
+    assert_eq!(status, 421);
+    assert_eq!(body, "Invalid Host header");
+    let (status, _, _) = get(&url, &[("host", "evil.example.com:80")]).await;
+    assert_eq!(status, 421);
+}
+
+#[tokio::test]
+async fn foreign_origin_is_403() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    for origin in ["http://evil.example.com", "http://evil.example", "null"] {
+        let (status, _, body) = post(&url, &[("origin", origin)], &init_body()).await;
+        assert_eq!(status, 403, "{origin}");
+        assert_eq!(body, "Invalid Origin header", "{origin}");
+    }
+    // Host and Origin both foreign (the conformance dns-rebinding check): 4xx.
+    let (status, _, _) = post(
+        &url,
+        &[
+            ("host", "evil.example.com"),
+            ("origin", "http://evil.example.com"),
+        ],
+        &init_body(),
+    )
+    .await;
+    assert_eq!(status, 421, "Host is checked first");
+}
+
+#[tokio::test]
+async fn local_origin_passes() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    for origin in [
+        "http://localhost:3000",
+        "http://127.0.0.1:8080",
+        "https://localhost",
+    ] {
+        let (status, _, body) = post(&url, &[("origin", origin)], &init_body()).await;
+        assert_eq!(status, 200, "{origin}");
+        assert_eq!(parse(&body), ok(json!(1), initialize_result("2025-11-25")));
+    }
+    let (status, _, _) = post(&url, &[("host", "localhost:1234")], &init_body()).await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test]
+async fn non_json_content_type_is_415() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let (status, _, body) = post(&url, &[("content-type", "text/plain")], &init_body()).await;
+    assert_eq!(status, 415);
+    assert_eq!(body, "Invalid Content-Type header");
+    let (status, _, _) = post(
+        &url,
+        &[("content-type", "application/json; charset=utf-8")],
+        &init_body(),
+    )
+    .await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test]
+async fn accept_without_json_or_sse_is_406() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let (status, _, body) = post(&url, &[("accept", "text/html")], &init_body()).await;
+    assert_eq!(status, 406);
+    assert_eq!(body, "");
+}
+
+#[tokio::test]
+async fn body_over_limit_is_413() {
+    let server = example_prod().body_limit(256).build().unwrap();
+    let url = format!("{}/mcp/mcp/v1", spawn(server).await);
+    let big = call(1, "Catalog.ping", json!({"who": "w".repeat(300)})).to_string();
+    let (status, _, body) = post(&url, &[], &big).await;
+    assert_eq!(status, 413);
+    assert_eq!(
+        body,
+        "Failed to buffer the request body: length limit exceeded"
+    );
+    // Under the limit: served.
+    let (status, _, body) = post(&url, &[], &init_body()).await;
+    assert_eq!(status, 200);
+    assert_eq!(parse(&body), ok(json!(1), initialize_result("2025-11-25")));
+}
+
+#[tokio::test]
+async fn host_policy_any_lets_foreign_hosts_through() {
+    let server = example_prod()
+        .allowed_hosts(HostPolicy::any())
+        .build()
+        .unwrap();
+    let url = format!("{}/mcp/mcp/v1", spawn(server).await);
+    let (status, _, body) = post(
+        &url,
+        &[
+            ("host", "evil.example.com"),
+            ("origin", "http://evil.example.com"),
+        ],
+        &init_body(),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(parse(&body), ok(json!(1), initialize_result("2025-11-25")));
+}
+
+#[tokio::test]
+async fn host_policy_only_allows_named_hosts() {
+    let server = example_prod()
+        .allowed_hosts(HostPolicy::only(["mcp.example.com"]))
+        .build()
+        .unwrap();
+    let url = format!("{}/mcp/mcp/v1", spawn(server).await);
+    let (status, _, _) = post(&url, &[("host", "mcp.example.com:443")], &init_body()).await;
+    assert_eq!(status, 200);
+    let (status, _, _) = post(&url, &[], &init_body()).await;
+    assert_eq!(status, 421, "127.0.0.1 is not in the list");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The run-time tool-name check
+// ---------------------------------------------------------------------------------------------
+
+fn bad_ping(_: RequestContext, _: Params) -> Result<Output, RpcError> {
+    Output::json(&"x")
+}
+
+const G: ApiGroup = ApiGroup::mcp("g");
+
+static BAD: MethodDef = MethodDef {
+    name: "Bad:ping",
+    groups: &[G],
+    since: 1,
+    removed_in: None,
+    docs: "Ping.",
+    params: &[ParamDef {
+        name: "who",
+        description: "Who is pinging",
+        kind: ParamKind::Optional,
+        schema: |g| g.subschema_for::<String>(),
+        constraints: "",
+    }],
+    annotations: ToolAnnotations::NONE,
+    output_schema: |_| None,
+    handler: Handler::Sync(bad_ping),
+    cache: None,
+    lock: None,
+    location: SourceLocation {
+        file: "tests/tests/mcp.rs",
+        line: 1,
+        rust_path: "mcp::bad_ping",
+    },
+};
+
+async fn bad_server(env: Environment) -> String {
+    let server = Server::builder()
+        .without_registered_methods()
+        .method(&BAD)
+        .env(env)
+        .build()
+        .unwrap();
+    spawn(server).await
+}
+
+async fn assert_every_mcp_request_fails(base: &str, message: &str) {
+    let url = format!("{base}/mcp/g/v1");
+    let want = err(Value::Null, -32603, message);
+    let requests = [
+        initialize(1, "2025-11-25"),
+        json!({"jsonrpc":"2.0","id":2,"method":"tools/list"}),
+        json!({"jsonrpc":"2.0","id":3,"method":"ping"}),
+        modern_req(json!(4), "server/discover", json!({})),
+    ];
+    for req in &requests {
+        let (status, h, body) = post_json(&url, &[], req).await;
+        assert_eq!(status, 500, "{req}");
+        assert_eq!(hdr(&h, "content-type"), Some("application/json"));
+        assert_eq!(body, want, "{req}");
+    }
+    let (status, _, body) =
+        post_json(&url, &modern_headers("server/discover", None), &requests[3]).await;
+    assert_eq!(status, 500);
+    assert_eq!(body, want);
+    for (status, _, body) in [get(&url, &[]).await, delete(&url, &[]).await] {
+        assert_eq!(status, 500);
+        assert_eq!(parse(&body), want);
+    }
+}
+
+#[tokio::test]
+async fn invalid_tool_name_fails_every_mcp_request_dev_details() {
+    let base = bad_server(Environment::DEV).await;
+    let message = "MCP group `g` has methods with invalid tool names: \
+                   `Bad:ping` (mcp::bad_ping (tests/tests/mcp.rs:1)) does not match ^[a-zA-Z0-9_.-]{1,128}$";
+    assert_every_mcp_request_fails(&base, message).await;
+
+    // JSON-RPC still serves the method.
+    let (status, _, body) = post(
+        &format!("{base}/rpc/g/v1"),
+        &[],
+        r#"{"jsonrpc":"2.0","id":1,"method":"Bad:ping"}"#,
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(parse(&body), ok(json!(1), json!("x")));
+}
+
+#[tokio::test]
+async fn invalid_tool_name_fails_every_mcp_request_prod_hides_details() {
+    let base = bad_server(Environment::PROD).await;
+    assert_every_mcp_request_fails(&base, "Internal Server Error").await;
+    let (status, _, body) = post(
+        &format!("{base}/rpc/g/v1"),
+        &[],
+        r#"{"jsonrpc":"2.0","id":1,"method":"Bad:ping","params":{"who":"y"}}"#,
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(parse(&body), ok(json!(1), json!("x")));
+}
+
+// ---------------------------------------------------------------------------------------------
+// stdio
+// ---------------------------------------------------------------------------------------------
+
+struct Stdio {
+    input: Option<tokio::io::DuplexStream>,
+    output: tokio::io::Lines<BufReader<tokio::io::DuplexStream>>,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl Stdio {
+    fn start(server: &Server, group: &str) -> Self {
+        let ep = server.mcp_endpoint(group, 1).unwrap().clone();
+        let (client_w, server_r) = tokio::io::duplex(1 << 16);
+        let (server_w, client_r) = tokio::io::duplex(1 << 16);
+        let task = tokio::spawn(mcp_runtime::transport::stdio::serve_io(
+            ep, server_r, server_w,
+        ));
+        Self {
+            input: Some(client_w),
+            output: BufReader::new(client_r).lines(),
+            task,
+        }
+    }
+
+    async fn send(&mut self, line: &str) {
+        let w = self.input.as_mut().unwrap();
+        w.write_all(line.as_bytes()).await.unwrap();
+        w.write_all(b"\n").await.unwrap();
+        w.flush().await.unwrap();
+    }
+
+    async fn recv(&mut self) -> String {
+        tokio::time::timeout(TIMEOUT, self.output.next_line())
+            .await
+            .expect("a line in time")
+            .unwrap()
+            .expect("output still open")
+    }
+
+    async fn roundtrip(&mut self, line: &str) -> Value {
+        self.send(line).await;
+        let out = self.recv().await;
+        assert!(!out.contains('\n'));
+        parse(&out)
+    }
+
+    async fn close(mut self) {
+        drop(self.input.take());
+        let r = tokio::time::timeout(TIMEOUT, self.task)
+            .await
+            .expect("serve_io returns when input closes")
+            .unwrap();
+        assert!(r.is_ok(), "{r:?}");
+        // Nothing more was written.
+        assert_eq!(self.output.next_line().await.unwrap(), None);
+    }
+}
+
+#[tokio::test]
+async fn stdio_handshake_and_tools() {
+    let server = examples::server().unwrap();
+    let mut io = Stdio::start(&server, "mcp");
+
+    let r = io.roundtrip(&initialize(1, "2025-06-18").to_string()).await;
+    assert_eq!(r, ok(json!(1), initialize_result("2025-06-18")));
+
+    // A notification gets no reply: the next line answers the next request.
+    io.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        .await;
+
+    let r = io
+        .roundtrip(r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#)
+        .await;
+    assert_eq!(r, ok(json!(2), json!({})));
+
+    let r = io
+        .roundtrip(&call(3, "Catalog.ping", json!({"who": "stdio"})).to_string())
+        .await;
+    assert_eq!(r, ok(json!(3), pong("stdio")));
+
+    let r = io
+        .roundtrip(r#"{"jsonrpc":"2.0","id":4,"method":"tools/list"}"#)
+        .await;
+    let tools = r["result"]["tools"].as_array().unwrap();
+    assert_eq!(tool_names(tools), mcp_tool_names(&server));
+    assert_eq!(tool(tools, "Catalog.ping"), &ping_tool());
+
+    let r = io.roundtrip(&call(5, "Nope", json!({})).to_string()).await;
+    assert_eq!(r, err(json!(5), -32602, "Unknown tool: Nope"));
+
+    // Blank lines are skipped.
+    io.send("").await;
+    let r = io
+        .roundtrip(r#"{"jsonrpc":"2.0","id":6,"method":"ping"}"#)
+        .await;
+    assert_eq!(r, ok(json!(6), json!({})));
+
+    io.close().await;
+}
+
+#[tokio::test]
+async fn stdio_modern_server_discover_and_tools_call() {
+    let server = examples::server().unwrap();
+    let mut io = Stdio::start(&server, "mcp");
+
+    let r = io
+        .roundtrip(&modern_req(json!("d"), "server/discover", json!({})).to_string())
+        .await;
+    assert_eq!(
+        r,
+        ok(
+            json!("d"),
+            json!({
+                "resultType": "complete",
+                "supportedVersions": [MODERN],
+                "capabilities": {"tools": {}},
+                "instructions": INSTRUCTIONS,
+                "ttlMs": 300_000,
+                "cacheScope": "public",
+                "_meta": result_meta()
+            })
+        )
+    );
+
+    let r = io
+        .roundtrip(
+            &modern_req(
+                json!(2),
+                "tools/call",
+                json!({"name": "Catalog.ping", "arguments": {"who": "m"}}),
+            )
+            .to_string(),
+        )
+        .await;
+    let mut result = serde_json::Map::new();
+    result.insert("resultType".into(), json!("complete"));
+    result.extend(pong("m").as_object().unwrap().clone());
+    result.insert("_meta".into(), result_meta());
+    assert_eq!(r, ok(json!(2), Value::Object(result)));
+
+    let r = io
+        .roundtrip(&modern_req(json!(3), "ping", json!({})).to_string())
+        .await;
+    assert_eq!(
+        r,
+        err_data(json!(3), -32601, "Method not found", json!("ping"))
+    );
+
+    let r = io
+        .roundtrip(
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"1900-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}"#,
+        )
+        .await;
+    assert_eq!(
+        r,
+        err_data(
+            json!(4),
+            -32022,
+            "Unsupported protocol version",
+            json!({"supported": [MODERN], "requested": "1900-01-01"})
+        )
+    );
+
+    io.close().await;
+}
+
+#[tokio::test]
+async fn stdio_parse_error_and_close() {
+    let server = examples::server().unwrap();
+    let mut io = Stdio::start(&server, "mcp");
+    let r = io.roundtrip("this is not json").await;
+    assert_eq!(r, err(Value::Null, -32700, "Parse error"));
+    let r = io.roundtrip(r#"{"jsonrpc":"#).await;
+    assert_eq!(r, err(Value::Null, -32700, "Parse error"));
+    // The server keeps serving after a bad line.
+    let r = io
+        .roundtrip(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
+        .await;
+    assert_eq!(r, ok(json!(1), json!({})));
+    io.close().await;
+}
+
+#[tokio::test]
+async fn stdio_progress_notifications_precede_the_result() {
+    let server = examples::server().unwrap();
+    let mut io = Stdio::start(&server, "mcp");
+    io.send(
+        &json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{
+            "name":"Jobs.run","arguments":{"steps":2,"step_ms":1},"_meta":{"progressToken":7}}})
+        .to_string(),
+    )
+    .await;
+    for i in [1.0, 2.0] {
+        assert_eq!(
+            parse(&io.recv().await),
+            json!({"jsonrpc":"2.0","method":"notifications/progress","params":{
+                "progressToken":7,"progress":i,"total":2.0,"message":format!("step {i} of 2")}})
+        );
+    }
+    let report = json!({"steps": 2});
+    assert_eq!(
+        parse(&io.recv().await),
+        ok(
+            json!(1),
+            json!({"content":[{"type":"text","text":report.to_string()}],
+                "structuredContent":{"result":report},"isError":false})
+        )
+    );
+    io.close().await;
+}
+
+#[tokio::test]
+async fn stdio_returns_when_input_closes() {
+    let server = examples::server().unwrap();
+    let io = Stdio::start(&server, "mcp");
+    io.close().await;
+}

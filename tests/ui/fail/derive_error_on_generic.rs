@@ -1,0 +1,7 @@
+use mcp_runtime::prelude::*;
+
+#[derive(Debug, thiserror::Error, RpcError)]
+#[error("wrapped: {0}")]
+pub struct Wrapped<E: std::error::Error>(E);
+
+fn main() {}

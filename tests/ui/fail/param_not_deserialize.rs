@@ -1,0 +1,14 @@
+use mcp_runtime::prelude::*;
+
+const MCP: ApiGroup = ApiGroup::mcp("mcp");
+
+pub struct Filter {
+    pub text: String,
+}
+
+#[rpc_method(groups = [MCP])]
+fn search(filter: Filter) -> String {
+    filter.text
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use mcp_runtime::prelude::*;
+
+#[rpc_service]
+struct Svc;
+
+fn main() {
+    let _ = Svc;
+}
