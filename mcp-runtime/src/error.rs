@@ -131,6 +131,8 @@ struct Inner {
     backtrace: Option<Box<std::backtrace::Backtrace>>,
     /// Set when the params failed the method's input schema (MCP answers these differently).
     from_schema: bool,
+    /// Where a method panicked (the panic site, not where this error was built).
+    panic_site: Option<(String, u32)>,
 }
 
 impl RpcError {
@@ -153,6 +155,7 @@ impl RpcError {
             backtrace: env::capture_details()
                 .then(|| Box::new(std::backtrace::Backtrace::force_capture())),
             from_schema: false,
+            panic_site: None,
         }))
     }
 
@@ -279,7 +282,9 @@ impl RpcError {
         } else {
             String::new()
         };
-        Self::internal(message).with_exception("panic")
+        let mut e = Self::internal(message).with_exception("panic");
+        e.0.panic_site = panic_hook::take_site();
+        e
     }
 
     /// The code.
@@ -346,8 +351,12 @@ impl RpcError {
                 if env.is_debug() {
                     d.insert("message".into(), Value::String(self.0.message.to_string()));
                     d.insert("code".into(), self.0.code.into());
-                    d.insert("file".into(), self.0.location.file().into());
-                    d.insert("line".into(), self.0.location.line().into());
+                    let (file, line) = match &self.0.panic_site {
+                        Some((f, l)) => (f.as_str(), *l),
+                        None => (self.0.location.file(), self.0.location.line()),
+                    };
+                    d.insert("file".into(), file.into());
+                    d.insert("line".into(), line.into());
                     if let Some(bt) = &self.0.backtrace {
                         d.insert("trace".into(), Value::String(bt.to_string()));
                     }
@@ -364,6 +373,35 @@ impl RpcError {
                 Value::Object(d)
             }
         }
+    }
+}
+
+/// Records where panics happen, so a panicking method's error names its panic site.
+pub(crate) mod panic_hook {
+    use std::cell::RefCell;
+    use std::sync::Once;
+
+    thread_local! {
+        static SITE: RefCell<Option<(String, u32)>> = const { RefCell::new(None) };
+    }
+
+    /// Installs the hook once, keeping the previous hook (which still prints the panic).
+    pub fn install() {
+        static ONCE: Once = Once::new();
+        ONCE.call_once(|| {
+            let previous = std::panic::take_hook();
+            std::panic::set_hook(Box::new(move |info| {
+                if let Some(l) = info.location() {
+                    SITE.with(|s| *s.borrow_mut() = Some((l.file().to_owned(), l.line())));
+                }
+                previous(info);
+            }));
+        });
+    }
+
+    /// The site of the last panic on this thread (`catch_unwind` runs on the panicking thread).
+    pub fn take_site() -> Option<(String, u32)> {
+        SITE.with(|s| s.borrow_mut().take())
     }
 }
 

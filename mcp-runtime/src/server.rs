@@ -275,6 +275,7 @@ impl ServerBuilder {
         }
         let env = self.env.unwrap_or_else(Environment::from_env);
         env::set_global(&env);
+        crate::error::panic_hook::install();
         let defs = self
             .registered
             .then(registered_methods)

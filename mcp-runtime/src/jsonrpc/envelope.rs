@@ -107,6 +107,8 @@ pub fn parse_item(raw: &RawValue) -> Result<Request<'_>, Invalid<'_>> {
     };
     if let Some(v) = env.jsonrpc
         && v.get() != "\"2.0\""
+        // Escaped spellings ("2\u002e0") are the same string: decode before refusing.
+        && serde_json::from_str::<Cow<'_, str>>(v.get()).ok().as_deref() != Some("2.0")
     {
         return Err(bad(id, "Invalid Request: `jsonrpc` must be \"2.0\""));
     }

@@ -4,7 +4,6 @@ use serde_json::{Map, Value, json};
 
 use crate::catalog::Catalog;
 use crate::i18n::{MethodTexts, Translations};
-use crate::registry::ParamKind;
 use crate::schema;
 
 /// Builds the document (built once at startup and served as bytes).
@@ -42,9 +41,6 @@ pub fn document(
                     .cloned()
                     .unwrap_or_else(|| json!({}));
                 d.insert("schema".into(), schema);
-                if let ParamKind::Default(f) = p.kind {
-                    d.insert("default".into(), f());
-                }
                 Value::Object(d)
             })
             .collect();

@@ -37,7 +37,7 @@ pub fn tool_json(info: &MethodInfo, texts: &MethodTexts, opts: &ListOptions) -> 
     t.insert("description".into(), description.into());
     t.insert(
         "inputSchema".into(),
-        with_dialect(&info.input_schema, opts.schema_dialect),
+        with_dialect(&texts.input_schema, opts.schema_dialect),
     );
     if let Some(o) = &info.output_schema {
         t.insert("outputSchema".into(), with_dialect(o, opts.schema_dialect));
