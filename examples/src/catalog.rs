@@ -30,6 +30,16 @@ pub struct ProductStore {
 }
 
 impl ProductStore {
+    /// How many products it holds.
+    pub fn len(&self) -> usize {
+        self.products.len()
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.products.is_empty()
+    }
+
     /// A store with a few demo products.
     pub fn demo() -> Self {
         let names = [

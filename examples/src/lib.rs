@@ -2,6 +2,7 @@
 //!
 //! Group `mcp` is published over JSON-RPC and MCP; `internal` over JSON-RPC only.
 
+pub mod admin;
 pub mod catalog;
 pub mod conformance;
 pub mod events;
@@ -54,6 +55,12 @@ pub fn builder() -> mcp_runtime::ServerBuilder {
     for kind in EventKind::ALL {
         b = b.on(kind, events::count);
     }
+    // The protected `admin` group: no tokens configured means nobody gets in (fail closed).
+    b = b.api_tokens(
+        std::env::var("CATALOG_API_TOKENS")
+            .unwrap_or_default()
+            .split(','),
+    );
     match std::env::var("REDIS_URL") {
         Ok(url) if !url.is_empty() => b.redis(&url),
         _ => b,

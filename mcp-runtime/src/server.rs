@@ -46,6 +46,7 @@ pub(crate) struct Config {
     pub hosts: HostPolicy,
     pub mcp: McpOptions,
     pub stateful: Vec<String>,
+    pub auth: Arc<crate::transport::auth::AuthConfig>,
 }
 
 impl Config {
@@ -156,6 +157,42 @@ impl ServerBuilder {
                 self
             }
         }
+    }
+
+    /// The tokens that open protected groups (`ApiGroup::...().protected()`), compared in
+    /// constant time. With none, protected groups refuse everyone (fail closed).
+    pub fn api_tokens<I: IntoIterator<Item = S>, S: AsRef<str>>(self, tokens: I) -> Self {
+        self.token_validator(Arc::new(crate::transport::auth::StaticTokens::new(tokens)))
+    }
+
+    /// Checks tokens of protected groups with your own validator (JWTs, an identity provider).
+    pub fn token_validator(mut self, v: Arc<dyn crate::transport::auth::TokenValidator>) -> Self {
+        Arc::make_mut(&mut self.config.auth).validator = v;
+        self
+    }
+
+    /// The JSON-RPC token header (default `Authorization: Bearer <token>`; e.g. `Ufo-RPC-Token`).
+    pub fn token_header(mut self, name: impl Into<String>) -> Self {
+        Arc::make_mut(&mut self.config.auth).header = name.into().to_ascii_lowercase();
+        self
+    }
+
+    /// The OAuth authorization servers advertised in the MCP resource metadata, and its scopes.
+    pub fn authorization_servers<I: IntoIterator<Item = S>, S: Into<String>>(
+        mut self,
+        servers: I,
+        scopes: &[&str],
+    ) -> Self {
+        let a = Arc::make_mut(&mut self.config.auth);
+        a.authorization_servers = servers.into_iter().map(Into::into).collect();
+        a.scopes = scopes.iter().map(|s| (*s).to_owned()).collect();
+        self
+    }
+
+    /// The public base URL (for resource metadata behind a proxy), e.g. `https://api.example.com`.
+    pub fn public_url(mut self, url: impl Into<String>) -> Self {
+        Arc::make_mut(&mut self.config.auth).public_url = Some(url.into());
+        self
     }
 
     /// The path prefix of the MCP routes (default `/mcp`).
@@ -386,6 +423,7 @@ impl Server {
                 hosts: HostPolicy::default(),
                 mcp: McpOptions::default(),
                 stateful: Vec::new(),
+                auth: Arc::default(),
             },
             env: None,
             state: StateMap::default(),

@@ -4,7 +4,7 @@
 use mcp_runtime::i18n::Strictness;
 use mcp_runtime::prelude::*;
 use mcp_runtime::{BuildError, Environment};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 const G: ApiGroup = ApiGroup::mcp("i18n");
 

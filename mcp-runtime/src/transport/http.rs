@@ -7,7 +7,10 @@ use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
+use axum::routing::{MethodRouter, get, post};
+
+use crate::context::Face;
+use crate::group::ApiGroup;
 
 use crate::catalog::Catalog;
 use crate::jsonrpc::envelope;
@@ -39,23 +42,66 @@ pub(crate) fn rpc_router(server: &Arc<ServerInner>) -> Router {
             catalog: catalog.clone(),
             openrpc,
         });
-        router = router.route(&path, post(rpc_post).get(rpc_get).with_state(ep));
+        let route = post(rpc_post).get(rpc_get).with_state(ep);
+        router = router.route(
+            &path,
+            guarded(server, catalog.group(), Face::JsonRpc, &path, route),
+        );
     }
+    let mut has_root_metadata = false;
     for ((group, version), ep) in &server.mcp {
         let path = format!("{}/{group}/v{version}", server.config.mcp_prefix);
         let route = Arc::new(super::mcp::McpRoute {
             ep: ep.clone(),
             hosts: server.config.hosts.clone(),
         });
-        router = router.route(
-            &path,
-            post(super::mcp::post)
-                .get(super::mcp::get)
-                .delete(super::mcp::delete)
-                .with_state(route),
-        );
+        let methods = post(super::mcp::post)
+            .get(super::mcp::get)
+            .delete(super::mcp::delete)
+            .with_state(route);
+        let group = ep.catalog().group();
+        if group.is_protected() {
+            let g = guard(server, group, Face::Mcp, &path);
+            let meta = get(super::auth::resource_metadata).with_state(g);
+            router = router.route(&super::auth::metadata_path(&path), meta.clone());
+            if !has_root_metadata {
+                // The root well-known URL names the first protected MCP endpoint.
+                router = router.route("/.well-known/oauth-protected-resource", meta);
+                has_root_metadata = true;
+            }
+        }
+        router = router.route(&path, guarded(server, group, Face::Mcp, &path, methods));
     }
     router.layer(DefaultBodyLimit::max(server.config.body_limit))
+}
+
+fn guard(server: &Arc<ServerInner>, group: ApiGroup, face: Face, path: &str) -> super::auth::Guard {
+    super::auth::Guard {
+        config: server.config.auth.clone(),
+        group: group.name(),
+        face,
+        path: path.to_owned(),
+        env: server.core.env().clone(),
+    }
+}
+
+/// Puts the auth layer in front of a protected group's route.
+fn guarded(
+    server: &Arc<ServerInner>,
+    group: ApiGroup,
+    face: Face,
+    path: &str,
+    route: MethodRouter,
+) -> MethodRouter {
+    if group.is_protected() {
+        let g = guard(server, group, face, path);
+        route.layer(axum::middleware::from_fn_with_state(
+            g,
+            super::auth::require_token,
+        ))
+    } else {
+        route
+    }
 }
 
 pub(crate) fn json_response(status: StatusCode, body: impl Into<axum::body::Body>) -> Response {

@@ -1,5 +1,6 @@
 //! Transports: HTTP (axum) for both faces, and stdio for MCP.
 
+pub mod auth;
 pub mod http;
 pub(crate) mod mcp;
 pub mod security;
