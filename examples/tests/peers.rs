@@ -14,6 +14,18 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+/// The tools of the example's `mcp` group, in tools/list order.
+const MCP_TOOLS: [&str; 8] = [
+    "Catalog.get",
+    "Catalog.ping",
+    "Catalog.search",
+    "Catalog.tree",
+    "Jobs.run",
+    "Mail.send",
+    "Orders.pay",
+    "Stats.hits",
+];
+
 /// A running `catalog --listen 127.0.0.1:0`, killed on drop.
 struct Catalog {
     child: Child,
@@ -176,16 +188,7 @@ fn typescript_sdk_client_lists_and_calls_tools() {
     let out = run(cmd);
     assert!(out.status.success(), "TS client failed");
     let seen = last_json_line(&out);
-    assert_eq!(
-        seen["tools"],
-        serde_json::json!([
-            "Catalog.get",
-            "Catalog.ping",
-            "Catalog.search",
-            "Catalog.tree",
-            "Jobs.run"
-        ])
-    );
+    assert_eq!(seen["tools"], serde_json::json!(MCP_TOOLS));
 }
 
 fn inspector(node: &str, npm: &str, args: &[&str]) -> Output {
@@ -226,7 +229,13 @@ fn inspector_cli_strict_accepts_the_tools_over_http_and_stdio() {
         "schemas use non-standard formats: {stderr}"
     );
     let listed = last_json_line(&out);
-    assert_eq!(listed["result"]["tools"].as_array().map(Vec::len), Some(5));
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert_eq!(names, MCP_TOOLS);
 
     let bin = env!("CARGO_BIN_EXE_catalog");
     let out = inspector(

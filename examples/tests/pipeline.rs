@@ -264,8 +264,9 @@ async fn the_schema_shows_every_constraint() {
         mail["inputSchema"]["properties"],
         json!({
             "email":{"type":"string","format":"email","description":"Recipient address"},
-            "subject":{"type":"string","minLength":1,"pattern":"\\S","maxLength":100,"description":"Subject line"},
-            "text":{"type":"string","minLength":10,"description":"Message body"}
+            "subject":{"type":"string","minLength":1,"pattern":"\\S","maxLength":100,
+                "description":"Subject line, at most 100 characters"},
+            "text":{"type":"string","minLength":10,"description":"Message body, at least 10 characters"}
         })
     );
 }

@@ -39,6 +39,7 @@
 #![warn(missing_docs)]
 
 pub mod catalog;
+pub mod cli;
 pub mod context;
 pub mod core;
 pub mod env;

@@ -1,0 +1,112 @@
+//! In-process benches (criterion): request bytes to response bytes without HTTP.
+//!
+//! - `tools_call/*`: a trivial tools/call through mcp-runtime (MCP handshake era, modern era,
+//!   JSON-RPC) against serde_json parse + serialize of the same request/response.
+//! - `tools_list/*`, `tools_list_p10/*`: the first tools/list page of catalogs of 10, 1 000
+//!   and 10 000 tools (default page size 50, and pages of 10 so every page is the same size),
+//!   and the last page of the 10 000-tool catalog.
+//! - `startup/*`: building a server with 10 / 10 000 run-time methods.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use benches::*;
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use mcp_runtime::jsonrpc::envelope::{Limits, handle};
+
+fn tools_call(c: &mut Criterion) {
+    let server = server().expect("the bench server");
+    let ep = server.mcp_endpoint("bench", 1).expect("group bench");
+    let catalog = server.registry().catalog("bench", 1).expect("group bench");
+    let mut g = c.benchmark_group("tools_call");
+    g.bench_function("mcp_handshake", |b| {
+        b.iter(|| mcp_in_process(ep, black_box(CALL_BODY.as_bytes())))
+    });
+    g.bench_function("mcp_modern", |b| {
+        b.iter(|| mcp_in_process(ep, black_box(MODERN_CALL_BODY.as_bytes())))
+    });
+    g.bench_function("jsonrpc", |b| {
+        b.iter(|| {
+            run_ready(handle(
+                server.core(),
+                catalog,
+                black_box(JSONRPC_CALL_BODY.as_bytes()),
+                Limits::default(),
+                None,
+            ))
+        })
+    });
+    g.bench_function("serde_json_baseline", |b| {
+        b.iter(|| serde_baseline(black_box(CALL_BODY.as_bytes())))
+    });
+    g.finish();
+}
+
+/// The cursor of the last page, found by following `nextCursor`.
+fn last_page_body(ep: &mcp_runtime::mcp::McpEndpoint) -> String {
+    let mut body = LIST_BODY.to_owned();
+    loop {
+        let out: serde_json::Value =
+            serde_json::from_slice(&mcp_in_process(ep, body.as_bytes())).expect("JSON");
+        match out["result"]["nextCursor"].as_str() {
+            Some(c) => {
+                body = format!(
+                    r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"cursor":"{c}"}}}}"#
+                )
+            }
+            None => return body,
+        }
+    }
+}
+
+fn tools_list(c: &mut Criterion) {
+    for (group, page) in [("tools_list", None), ("tools_list_p10", Some(10))] {
+        let mut g = c.benchmark_group(group);
+        for n in [10usize, 1_000, 10_000] {
+            let defs = synthetic_defs(n);
+            let s = synthetic_server(&defs, page);
+            let ep = s.mcp_endpoint("synthetic", 1).expect("group synthetic");
+            g.bench_with_input(BenchmarkId::new("first_page", n), &n, |b, _| {
+                b.iter(|| mcp_in_process(ep, black_box(LIST_BODY.as_bytes())))
+            });
+            if n == 10_000 {
+                let last = last_page_body(ep);
+                g.bench_with_input(BenchmarkId::new("last_page", n), &n, |b, _| {
+                    b.iter(|| mcp_in_process(ep, black_box(last.as_bytes())))
+                });
+                let call = CALL_BODY.replace("\"add\"", "\"tool_09999\"");
+                g.bench_with_input(BenchmarkId::new("call_last_tool", n), &n, |b, _| {
+                    b.iter(|| mcp_in_process(ep, black_box(call.as_bytes())))
+                });
+            }
+        }
+        g.finish();
+    }
+}
+
+fn startup(c: &mut Criterion) {
+    let mut g = c.benchmark_group("startup");
+    g.sample_size(10);
+    for n in [10usize, 10_000] {
+        // The records are made once: in an application they are static data.
+        let defs = synthetic_defs(n);
+        g.bench_with_input(BenchmarkId::new("build", n), &n, |b, _| {
+            b.iter(|| synthetic_server(black_box(&defs), None))
+        });
+    }
+    g.finish();
+}
+
+fn config() -> Criterion {
+    Criterion::default()
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+        .sample_size(30)
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = tools_call, tools_list, startup
+}
+criterion_main!(benches);

@@ -1,0 +1,242 @@
+//! What the benchmark servers and the criterion benches share: the `add` tool, the request
+//! bodies, the serde_json baseline, synthetic catalogs built at run time and a few helpers.
+//!
+//! `scripts/bench.sh` runs everything and writes `docs/benchmarks.md`.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+
+use mcp_runtime::mcp::handler::{Incoming, parse_message};
+use mcp_runtime::mcp::{Era, McpEndpoint};
+use mcp_runtime::prelude::*;
+use mcp_runtime::registry::{Handler, MethodDef, ParamDef, ParamKind, Params, SourceLocation};
+use mcp_runtime::{BuildError, CallExtras, Output, ToolAnnotations};
+use schemars::{Schema, SchemaGenerator};
+use serde_json::{Value, json};
+
+/// The MCP group of the benchmark server: `/mcp/bench/v1` (and `/rpc/bench/v1`).
+pub const BENCH: ApiGroup = ApiGroup::mcp("bench");
+
+/// The group of the synthetic catalogs (`/mcp/synthetic/v1`).
+pub const SYNTHETIC: ApiGroup = ApiGroup::mcp("synthetic");
+
+/// Adds two integers.
+#[rpc_method(name = "add", groups = [BENCH])]
+pub fn add(
+    /// The first addend
+    a: i64,
+    /// The second addend
+    b: i64,
+) -> i64 {
+    a + b
+}
+
+/// A handshake-era `tools/call` of `add` (2 + 3).
+pub const CALL_BODY: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3}}}"#;
+
+/// The same call in the 2026-07-28 envelope (`params._meta`); sent with `MCP-Protocol-Version`,
+/// `Mcp-Method` and `Mcp-Name` headers.
+pub const MODERN_CALL_BODY: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"}}}}"#;
+
+/// The same call as a plain JSON-RPC request to `/rpc/bench/v1`.
+pub const JSONRPC_CALL_BODY: &str = r#"{"jsonrpc":"2.0","id":1,"method":"add","params":{"a":2,"b":3}}"#;
+
+/// A handshake-era `tools/list` (first page).
+pub const LIST_BODY: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#;
+
+/// What every successful `add` answer contains.
+pub const EXPECTED: &str = r#""structuredContent":{"result":5}"#;
+
+/// The benchmark server: `add` in group `bench`, nothing else.
+pub fn server() -> Result<Server, BuildError> {
+    Server::builder()
+        .name("bench-mcp-runtime")
+        .version(env!("CARGO_PKG_VERSION"))
+        .build()
+}
+
+/// `--listen ADDR` from the command line (default `127.0.0.1:0`); only loopback addresses.
+pub fn listen_addr() -> SocketAddr {
+    let mut addr = SocketAddr::from(([127, 0, 0, 1], 0));
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match (a.as_str(), args.next().and_then(|v| v.parse::<SocketAddr>().ok())) {
+            ("--listen", Some(v)) if v.ip().is_loopback() => addr = v,
+            _ => {
+                eprintln!("usage: {} [--listen 127.0.0.1:PORT]", env!("CARGO_PKG_NAME"));
+                std::process::exit(2);
+            }
+        }
+    }
+    addr
+}
+
+/// Binds `addr` and serves `router` with TCP_NODELAY on every connection until Ctrl-C/SIGTERM.
+pub async fn serve_router(addr: SocketAddr, router: axum::Router) -> std::io::Result<()> {
+    use axum::serve::ListenerExt;
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    eprintln!("listening on {}", listener.local_addr()?);
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    axum::serve(listener, router)
+        .with_graceful_shutdown(mcp_runtime::server::shutdown_signal())
+        .await
+}
+
+/// The ceiling: parse the body with serde_json, add, and write the same result shape.
+///
+/// `None` when the body is not a `tools/call` of `add` with integer arguments.
+pub fn serde_baseline(body: &[u8]) -> Option<Vec<u8>> {
+    let req: Value = serde_json::from_slice(body).ok()?;
+    if req.get("method")?.as_str()? != "tools/call" {
+        return None;
+    }
+    let params = req.get("params")?;
+    if params.get("name")?.as_str()? != "add" {
+        return None;
+    }
+    let args = params.get("arguments")?;
+    let sum = args.get("a")?.as_i64()?.checked_add(args.get("b")?.as_i64()?)?;
+    let resp = json!({
+        "jsonrpc": "2.0",
+        "id": req.get("id"),
+        "result": {
+            "content": [{"type": "text", "text": sum.to_string()}],
+            "structuredContent": {"result": sum},
+            "isError": false,
+        }
+    });
+    serde_json::to_vec(&resp).ok()
+}
+
+/// Polls a future that must finish without waiting (every handler here is synchronous).
+pub fn run_ready<F: Future>(f: F) -> F::Output {
+    let mut f = pin!(f);
+    match f.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(v) => v,
+        Poll::Pending => panic!("the future was not ready"),
+    }
+}
+
+/// Request bytes to response bytes through an MCP endpoint, as Streamable HTTP does it
+/// (parse, message checks, era, `McpEndpoint::handle`), minus HTTP.
+pub fn mcp_in_process(ep: &McpEndpoint, body: &[u8]) -> Vec<u8> {
+    let value: Value = serde_json::from_slice(body).expect("a JSON body");
+    let Ok(Incoming::Request(msg)) = parse_message(value) else {
+        panic!("not a request");
+    };
+    let era = if msg.meta_version().is_some() {
+        if let Err(a) = ep.check_modern_meta(&msg) {
+            return a.body;
+        }
+        Era::Modern
+    } else {
+        Era::Handshake("2025-11-25")
+    };
+    run_ready(ep.handle(&msg, era, CallExtras::default())).body
+}
+
+fn i64_schema(g: &mut SchemaGenerator) -> Schema {
+    g.subschema_for::<i64>()
+}
+
+fn i64_output(g: &mut SchemaGenerator) -> Option<Schema> {
+    Some(g.subschema_for::<i64>())
+}
+
+fn synthetic_add(_ctx: RequestContext, p: Params) -> Result<Output, RpcError> {
+    let arg = |k: &str| p.get(k).and_then(Value::as_i64).unwrap_or(0);
+    Output::json(&(arg("a") + arg("b")))
+}
+
+const SYNTHETIC_PARAMS: &[ParamDef] = &[
+    ParamDef {
+        name: "a",
+        description: "The first addend",
+        kind: ParamKind::Required,
+        schema: i64_schema,
+        constraints: "",
+    },
+    ParamDef {
+        name: "b",
+        description: "The second addend",
+        kind: ParamKind::Required,
+        schema: i64_schema,
+        constraints: "",
+    },
+];
+
+/// `n` method records built at run time (`tool_00000` …), each like `add`, leaked once.
+pub fn synthetic_defs(n: usize) -> Vec<&'static MethodDef> {
+    (0..n)
+        .map(|i| {
+            let name: &'static str = Box::leak(format!("tool_{i:05}").into_boxed_str());
+            let docs: &'static str = Box::leak(
+                format!("Adds two integers (variant {i}).\n\nReturns a + b.").into_boxed_str(),
+            );
+            let def: &'static MethodDef = Box::leak(Box::new(MethodDef {
+                name,
+                groups: &[SYNTHETIC],
+                since: 1,
+                removed_in: None,
+                docs,
+                params: SYNTHETIC_PARAMS,
+                annotations: ToolAnnotations::NONE,
+                output_schema: i64_output,
+                handler: Handler::Sync(synthetic_add),
+                cache: None,
+                lock: None,
+                location: SourceLocation {
+                    file: file!(),
+                    line: line!(),
+                    rust_path: name,
+                },
+            }));
+            def
+        })
+        .collect()
+}
+
+/// A server with only the given records (`without_registered_methods`), tools/list pages of
+/// `page_size` (the default is 50).
+pub fn synthetic_server(defs: &[&'static MethodDef], page_size: Option<usize>) -> Server {
+    let mut b = Server::builder().without_registered_methods();
+    if let Some(p) = page_size {
+        b = b.mcp_page_size(p);
+    }
+    defs.iter()
+        .fold(b, |b, d| b.method(d))
+        .build()
+        .expect("a valid synthetic catalog")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_paths_agree() {
+        let server = server().unwrap();
+        let ep = server.mcp_endpoint("bench", 1).unwrap();
+        for body in [CALL_BODY, MODERN_CALL_BODY] {
+            let out = String::from_utf8(mcp_in_process(ep, body.as_bytes())).unwrap();
+            assert!(out.contains(EXPECTED), "{out}");
+        }
+        let base = String::from_utf8(serde_baseline(CALL_BODY.as_bytes()).unwrap()).unwrap();
+        assert_eq!(
+            base,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"5"}],"structuredContent":{"result":5},"isError":false}}"#
+        );
+        let defs = synthetic_defs(120);
+        let s = synthetic_server(&defs, None);
+        let ep = s.mcp_endpoint("synthetic", 1).unwrap();
+        let out = String::from_utf8(mcp_in_process(ep, LIST_BODY.as_bytes())).unwrap();
+        assert!(out.contains("tool_00049") && !out.contains("tool_00050"), "{out}");
+        let call = CALL_BODY.replace("\"add\"", "\"tool_00119\"");
+        let out = String::from_utf8(mcp_in_process(ep, call.as_bytes())).unwrap();
+        assert!(out.contains(EXPECTED), "{out}");
+    }
+}

@@ -1,0 +1,434 @@
+//! A standard command line for service binaries: serve HTTP or stdio, print the tool list or
+//! the OpenRPC document of a group, check the catalog.
+//!
+//! A service's `main` installs a logger that writes to **stderr** (stdout carries only MCP
+//! messages on stdio, and only the JSON in `tools` and `openrpc`), then hands its builder to
+//! [`run`] (a plain `fn main`) or [`run_async`] (inside `#[tokio::main]`):
+//!
+//! ```no_run
+//! use std::process::ExitCode;
+//!
+//! #[tokio::main]
+//! async fn main() -> ExitCode {
+//!     // e.g. tracing_subscriber::fmt().with_writer(std::io::stderr).init();
+//!     let builder = mcp_runtime::Server::builder().name("shop");
+//!     mcp_runtime::cli::run_async(builder).await
+//! }
+//! ```
+//!
+//! The commands (the program name is taken from `argv[0]`):
+//!
+//! | command | what it does |
+//! |---|---|
+//! | `shop [--listen ADDR]`, `shop serve [--listen ADDR]` | HTTP on ADDR (default `127.0.0.1:8080`) until Ctrl-C or SIGTERM |
+//! | `shop --stdio [--group G] [--version N]`, `shop stdio ...` | one MCP group over stdin/stdout until stdin closes |
+//! | `shop tools [--group G] [--version N] [--lang L]` | the `tools` array of a modern `tools/list` (every page) |
+//! | `shop openrpc [--group G] [--version N] [--lang L]` | the bytes `GET /rpc/G/vN` answers |
+//! | `shop check` | builds the server and lists its problems, one per line |
+//!
+//! `--group` defaults to `mcp` and `--version` to 1. `--lang` is negotiated like an
+//! `Accept-Language` header against the server's languages (the default language when none
+//! fits). Exit codes: 0 success, 1 a failure (the server does not build, the address cannot be
+//! bound, an unknown group, problems found by `check`), 2 bad arguments (with the usage).
+
+use std::ffi::OsString;
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Args, Parser, Subcommand};
+use serde_json::{Value, json};
+
+use crate::context::CallExtras;
+use crate::mcp::McpEndpoint;
+use crate::mcp::handler::Message;
+use crate::mcp::protocol::{self, Era};
+use crate::server::{BuildError, Server, ServerBuilder};
+
+/// The default HTTP address of `serve`.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
+
+/// The command line of a service binary.
+#[derive(Debug, Parser)]
+#[command(
+    name = "service",
+    about = "Serve this service's JSON-RPC methods and MCP tools, or inspect them",
+    args_conflicts_with_subcommands = true,
+    disable_help_subcommand = true
+)]
+pub struct Cli {
+    /// The command; without one, `serve` (or stdio with `--stdio`).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// HTTP address to listen on (same as `serve --listen`)
+    #[arg(long, value_name = "ADDR", default_value = DEFAULT_LISTEN, conflicts_with = "stdio")]
+    pub listen: SocketAddr,
+    /// Serve one MCP group over stdin/stdout instead of HTTP (same as `stdio`)
+    #[arg(long)]
+    pub stdio: bool,
+    /// The MCP group of `--stdio`
+    #[arg(long, value_name = "G", default_value = "mcp", requires = "stdio")]
+    pub group: String,
+    /// The version of `--stdio`
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "stdio",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub version: u32,
+    /// The program name, for messages (`argv[0]`'s file name).
+    #[arg(skip)]
+    pub program: String,
+}
+
+/// A command of [`Cli`].
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve HTTP: JSON-RPC and MCP endpoints of every group (the default command)
+    Serve(ServeArgs),
+    /// Serve one MCP group and version over stdin/stdout until stdin closes
+    Stdio(Target),
+    /// Print the `tools` array a modern MCP tools/list returns (every page), as JSON
+    Tools(Localized),
+    /// Print the OpenRPC document `GET /rpc/{group}/v{N}` returns
+    Openrpc(Localized),
+    /// Build the server and report problems (catalog, translations, tool names)
+    Check,
+}
+
+/// The options of `serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// HTTP address to listen on (port 0 picks a free port)
+    #[arg(long, value_name = "ADDR", default_value = DEFAULT_LISTEN)]
+    pub listen: SocketAddr,
+}
+
+/// A group and version.
+#[derive(Debug, Clone, Args)]
+pub struct Target {
+    /// The API group
+    #[arg(long, value_name = "G", default_value = "mcp")]
+    pub group: String,
+    /// The version of the group
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub version: u32,
+}
+
+/// A group, a version and a language.
+#[derive(Debug, Clone, Args)]
+pub struct Localized {
+    /// The group and version.
+    #[command(flatten)]
+    pub target: Target,
+    /// The language, negotiated like an Accept-Language header (default: the server's default language)
+    #[arg(long, value_name = "L")]
+    pub lang: Option<String>,
+}
+
+impl Cli {
+    /// Parses a command line (`args[0]` is the program). `Err` carries clap's message: print
+    /// it with [`clap::Error::exit`] (exit 2 with the usage; 0 for `--help`).
+    pub fn try_parse_args<I, T>(args: I) -> Result<Self, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<OsString> + Clone,
+    {
+        let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+        let program = args
+            .first()
+            .and_then(|a| std::path::Path::new(a).file_stem())
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "service".to_owned());
+        let mut cli = <Self as Parser>::try_parse_from(args)?;
+        cli.program = program;
+        Ok(cli)
+    }
+
+    /// Parses the process's arguments; exits with clap's message on bad ones (code 2).
+    pub fn from_env() -> Self {
+        Self::try_parse_args(std::env::args_os()).unwrap_or_else(|e| e.exit())
+    }
+
+    /// Runs the command on the server `builder` makes.
+    pub async fn run(self, builder: ServerBuilder) -> ExitCode {
+        let program = self.program.clone();
+        match self.execute(builder).await {
+            Ok(code) => code,
+            Err(message) => {
+                eprintln!("{program}: {message}");
+                ExitCode::FAILURE
+            }
+        }
+    }
+
+    async fn execute(self, builder: ServerBuilder) -> Result<ExitCode, String> {
+        let command = match self.command {
+            Some(c) => c,
+            None if self.stdio => Command::Stdio(Target {
+                group: self.group,
+                version: self.version,
+            }),
+            None => Command::Serve(ServeArgs {
+                listen: self.listen,
+            }),
+        };
+        match command {
+            Command::Check => Ok(check(builder, &self.program)),
+            Command::Serve(a) => {
+                let server = build(builder)?;
+                serve(&server, a.listen, &self.program).await?;
+                Ok(ExitCode::SUCCESS)
+            }
+            Command::Stdio(t) => {
+                let server = build(builder)?;
+                endpoint(&server, &t)?;
+                tracing::debug!(group = %t.group, version = t.version, "serving MCP on stdio");
+                server
+                    .serve_stdio(&t.group, t.version)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                Ok(ExitCode::SUCCESS)
+            }
+            Command::Tools(l) => {
+                let server = build(builder)?;
+                let ep = endpoint(&server, &l.target)?;
+                let lang = language(&server, l.lang.as_deref());
+                let tools = tools(ep, lang).await?;
+                write_stdout(&serde_json::to_vec(&tools).map_err(|e| e.to_string())?)?;
+                Ok(ExitCode::SUCCESS)
+            }
+            Command::Openrpc(l) => {
+                let server = build(builder)?;
+                let t = &l.target;
+                let lang = language(&server, l.lang.as_deref());
+                let doc = server
+                    .openrpc(&t.group, t.version, Some(lang))
+                    .ok_or_else(|| unknown(&server, t, false))?;
+                write_stdout(&doc)?;
+                Ok(ExitCode::SUCCESS)
+            }
+        }
+    }
+}
+
+/// Parses the process's arguments and runs the command on its own tokio runtime: for a plain
+/// `fn main() -> ExitCode` (inside an async runtime use [`run_async`]).
+pub fn run(builder: ServerBuilder) -> ExitCode {
+    let cli = Cli::from_env();
+    match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt.block_on(cli.run(builder)),
+        Err(e) => {
+            eprintln!("{}: cannot start the runtime: {e}", cli.program);
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Parses the process's arguments and runs the command: for `#[tokio::main] async fn main`.
+pub async fn run_async(builder: ServerBuilder) -> ExitCode {
+    Cli::from_env().run(builder).await
+}
+
+fn build(builder: ServerBuilder) -> Result<Server, String> {
+    builder.build().map_err(|e| e.to_string())
+}
+
+fn write_stdout(bytes: &[u8]) -> Result<(), String> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes)
+        .and_then(|()| out.flush())
+        .map_err(|e| format!("cannot write to stdout: {e}"))
+}
+
+async fn serve(server: &Server, listen: SocketAddr, program: &str) -> Result<(), String> {
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
+    // The bound address (port 0 picks a free one): scripts and tests read this line.
+    let addr = listener.local_addr().unwrap_or(listen);
+    tracing::info!("{program} listening on {addr}: {}", endpoints(server));
+    server
+        .serve_listener(listener, crate::server::shutdown_signal())
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// `JSON-RPC internal v1, mcp v1; MCP mcp v1`.
+fn endpoints(server: &Server) -> String {
+    let list = |mcp_only: bool| {
+        let v: Vec<String> = server
+            .registry()
+            .catalogs()
+            .filter(|c| !mcp_only || server.mcp_endpoint(c.group().name(), c.version()).is_some())
+            .map(|c| format!("{} v{}", c.group().name(), c.version()))
+            .collect();
+        if v.is_empty() {
+            "none".to_owned()
+        } else {
+            v.join(", ")
+        }
+    };
+    format!("JSON-RPC {}; MCP {}", list(false), list(true))
+}
+
+/// The negotiated language of `--lang` (the default language without one).
+fn language<'a>(server: &'a Server, lang: Option<&str>) -> &'a str {
+    let t = server.translations();
+    let picked = t.pick(lang);
+    if let Some(l) = lang
+        && crate::i18n::negotiate(Some(l), &[picked], t.default_lang()).is_none()
+    {
+        tracing::warn!(
+            "no translations for `{l}`; using `{picked}` (languages: {})",
+            t.languages().join(", ")
+        );
+    }
+    picked
+}
+
+/// The error of a group and version the server does not serve (over MCP when `mcp`).
+fn unknown(server: &Server, t: &Target, mcp: bool) -> String {
+    if mcp && server.registry().catalog(&t.group, t.version).is_some() {
+        return format!(
+            "group `{}` v{} is not published over MCP (it is an `ApiGroup::rpc` group)",
+            t.group, t.version
+        );
+    }
+    let known: Vec<String> = server
+        .registry()
+        .catalogs()
+        .filter(|c| !mcp || c.group().is_mcp())
+        .map(|c| format!("{} v{}", c.group().name(), c.version()))
+        .collect();
+    format!(
+        "no {}group `{}` with version {} (available: {})",
+        if mcp { "MCP " } else { "" },
+        t.group,
+        t.version,
+        if known.is_empty() {
+            "none".to_owned()
+        } else {
+            known.join(", ")
+        }
+    )
+}
+
+/// The MCP endpoint of a target, refusing one that has invalid tool names.
+fn endpoint<'a>(server: &'a Server, t: &Target) -> Result<&'a Arc<McpEndpoint>, String> {
+    let ep = server
+        .mcp_endpoint(&t.group, t.version)
+        .ok_or_else(|| unknown(server, t, true))?;
+    let bad = crate::mcp::tools::bad_tool_names(ep.catalog());
+    if !bad.is_empty() {
+        return Err(format!(
+            "MCP group `{}` v{} has invalid tool names: {}",
+            t.group,
+            t.version,
+            bad.join("; ")
+        ));
+    }
+    Ok(ep)
+}
+
+/// Every page of a modern `tools/list` in `lang`, asked of the endpoint itself: so the tools
+/// are written with the server's own list options, exactly as a live request gets them.
+async fn tools(ep: &McpEndpoint, lang: &str) -> Result<Value, String> {
+    let lang: Arc<str> = Arc::from(lang);
+    let mut tools = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut params = json!({ "_meta": {
+            protocol::META_PROTOCOL_VERSION: protocol::MODERN_VERSIONS[0],
+            protocol::META_CLIENT_CAPABILITIES: {},
+        }});
+        if let Some(c) = cursor.take() {
+            params["cursor"] = c.into();
+        }
+        let msg = Message {
+            id: Some(json!(1)),
+            method: "tools/list".to_owned(),
+            params: Some(params),
+        };
+        let extras = CallExtras {
+            language: Some(lang.clone()),
+            ..CallExtras::default()
+        };
+        let answer = ep.handle(&msg, Era::Modern, extras).await;
+        let mut reply: Value = serde_json::from_slice(&answer.body)
+            .map_err(|e| format!("tools/list answered invalid JSON: {e}"))?;
+        if let Some(e) = reply.get("error") {
+            return Err(format!("tools/list failed: {e}"));
+        }
+        let result = reply
+            .get_mut("result")
+            .ok_or("tools/list answered without a result")?;
+        if let Some(Value::Array(page)) = result.get_mut("tools").map(Value::take) {
+            tools.extend(page);
+        }
+        match result.get("nextCursor").and_then(Value::as_str) {
+            Some(c) => cursor = Some(c.to_owned()),
+            None => return Ok(Value::Array(tools)),
+        }
+    }
+}
+
+/// `check`: the problems one per line on stdout and exit 1, or a one-line summary and exit 0.
+fn check(builder: ServerBuilder, program: &str) -> ExitCode {
+    let problems: Vec<String> = match builder.build() {
+        Err(BuildError::Catalog(errors)) => errors.iter().map(ToString::to_string).collect(),
+        Err(BuildError::Translations(errors)) => errors
+            .iter()
+            .map(|e| format!("translations: {e}"))
+            .collect(),
+        Err(e @ BuildError::Store(_)) => vec![e.to_string()],
+        Ok(server) => {
+            let mut problems = Vec::new();
+            for c in server.registry().catalogs() {
+                let (group, version) = (c.group().name(), c.version());
+                if c.group().is_mcp() {
+                    for bad in crate::mcp::tools::bad_tool_names(c) {
+                        problems.push(format!("group `{group}` v{version}: tool name {bad}"));
+                    }
+                }
+                for m in c.methods() {
+                    if let Err(e) = m.validator() {
+                        problems.push(format!(
+                            "group `{group}` v{version}: method `{}` ({}): the input schema does not compile: {e}",
+                            m.name(),
+                            m.def.location
+                        ));
+                    }
+                }
+            }
+            if problems.is_empty() {
+                let r = server.registry();
+                let methods: std::collections::BTreeSet<&str> = r
+                    .catalogs()
+                    .flat_map(|c| c.methods().iter().map(|m| m.name()))
+                    .collect();
+                let mcp = r
+                    .catalogs()
+                    .filter(|c| server.mcp_endpoint(c.group().name(), c.version()).is_some())
+                    .count();
+                println!(
+                    "{program}: ok: {} groups, {} catalogs ({}), {} methods, {mcp} MCP endpoints, languages {}",
+                    r.groups().len(),
+                    r.catalogs().count(),
+                    endpoints(&server),
+                    methods.len(),
+                    server.translations().languages().join(", ")
+                );
+                return ExitCode::SUCCESS;
+            }
+            problems
+        }
+    };
+    for p in &problems {
+        println!("{p}");
+    }
+    eprintln!("{program}: check found {} problem(s)", problems.len());
+    ExitCode::FAILURE
+}
