@@ -41,7 +41,8 @@ pub const CALL_BODY: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","pa
 pub const MODERN_CALL_BODY: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"}}}}"#;
 
 /// The same call as a plain JSON-RPC request to `/rpc/bench/v1`.
-pub const JSONRPC_CALL_BODY: &str = r#"{"jsonrpc":"2.0","id":1,"method":"add","params":{"a":2,"b":3}}"#;
+pub const JSONRPC_CALL_BODY: &str =
+    r#"{"jsonrpc":"2.0","id":1,"method":"add","params":{"a":2,"b":3}}"#;
 
 /// A handshake-era `tools/list` (first page).
 pub const LIST_BODY: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#;
@@ -62,10 +63,16 @@ pub fn listen_addr() -> SocketAddr {
     let mut addr = SocketAddr::from(([127, 0, 0, 1], 0));
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
-        match (a.as_str(), args.next().and_then(|v| v.parse::<SocketAddr>().ok())) {
+        match (
+            a.as_str(),
+            args.next().and_then(|v| v.parse::<SocketAddr>().ok()),
+        ) {
             ("--listen", Some(v)) if v.ip().is_loopback() => addr = v,
             _ => {
-                eprintln!("usage: {} [--listen 127.0.0.1:PORT]", env!("CARGO_PKG_NAME"));
+                eprintln!(
+                    "usage: {} [--listen 127.0.0.1:PORT]",
+                    env!("CARGO_PKG_NAME")
+                );
                 std::process::exit(2);
             }
         }
@@ -99,7 +106,10 @@ pub fn serde_baseline(body: &[u8]) -> Option<Vec<u8>> {
         return None;
     }
     let args = params.get("arguments")?;
-    let sum = args.get("a")?.as_i64()?.checked_add(args.get("b")?.as_i64()?)?;
+    let sum = args
+        .get("a")?
+        .as_i64()?
+        .checked_add(args.get("b")?.as_i64()?)?;
     let resp = json!({
         "jsonrpc": "2.0",
         "id": req.get("id"),
@@ -234,7 +244,10 @@ mod tests {
         let s = synthetic_server(&defs, None);
         let ep = s.mcp_endpoint("synthetic", 1).unwrap();
         let out = String::from_utf8(mcp_in_process(ep, LIST_BODY.as_bytes())).unwrap();
-        assert!(out.contains("tool_00049") && !out.contains("tool_00050"), "{out}");
+        assert!(
+            out.contains("tool_00049") && !out.contains("tool_00050"),
+            "{out}"
+        );
         let call = CALL_BODY.replace("\"add\"", "\"tool_00119\"");
         let out = String::from_utf8(mcp_in_process(ep, call.as_bytes())).unwrap();
         assert!(out.contains(EXPECTED), "{out}");

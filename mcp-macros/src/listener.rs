@@ -84,7 +84,8 @@ pub fn expand(args: TokenStream, func: ItemFn) -> TokenStream {
     let call = if func.sig.asyncness.is_some() {
         quote!(::std::boxed::Box::pin(#ident(__ev)))
     } else {
-        quote!(::std::boxed::Box::pin(::std::future::ready(#ident(__ev))))
+        // Called inside the future, so a panic is caught where the future is polled.
+        quote!(::std::boxed::Box::pin(async move { #ident(__ev) }))
     };
     quote! {
         #func

@@ -36,6 +36,9 @@ use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+/// The `clap` these types come from (for [`clap::Error`], [`clap::CommandFactory`] and
+/// embedding [`Cli`] in a larger command line), so a service needs no `clap` dependency.
+pub use clap;
 use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
 
@@ -125,27 +128,41 @@ pub struct Localized {
 }
 
 impl Cli {
-    /// Parses a command line (`args[0]` is the program). `Err` carries clap's message: print
-    /// it with [`clap::Error::exit`] (exit 2 with the usage; 0 for `--help`).
+    /// Parses a command line (`args[0]` is the program). `Err` carries clap's message (see
+    /// [`Cli::from_args`] for one that always shows the usage).
     pub fn try_parse_args<I, T>(args: I) -> Result<Self, clap::Error>
     where
         I: IntoIterator<Item = T>,
         T: Into<OsString> + Clone,
     {
         let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
-        let program = args
-            .first()
-            .and_then(|a| std::path::Path::new(a).file_stem())
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "service".to_owned());
-        let mut cli = <Self as Parser>::try_parse_from(args)?;
-        cli.program = program;
+        let mut cli = <Self as Parser>::try_parse_from(&args)?;
+        cli.program = program_name(&args);
         Ok(cli)
     }
 
-    /// Parses the process's arguments; exits with clap's message on bad ones (code 2).
+    /// Parses a command line (`args[0]` is the program). On bad arguments it prints the
+    /// error and the usage to stderr and exits with code 2; `--help` prints the help and
+    /// exits with 0.
+    pub fn from_args<I, T>(args: I) -> Self
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<OsString> + Clone,
+    {
+        let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+        match Self::try_parse_args(&args) {
+            Ok(cli) => cli,
+            Err(e) if !e.use_stderr() => e.exit(),
+            Err(e) => {
+                eprint!("{}", with_usage(&e, &args));
+                std::process::exit(2)
+            }
+        }
+    }
+
+    /// Parses the process's arguments, as [`Cli::from_args`] does.
     pub fn from_env() -> Self {
-        Self::try_parse_args(std::env::args_os()).unwrap_or_else(|e| e.exit())
+        Self::from_args(std::env::args_os())
     }
 
     /// Runs the command on the server `builder` makes.
@@ -172,7 +189,7 @@ impl Cli {
             }),
         };
         match command {
-            Command::Check => Ok(check(builder, &self.program)),
+            Command::Check => Ok(run_check(builder, &self.program)),
             Command::Serve(a) => {
                 let server = build(builder)?;
                 serve(&server, a.listen, &self.program).await?;
@@ -229,6 +246,42 @@ pub fn run(builder: ServerBuilder) -> ExitCode {
 /// Parses the process's arguments and runs the command: for `#[tokio::main] async fn main`.
 pub async fn run_async(builder: ServerBuilder) -> ExitCode {
     Cli::from_env().run(builder).await
+}
+
+/// `argv[0]`'s file name (`service` without one).
+fn program_name(args: &[OsString]) -> String {
+    args.first()
+        .and_then(|a| std::path::Path::new(a).file_stem())
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "service".to_owned())
+}
+
+/// Clap's message with the usage of the (sub)command, which clap leaves out of some errors
+/// (e.g. an invalid value).
+fn with_usage(e: &clap::Error, args: &[OsString]) -> String {
+    let text = e.render().to_string();
+    if text.contains("Usage:") {
+        return text;
+    }
+    let mut cmd = <Cli as clap::CommandFactory>::command().bin_name(program_name(args));
+    cmd.build();
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|c| c.get_name().to_owned())
+        .collect();
+    let sub = args
+        .iter()
+        .skip(1)
+        .filter_map(|a| a.to_str())
+        .find(|a| names.iter().any(|n| n == a));
+    let usage = match sub.and_then(|s| cmd.find_subcommand_mut(s)) {
+        Some(c) => c.render_usage(),
+        None => cmd.render_usage(),
+    };
+    match text.find("For more information") {
+        Some(i) => format!("{}{usage}\n\n{}", &text[..i], &text[i..]),
+        None => format!("{text}\n{usage}\n"),
+    }
 }
 
 fn build(builder: ServerBuilder) -> Result<Server, String> {
@@ -375,60 +428,74 @@ async fn tools(ep: &McpEndpoint, lang: &str) -> Result<Value, String> {
     }
 }
 
-/// `check`: the problems one per line on stdout and exit 1, or a one-line summary and exit 0.
-fn check(builder: ServerBuilder, program: &str) -> ExitCode {
-    let problems: Vec<String> = match builder.build() {
-        Err(BuildError::Catalog(errors)) => errors.iter().map(ToString::to_string).collect(),
-        Err(BuildError::Translations(errors)) => errors
-            .iter()
-            .map(|e| format!("translations: {e}"))
-            .collect(),
-        Err(e @ BuildError::Store(_)) => vec![e.to_string()],
-        Ok(server) => {
-            let mut problems = Vec::new();
-            for c in server.registry().catalogs() {
-                let (group, version) = (c.group().name(), c.version());
-                if c.group().is_mcp() {
-                    for bad in crate::mcp::tools::bad_tool_names(c) {
-                        problems.push(format!("group `{group}` v{version}: tool name {bad}"));
-                    }
-                }
-                for m in c.methods() {
-                    if let Err(e) = m.validator() {
-                        problems.push(format!(
-                            "group `{group}` v{version}: method `{}` ({}): the input schema does not compile: {e}",
-                            m.name(),
-                            m.def.location
-                        ));
-                    }
-                }
-            }
-            if problems.is_empty() {
-                let r = server.registry();
-                let methods: std::collections::BTreeSet<&str> = r
-                    .catalogs()
-                    .flat_map(|c| c.methods().iter().map(|m| m.name()))
-                    .collect();
-                let mcp = r
-                    .catalogs()
-                    .filter(|c| server.mcp_endpoint(c.group().name(), c.version()).is_some())
-                    .count();
-                println!(
-                    "{program}: ok: {} groups, {} catalogs ({}), {} methods, {mcp} MCP endpoints, languages {}",
-                    r.groups().len(),
-                    r.catalogs().count(),
-                    endpoints(&server),
-                    methods.len(),
-                    server.translations().languages().join(", ")
-                );
-                return ExitCode::SUCCESS;
-            }
-            problems
+/// What `check` reports: `Ok` with a one-line summary, or `Err` with every problem found, one
+/// line each: catalog errors (duplicates, group conflicts, bad version ranges, methods without
+/// a group), translation errors, invalid MCP tool names and input schemas that do not compile.
+///
+/// The catalog is checked first: when it is invalid the translations are not looked at.
+pub fn check(builder: ServerBuilder) -> Result<String, Vec<String>> {
+    let server = match builder.build() {
+        Ok(s) => s,
+        Err(BuildError::Catalog(errors)) => {
+            return Err(errors.iter().map(ToString::to_string).collect());
         }
+        Err(BuildError::Translations(errors)) => {
+            return Err(errors
+                .iter()
+                .map(|e| format!("translations: {e}"))
+                .collect());
+        }
+        Err(e @ BuildError::Store(_)) => return Err(vec![e.to_string()]),
     };
-    for p in &problems {
-        println!("{p}");
+    let mut problems = Vec::new();
+    for c in server.registry().catalogs() {
+        let (group, version) = (c.group().name(), c.version());
+        if c.group().is_mcp() {
+            for bad in crate::mcp::tools::bad_tool_names(c) {
+                problems.push(format!("group `{group}` v{version}: tool name {bad}"));
+            }
+        }
+        for m in c.methods() {
+            if let Err(e) = m.validator() {
+                problems.push(format!(
+                    "group `{group}` v{version}: method `{}` ({}): the input schema does not compile: {e}",
+                    m.name(),
+                    m.def.location
+                ));
+            }
+        }
     }
-    eprintln!("{program}: check found {} problem(s)", problems.len());
-    ExitCode::FAILURE
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let r = server.registry();
+    let methods: std::collections::BTreeSet<&str> = r
+        .catalogs()
+        .flat_map(|c| c.methods().iter().map(|m| m.name()))
+        .collect();
+    Ok(format!(
+        "{} groups, {} catalogs, {} methods ({}), languages {}",
+        r.groups().len(),
+        r.catalogs().count(),
+        methods.len(),
+        endpoints(&server),
+        server.translations().languages().join(", ")
+    ))
+}
+
+/// The `check` command: the summary (exit 0) or the problems (exit 1) on stdout.
+fn run_check(builder: ServerBuilder, program: &str) -> ExitCode {
+    match check(builder) {
+        Ok(summary) => {
+            println!("{program}: ok: {summary}");
+            ExitCode::SUCCESS
+        }
+        Err(problems) => {
+            for p in &problems {
+                println!("{p}");
+            }
+            eprintln!("{program}: check found {} problem(s)", problems.len());
+            ExitCode::FAILURE
+        }
+    }
 }

@@ -5,7 +5,6 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::serve::ListenerExt;
 
 use std::collections::BTreeMap;
 
@@ -47,6 +46,10 @@ pub(crate) struct Config {
     pub mcp: McpOptions,
     pub stateful: Vec<String>,
     pub auth: Arc<crate::transport::auth::AuthConfig>,
+    pub timeouts: crate::transport::serve::Timeouts,
+    pub request_timeout: Option<std::time::Duration>,
+    pub method_timeout: Option<std::time::Duration>,
+    pub method_timeouts: std::collections::HashMap<String, std::time::Duration>,
 }
 
 impl Config {
@@ -192,6 +195,38 @@ impl ServerBuilder {
     /// The public base URL (for resource metadata behind a proxy), e.g. `https://api.example.com`.
     pub fn public_url(mut self, url: impl Into<String>) -> Self {
         Arc::make_mut(&mut self.config.auth).public_url = Some(url.into());
+        self
+    }
+
+    /// How long a client may take to send request headers (default 10 s; slow clients are cut).
+    pub fn header_timeout(mut self, d: std::time::Duration) -> Self {
+        self.config.timeouts.header_read = d;
+        self
+    }
+
+    /// How long a request may take from its headers to its response headers, body upload
+    /// included (default 30 s; then 408). `None` disables it. SSE streams are not cut.
+    pub fn request_timeout(mut self, d: Option<std::time::Duration>) -> Self {
+        self.config.request_timeout = d;
+        self
+    }
+
+    /// How long in-flight requests and `post_response` work may take after shutdown begins
+    /// (default 10 s).
+    pub fn shutdown_grace(mut self, d: std::time::Duration) -> Self {
+        self.config.timeouts.shutdown_grace = d;
+        self
+    }
+
+    /// A time limit for every async method (its future is dropped when it passes).
+    pub fn method_timeout(mut self, d: std::time::Duration) -> Self {
+        self.config.method_timeout = Some(d);
+        self
+    }
+
+    /// A time limit for one method, by name (overrides [`ServerBuilder::method_timeout`]).
+    pub fn method_timeout_for(mut self, method: impl Into<String>, d: std::time::Duration) -> Self {
+        self.config.method_timeouts.insert(method.into(), d);
         self
     }
 
@@ -342,7 +377,12 @@ impl ServerBuilder {
         let debug = env.is_debug();
         let mut listeners = self.listeners;
         listeners.add_registered();
-        let mut core = Core::new(env, Arc::new(self.state)).with_listeners(listeners);
+        let mut core = Core::new(env, Arc::new(self.state))
+            .with_listeners(listeners)
+            .with_timeouts(
+                self.config.method_timeout,
+                self.config.method_timeouts.clone(),
+            );
         if let Some(c) = self.cache {
             core = core.with_cache(c);
         }
@@ -424,6 +464,10 @@ impl Server {
                 mcp: McpOptions::default(),
                 stateful: Vec::new(),
                 auth: Arc::default(),
+                timeouts: Default::default(),
+                request_timeout: Some(std::time::Duration::from_secs(30)),
+                method_timeout: None,
+                method_timeouts: Default::default(),
             },
             env: None,
             state: StateMap::default(),
@@ -500,13 +544,14 @@ impl Server {
         listener: tokio::net::TcpListener,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        // Without TCP_NODELAY, responses written in several pieces stall ~40 ms (Nagle + delayed ACK).
-        let listener = listener.tap_io(|tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
-        axum::serve(listener, self.router())
-            .with_graceful_shutdown(shutdown)
-            .await
+        crate::transport::serve::serve(
+            listener,
+            self.router(),
+            self.inner.config.timeouts,
+            self.inner.core.background().clone(),
+            shutdown,
+        )
+        .await
     }
 }
 

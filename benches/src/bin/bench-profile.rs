@@ -54,8 +54,7 @@ fn main() {
         }
         "baseline" => {
             for _ in 0..n {
-                bytes += serde_baseline(black_box(CALL_BODY.as_bytes()))
-                    .map_or(0, |b| b.len());
+                bytes += serde_baseline(black_box(CALL_BODY.as_bytes())).map_or(0, |b| b.len());
             }
         }
         "startup" => {

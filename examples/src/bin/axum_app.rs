@@ -102,7 +102,9 @@ async fn main() -> ExitCode {
     };
     // The bound address (port 0 picks a free one); the tests read this line.
     let addr = listener.local_addr().unwrap_or(listen);
-    tracing::info!("axum_app listening on {addr}: /hello, JSON-RPC at /api/rpc/{{group}}/v{{N}}, MCP at /api/mcp/{{group}}/v{{N}}");
+    tracing::info!(
+        "axum_app listening on {addr}: /hello, JSON-RPC at /api/rpc/{{group}}/v{{N}}, MCP at /api/mcp/{{group}}/v{{N}}"
+    );
     let served = axum::serve(listener, app(&server))
         .with_graceful_shutdown(mcp_runtime::server::shutdown_signal())
         .await;

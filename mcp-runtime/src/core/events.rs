@@ -183,7 +183,7 @@ where
         &'a self,
         event: &'a mut Event<'b>,
     ) -> BoxFuture<'a, Result<(), RpcError>> {
-        Box::pin(std::future::ready((self.0)(event)))
+        Box::pin(async move { (self.0)(event) })
     }
 }
 
@@ -274,6 +274,8 @@ impl Listeners {
     /// Runs the listeners of an event in order; the first failure (or panic) stops and is returned.
     pub async fn emit(&self, event: &mut Event<'_>) -> Result<(), RpcError> {
         for e in &self.by_kind[event.kind.index()] {
+            // Panics while the future runs are caught; listeners do their work inside the future
+            // (closures and `#[rpc_listener]` functions are called there).
             let r = AssertUnwindSafe(e.listener.handle(event))
                 .catch_unwind()
                 .await;
@@ -299,10 +301,66 @@ impl Listeners {
     }
 }
 
+/// Background work of the server (`post_response` listeners), counted so a graceful
+/// shutdown can wait for it.
+#[derive(Clone, Default)]
+pub struct Background {
+    running: Arc<(std::sync::atomic::AtomicUsize, tokio::sync::Notify)>,
+}
+
+impl std::fmt::Debug for Background {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Background")
+            .field(
+                "running",
+                &self.running.0.load(std::sync::atomic::Ordering::Relaxed),
+            )
+            .finish()
+    }
+}
+
+impl Background {
+    /// Spawns a job.
+    pub fn spawn(&self, job: BoxFuture<'static, ()>) {
+        use std::sync::atomic::Ordering;
+        let running = self.running.clone();
+        running.0.fetch_add(1, Ordering::SeqCst);
+        tokio::spawn(async move {
+            // Decrement even if the job panics.
+            struct Done(Arc<(std::sync::atomic::AtomicUsize, tokio::sync::Notify)>);
+            impl Drop for Done {
+                fn drop(&mut self) {
+                    if self.0.0.fetch_sub(1, Ordering::SeqCst) == 1 {
+                        self.0.1.notify_waiters();
+                    }
+                }
+            }
+            let _done = Done(running);
+            job.await;
+        });
+    }
+
+    /// Waits until no job runs, at most `deadline`; returns whether all finished.
+    pub async fn drain(&self, deadline: std::time::Duration) -> bool {
+        use std::sync::atomic::Ordering;
+        let wait = async {
+            loop {
+                let notified = self.running.1.notified();
+                if self.running.0.load(Ordering::SeqCst) == 0 {
+                    return;
+                }
+                notified.await;
+            }
+        };
+        tokio::time::timeout(deadline, wait).await.is_ok()
+    }
+}
+
 /// Work to run once the response has been written (`post_response` listeners).
 #[derive(Clone, Default)]
 pub struct AfterResponse {
     jobs: Arc<Mutex<Vec<BoxFuture<'static, ()>>>>,
+    background: Background,
 }
 
 impl std::fmt::Debug for AfterResponse {
@@ -318,6 +376,14 @@ impl AfterResponse {
             j.push(job);
         }
     }
+    /// A queue whose jobs run as `background` work.
+    pub fn new(background: &Background) -> Self {
+        Self {
+            jobs: Arc::default(),
+            background: background.clone(),
+        }
+    }
+
     /// Runs every queued job in the background.
     pub fn run(&self) {
         let jobs = self
@@ -326,7 +392,7 @@ impl AfterResponse {
             .map(|mut j| std::mem::take(&mut *j))
             .unwrap_or_default();
         for job in jobs {
-            tokio::spawn(job);
+            self.background.spawn(job);
         }
     }
     /// Whether jobs are queued.

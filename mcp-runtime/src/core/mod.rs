@@ -2,6 +2,7 @@
 
 pub mod cache;
 pub mod events;
+pub mod json;
 pub mod lock;
 pub mod params;
 pub mod pipeline;

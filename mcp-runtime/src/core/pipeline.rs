@@ -46,6 +46,10 @@ pub struct Core {
     listeners: Arc<Listeners>,
     cache: SharedCache,
     locks: SharedLocks,
+    background: super::events::Background,
+    /// Per-method time limits (async methods), by name; and the default for the rest.
+    timeouts: Arc<std::collections::HashMap<String, Duration>>,
+    default_timeout: Option<Duration>,
 }
 
 impl std::fmt::Debug for Core {
@@ -66,6 +70,9 @@ impl Core {
             listeners: Arc::default(),
             cache: Arc::new(super::cache::MemoryCache::default()),
             locks: Arc::new(super::lock::MemoryLocks::default()),
+            background: super::events::Background::default(),
+            timeouts: Arc::default(),
+            default_timeout: None,
         }
     }
 
@@ -83,6 +90,27 @@ impl Core {
     pub fn with_locks(mut self, l: SharedLocks) -> Self {
         self.locks = l;
         self
+    }
+
+    /// Sets time limits: a default for every async method, and per method by name.
+    pub fn with_timeouts(
+        mut self,
+        default: Option<Duration>,
+        per_method: std::collections::HashMap<String, Duration>,
+    ) -> Self {
+        self.default_timeout = default;
+        self.timeouts = Arc::new(per_method);
+        self
+    }
+
+    /// The background work tracker (`post_response` jobs).
+    pub fn background(&self) -> &super::events::Background {
+        &self.background
+    }
+
+    /// A queue for work to run after a response is written.
+    pub fn after_response(&self) -> super::events::AfterResponse {
+        super::events::AfterResponse::new(&self.background)
     }
 
     /// The environment.
@@ -194,9 +222,7 @@ impl Core {
             });
             match after {
                 Some(a) => a.push(job),
-                None => {
-                    tokio::spawn(job);
-                }
+                None => self.background.spawn(job),
             }
         }
         Ok(out)
@@ -240,7 +266,28 @@ impl Core {
             }
             None => None,
         };
-        let result = invoke(info.def.handler, ctx.clone(), params, &self.env).await;
+        let limit = self
+            .timeouts
+            .get(info.def.name)
+            .copied()
+            .or(self.default_timeout);
+        let result = match limit {
+            // The future is dropped on timeout (its lock guard too); sync methods cannot be cut.
+            Some(d) => match tokio::time::timeout(
+                d,
+                invoke(info.def.handler, ctx.clone(), params, &self.env),
+            )
+            .await
+            {
+                Ok(r) => r,
+                Err(_) => Err(RpcError::runtime(format!(
+                    "Method '{}' timed out after {} ms",
+                    info.def.name,
+                    d.as_millis()
+                ))),
+            },
+            None => invoke(info.def.handler, ctx.clone(), params, &self.env).await,
+        };
         if let Some(g) = guard {
             g.release().await;
         }

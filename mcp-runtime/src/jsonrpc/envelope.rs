@@ -163,9 +163,14 @@ pub fn is_batch(body: &[u8]) -> bool {
 }
 
 fn decode_params(raw: Option<&RawValue>) -> Result<Option<Value>, RpcError> {
-    raw.map(|p| serde_json::from_str::<Value>(p.get()))
+    raw.map(|p| crate::core::json::from_str(p.get()))
         .transpose()
-        .map_err(|e| RpcError::invalid_params(format!("Invalid params: {e}")))
+        .map_err(|e| {
+            RpcError::invalid_params(format!(
+                "Invalid params: {}",
+                crate::core::json::message(&e)
+            ))
+        })
 }
 
 /// Runs one checked request; `None` for a notification.

@@ -72,7 +72,19 @@ pub(crate) fn rpc_router(server: &Arc<ServerInner>) -> Router {
         }
         router = router.route(&path, guarded(server, group, Face::Mcp, &path, methods));
     }
-    router.layer(DefaultBodyLimit::max(server.config.body_limit))
+    let router = router.layer(DefaultBodyLimit::max(server.config.body_limit));
+    match server.config.request_timeout {
+        Some(limit) => router.layer(axum::middleware::from_fn(
+            move |req, next: axum::middleware::Next| async move {
+                // Until the response headers: a slow upload or a stalled handler gets 408.
+                match tokio::time::timeout(limit, next.run(req)).await {
+                    Ok(res) => res,
+                    Err(_) => (StatusCode::REQUEST_TIMEOUT, "Request Timeout").into_response(),
+                }
+            },
+        )),
+        None => router,
+    }
 }
 
 fn guard(server: &Arc<ServerInner>, group: ApiGroup, face: Face, path: &str) -> super::auth::Guard {
@@ -138,9 +150,7 @@ async fn rpc_post(State(ep): State<Arc<RpcEndpoint>>, headers: HeaderMap, body: 
             .into_response();
     }
     let core = &ep.server.core;
-    let after = core
-        .has_post_response()
-        .then(crate::core::events::AfterResponse::default);
+    let after = core.has_post_response().then(|| core.after_response());
     let reply = envelope::handle(
         core,
         &ep.catalog,

@@ -167,8 +167,15 @@ async fn post_inner(
     if !accepts(headers, "application/json") && !accepts(headers, "text/event-stream") {
         return StatusCode::NOT_ACCEPTABLE.into_response();
     }
-    let value: Value = match serde_json::from_slice(&body) {
+    let value: Value = match crate::core::json::from_slice(&body) {
         Ok(v) => v,
+        Err(e) if crate::core::json::is_duplicate(&e) => {
+            return plain_error(
+                StatusCode::BAD_REQUEST,
+                -32602,
+                &format!("Invalid params: {}", crate::core::json::message(&e)),
+            );
+        }
         Err(_) => return plain_error(StatusCode::BAD_REQUEST, -32700, "Parse error"),
     };
     let ep = &route.ep;
@@ -269,7 +276,7 @@ async fn json_answer(ep: &McpEndpoint, msg: &Message, era: Era, lang: &Arc<str>)
     let after = ep
         .core
         .has_post_response()
-        .then(crate::core::events::AfterResponse::default);
+        .then(|| ep.core.after_response());
     let extras = CallExtras {
         after_response: after.clone(),
         ..with_lang(lang)

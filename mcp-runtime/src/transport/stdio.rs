@@ -46,7 +46,7 @@ where
             let _ = tx.send(error_body(None, -32603, p, None));
             continue;
         }
-        let value: Value = match serde_json::from_str(&line) {
+        let value: Value = match crate::core::json::from_str(&line) {
             Ok(v) => v,
             Err(_) => {
                 let _ = tx.send(error_body(None, -32700, "Parse error", None));

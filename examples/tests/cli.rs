@@ -1,0 +1,266 @@
+//! The standard command line (`mcp_runtime::cli`) on the built `catalog` binary: what
+//! `tools` and `openrpc` print is exactly what a live server answers.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_catalog");
+const MODERN: &str = "2026-07-28";
+
+fn catalog() -> Command {
+    let mut cmd = Command::new(BIN);
+    cmd.env_remove("REDIS_URL")
+        .env_remove("APP_ENV")
+        .env("RUST_LOG", "info");
+    cmd
+}
+
+/// Runs `catalog ARGS` to completion.
+fn run(args: &[&str]) -> Output {
+    catalog()
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run catalog")
+}
+
+/// A running `catalog --listen 127.0.0.1:0`, killed on drop.
+struct Live {
+    child: Child,
+    addr: String,
+}
+
+impl Live {
+    fn start() -> Self {
+        let mut child = catalog()
+            .args(["--listen", "127.0.0.1:0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start catalog");
+        let stderr = child.stderr.take().expect("stderr");
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(rest) = line.split("catalog listening on ").nth(1) {
+                    let _ = tx.send(rest.split(':').take(2).collect::<Vec<_>>().join(":"));
+                }
+            }
+        });
+        let addr = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("catalog did not report its address");
+        Live { child, addr }
+    }
+
+    /// Every page of a live modern `tools/list`, as one array.
+    async fn tools(&self, lang: Option<&str>) -> Value {
+        let client = reqwest::Client::new();
+        let mut tools = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let mut params = json!({ "_meta": {
+                "io.modelcontextprotocol/protocolVersion": MODERN,
+                "io.modelcontextprotocol/clientCapabilities": {},
+            }});
+            if let Some(c) = cursor.take() {
+                params["cursor"] = c.into();
+            }
+            let mut req = client
+                .post(format!("http://{}/mcp/mcp/v1", self.addr))
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", MODERN)
+                .header("mcp-method", "tools/list")
+                .json(
+                    &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": params}),
+                );
+            if let Some(l) = lang {
+                req = req.header("accept-language", l);
+            }
+            let res = req.send().await.expect("tools/list");
+            assert_eq!(res.status(), 200);
+            let mut body: Value = res.json().await.expect("JSON");
+            assert_eq!(body["result"]["resultType"], "complete", "{body}");
+            let result = &mut body["result"];
+            tools.extend(result["tools"].take().as_array().cloned().expect("tools"));
+            match result["nextCursor"].as_str() {
+                Some(c) => cursor = Some(c.to_owned()),
+                None => return Value::Array(tools),
+            }
+        }
+    }
+
+    async fn openrpc(&self, lang: Option<&str>) -> Vec<u8> {
+        let mut req = reqwest::Client::new().get(format!("http://{}/rpc/mcp/v1", self.addr));
+        if let Some(l) = lang {
+            req = req.header("accept-language", l);
+        }
+        let res = req.send().await.expect("GET openrpc");
+        assert_eq!(res.status(), 200);
+        res.bytes().await.expect("body").to_vec()
+    }
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn stdout(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).expect("UTF-8 stdout")
+}
+
+#[tokio::test]
+async fn tools_prints_exactly_what_a_live_modern_tools_list_returns() {
+    let live = Live::start();
+    for (args, lang) in [
+        (&["tools", "--group", "mcp", "--version", "1"][..], None),
+        (
+            &["tools", "--group", "mcp", "--version", "1", "--lang", "uk"][..],
+            Some("uk"),
+        ),
+    ] {
+        let printed = stdout(&run(args));
+        let served = live.tools(lang).await;
+        // Byte for byte (the arrays are compact JSON), so member order counts too.
+        assert_eq!(printed, serde_json::to_string(&served).unwrap(), "{args:?}");
+        let names: Vec<&str> = served
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert!(names.contains(&"Catalog.search"), "{names:?}");
+    }
+    // The translations really differ: the check above is not vacuous.
+    let en = stdout(&run(&["tools", "--group", "mcp", "--version", "1"]));
+    let uk = stdout(&run(&[
+        "tools",
+        "--group",
+        "mcp",
+        "--version",
+        "1",
+        "--lang",
+        "uk",
+    ]));
+    assert_ne!(en, uk);
+}
+
+#[tokio::test]
+async fn openrpc_prints_exactly_the_bytes_of_get() {
+    let live = Live::start();
+    let printed = run(&["openrpc", "--group", "mcp", "--version", "1"]);
+    assert!(printed.status.success());
+    assert_eq!(printed.stdout, live.openrpc(None).await);
+    let printed = run(&[
+        "openrpc",
+        "--group",
+        "mcp",
+        "--version",
+        "1",
+        "--lang",
+        "uk",
+    ]);
+    assert!(printed.status.success());
+    assert_eq!(printed.stdout, live.openrpc(Some("uk")).await);
+    let doc: Value = serde_json::from_slice(&printed.stdout).expect("JSON");
+    assert_eq!(doc["openrpc"], "1.3.2");
+}
+
+#[test]
+fn check_passes_with_a_one_line_summary() {
+    let out = run(&["check"]);
+    let text = stdout(&out);
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(text.starts_with("catalog: ok:"), "{text}");
+}
+
+#[test]
+fn bad_arguments_exit_2_with_the_usage() {
+    for args in [
+        &["--bogus"][..],
+        &["--listen", "not-an-address"],
+        &["tools", "--version", "0"],
+        &["--group", "mcp"],
+        &["--stdio", "--listen", "127.0.0.1:0"],
+        &["frobnicate"],
+    ] {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("Usage: catalog"), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    let help = run(&["--help"]);
+    assert_eq!(help.status.code(), Some(0));
+    let help = String::from_utf8_lossy(&help.stdout);
+    for cmd in ["serve", "stdio", "tools", "openrpc", "check"] {
+        assert!(help.contains(cmd), "{help}");
+    }
+}
+
+#[test]
+fn unknown_groups_fail_with_a_message() {
+    let out = run(&["tools", "--group", "internal", "--version", "1"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not published over MCP"));
+    let out = run(&["openrpc", "--group", "nope", "--version", "1"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no group `nope`"));
+    assert!(out.stdout.is_empty());
+}
+
+/// Writes `lines` to `catalog ARGS` on stdin, closes it, and returns the stdout lines.
+fn stdio(args: &[&str], lines: &[Value]) -> Vec<Value> {
+    let mut child = catalog()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start catalog --stdio");
+    let mut stdin = child.stdin.take().expect("stdin");
+    for l in lines {
+        writeln!(stdin, "{l}").expect("write");
+    }
+    drop(stdin);
+    let out = child.wait_with_output().expect("wait");
+    assert!(out.status.success(), "exit {:?}", out.status.code());
+    String::from_utf8(out.stdout)
+        .expect("UTF-8")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("stdout carries only JSON-RPC lines"))
+        .collect()
+}
+
+#[test]
+fn stdio_still_answers_an_initialize_line() {
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}});
+    for args in [
+        &["--stdio", "--group", "mcp", "--version", "1"][..],
+        &["--stdio"],
+        &["stdio", "--group", "mcp"],
+    ] {
+        let answers = stdio(args, std::slice::from_ref(&init));
+        assert_eq!(answers.len(), 1, "{args:?}: {answers:?}");
+        assert_eq!(answers[0]["id"], 1);
+        assert_eq!(answers[0]["result"]["protocolVersion"], "2025-06-18");
+        assert_eq!(answers[0]["result"]["serverInfo"]["name"], "catalog");
+    }
+}

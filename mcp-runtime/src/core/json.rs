@@ -1,0 +1,134 @@
+//! Strict JSON: like `serde_json::from_str::<Value>`, but a duplicate object key is an error
+//! (serde_json keeps the last one silently, which would let a client smuggle a second value
+//! past a check that read the first).
+
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+
+struct Strict;
+
+impl<'de> DeserializeSeed<'de> for Strict {
+    type Value = Value;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Strict {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(v.into())
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(v.into())
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        serde_json::Number::from_f64(v)
+            .map(Value::Number)
+            .ok_or_else(|| E::custom("non-finite number"))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut v = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
+        while let Some(item) = seq.next_element_seed(Strict)? {
+            v.push(item);
+        }
+        Ok(Value::Array(v))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Value, A::Error> {
+        let mut map = Map::new();
+        while let Some(key) = m.next_key::<String>()? {
+            if map.contains_key(&key) {
+                return Err(de::Error::custom(format!(
+                    "duplicate key `{}`",
+                    truncate(&key)
+                )));
+            }
+            let value = m.next_value_seed(Strict)?;
+            map.insert(key, value);
+        }
+        Ok(Value::Object(map))
+    }
+}
+
+fn truncate(s: &str) -> String {
+    if s.len() <= 64 {
+        s.to_owned()
+    } else {
+        format!("{}…", &s[..s.floor_char_boundary(64)])
+    }
+}
+
+/// Parses JSON text, refusing duplicate keys.
+pub fn from_str(s: &str) -> Result<Value, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(s);
+    let v = Strict.deserialize(&mut de)?;
+    de.end()?;
+    Ok(v)
+}
+
+/// Parses JSON bytes, refusing duplicate keys.
+pub fn from_slice(b: &[u8]) -> Result<Value, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_slice(b);
+    let v = Strict.deserialize(&mut de)?;
+    de.end()?;
+    Ok(v)
+}
+
+/// The error's message without serde_json's ` at line L column C` suffix (positions inside a
+/// params value would not match the request body).
+pub fn message(e: &serde_json::Error) -> String {
+    let s = e.to_string();
+    match s.rfind(" at line ") {
+        Some(i) => s[..i].to_owned(),
+        None => s,
+    }
+}
+
+/// Whether an error is a duplicate key (not a syntax error).
+pub fn is_duplicate(e: &serde_json::Error) -> bool {
+    e.is_data() && e.to_string().starts_with("duplicate key")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn duplicates_are_errors_at_any_depth() {
+        assert_eq!(
+            from_str(r#"{"a":1,"b":[{"c":2}]}"#).unwrap(),
+            json!({"a":1,"b":[{"c":2}]})
+        );
+        let e = from_str(r#"{"a":1,"a":2}"#).unwrap_err();
+        assert!(is_duplicate(&e), "{e}");
+        assert!(from_str(r#"{"x":[{"k":1,"k":1}]}"#).is_err());
+        assert!(!is_duplicate(&from_str("{").unwrap_err()));
+        assert!(from_str("1 2").is_err());
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        let deep = "[".repeat(200_000);
+        assert!(from_str(&deep).is_err());
+    }
+}

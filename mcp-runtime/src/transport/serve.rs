@@ -1,0 +1,90 @@
+//! The accept loop: TCP_NODELAY, a header-read timeout for slow clients, and a graceful
+//! shutdown that lets in-flight calls finish (within a deadline) and their `post_response`
+//! work run.
+//!
+//! Written on hyper-util rather than `axum::serve`, which sets neither a header timeout nor a
+//! shutdown deadline.
+
+use std::future::Future;
+use std::time::Duration;
+
+use axum::Router;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto::Builder;
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+
+use crate::core::events::Background;
+
+/// Timeouts of the HTTP server.
+#[derive(Debug, Clone, Copy)]
+pub struct Timeouts {
+    /// How long a client may take to send a request's headers.
+    pub header_read: Duration,
+    /// How long in-flight requests may take to finish after shutdown begins.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Self {
+            header_read: Duration::from_secs(10),
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Serves `app` on `listener` until `shutdown` completes, then drains.
+pub(crate) async fn serve(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    timeouts: Timeouts,
+    background: Background,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let mut builder = Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(timeouts.header_read);
+    let graceful = GracefulShutdown::new();
+    tokio::pin!(shutdown);
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let (stream, _) = match accepted {
+                    Ok(c) => c,
+                    Err(e) => {
+                        // Out of file descriptors and the like: back off instead of spinning.
+                        tracing::warn!(error = %e, "accept failed");
+                        tokio::time::sleep(Duration::from_millis(20)).await;
+                        continue;
+                    }
+                };
+                // Without TCP_NODELAY, responses written in pieces stall ~40 ms (Nagle + delayed ACK).
+                let _ = stream.set_nodelay(true);
+                let svc = TowerToHyperService::new(app.clone());
+                let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), svc);
+                let conn = graceful.watch(conn.into_owned());
+                tokio::spawn(async move {
+                    if let Err(e) = conn.await {
+                        tracing::debug!(error = %e, "connection ended with an error");
+                    }
+                });
+            }
+            () = &mut shutdown => break,
+        }
+    }
+    drop(listener);
+    tracing::info!("shutting down: finishing in-flight requests");
+    if tokio::time::timeout(timeouts.shutdown_grace, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::warn!(grace = ?timeouts.shutdown_grace, "shutdown deadline passed with requests still in flight");
+    }
+    if !background.drain(timeouts.shutdown_grace).await {
+        tracing::warn!("shutdown deadline passed with post_response work still running");
+    }
+    Ok(())
+}
