@@ -7,7 +7,8 @@
 //! - `POST /api/mcp/{group}/v{N}`: MCP (Streamable HTTP).
 //!
 //! The app's own layers wrap everything, the framework's routes included: a header
-//! (`x-served-by: axum_app`) and a timeout on producing the response head (408 after 30 s).
+//! (`x-served-by: axum_app`) and a timeout on producing the response head (408 after 20 s; the
+//! framework's router has its own, `ServerBuilder::request_timeout`, 30 s by default).
 //! The MCP routes still check `Host`/`Origin` against the loopback names by default, which
 //! requests to 127.0.0.1 pass; for other names see `ServerBuilder::allowed_hosts`.
 
@@ -25,7 +26,7 @@ use axum::routing::get;
 const USAGE: &str = "usage: axum_app [--listen ADDR]   serve on ADDR (default 127.0.0.1:8081)";
 
 /// How long a handler may take to produce its response head.
-const TIMEOUT: Duration = Duration::from_secs(30);
+const TIMEOUT: Duration = Duration::from_secs(20);
 
 /// The app's own middleware: marks every response.
 async fn served_by(req: Request, next: Next) -> Response {
@@ -107,6 +108,12 @@ async fn main() -> ExitCode {
     );
     let served = axum::serve(listener, app(&server))
         .with_graceful_shutdown(mcp_runtime::server::shutdown_signal())
+        .await;
+    // `post_response` listener work still running: give it a moment, as `Server::serve` does.
+    server
+        .core()
+        .background()
+        .drain(Duration::from_secs(10))
         .await;
     match served {
         Ok(()) => ExitCode::SUCCESS,

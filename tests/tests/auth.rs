@@ -1,0 +1,229 @@
+//! Protected groups: tokens on JSON-RPC (401/403 with the reference's codes) and MCP (an OAuth
+//! 2.1 resource server: `WWW-Authenticate` with resource metadata, 403 on insufficient scope).
+
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+use mcp_runtime::transport::auth::{AuthDecision, AuthRequest, TokenValidator};
+use mcp_runtime::{Environment, Server, ServerBuilder};
+use serde_json::{Value, json};
+
+fn builder() -> ServerBuilder {
+    examples::builder().env(Environment::PROD)
+}
+
+async fn start(server: Server) -> String {
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = l.local_addr().unwrap();
+    tokio::spawn(async move { server.serve_listener(l, std::future::pending()).await });
+    format!("http://{addr}")
+}
+
+async fn send(req: reqwest::RequestBuilder) -> (u16, Option<String>, Value) {
+    let r = req.send().await.unwrap();
+    let status = r.status().as_u16();
+    let challenge = r
+        .headers()
+        .get("www-authenticate")
+        .map(|v| v.to_str().unwrap().to_owned());
+    let body = r.text().await.unwrap();
+    (
+        status,
+        challenge,
+        serde_json::from_str(&body).unwrap_or(Value::Null),
+    )
+}
+
+fn rpc(base: &str, token: Option<(&str, &str)>) -> reqwest::RequestBuilder {
+    let mut r = reqwest::Client::new()
+        .post(format!("{base}/rpc/admin/v1"))
+        .json(&json!({"jsonrpc":"2.0","method":"Admin.reindex","id":1}));
+    if let Some((h, v)) = token {
+        r = r.header(h, v);
+    }
+    r
+}
+
+fn mcp(base: &str, token: Option<&str>) -> reqwest::RequestBuilder {
+    let mut r = reqwest::Client::new()
+        .post(format!("{base}/mcp/admin/v1"))
+        .header("accept", "application/json, text/event-stream")
+        .json(&json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Admin.reindex"}}));
+    if let Some(t) = token {
+        r = r.bearer_auth(t);
+    }
+    r
+}
+
+#[tokio::test]
+async fn json_rpc_missing_wrong_and_right_tokens() {
+    let base = start(builder().api_tokens(["s3cret", "other"]).build().unwrap()).await;
+    assert_eq!(
+        send(rpc(&base, None)).await,
+        (
+            401,
+            None,
+            json!({"jsonrpc":"2.0","id":null,"error":{"code":-32401,"message":"Unauthorized. Token not found",
+            "data":{"exception":"Ufo\\RpcError\\RpcTokenNotSentException"}}})
+        )
+    );
+    assert_eq!(
+        send(rpc(&base, Some(("authorization", "Bearer nope")))).await,
+        (
+            403,
+            None,
+            json!({"jsonrpc":"2.0","id":null,"error":{"code":-32403,"message":"Forbidden. Invalid token",
+            "data":{"exception":"Ufo\\RpcError\\RpcInvalidTokenException"}}})
+        )
+    );
+    assert_eq!(
+        send(rpc(&base, Some(("authorization", "Bearer other"))))
+            .await
+            .2,
+        json!({"jsonrpc":"2.0","id":1,"result":{"products":6}})
+    );
+    // Other groups need nothing.
+    let open = reqwest::Client::new()
+        .post(format!("{base}/rpc/mcp/v1"))
+        .json(&json!({"jsonrpc":"2.0","method":"Catalog.ping","id":1}));
+    assert_eq!(send(open).await.0, 200);
+}
+
+#[tokio::test]
+async fn the_openrpc_document_of_a_protected_group_needs_the_token_too() {
+    let base = start(builder().api_tokens(["s3cret"]).build().unwrap()).await;
+    let get = |t: Option<&str>| {
+        let r = reqwest::Client::new().get(format!("{base}/rpc/admin/v1"));
+        match t {
+            Some(t) => r.bearer_auth(t),
+            None => r,
+        }
+    };
+    assert_eq!(send(get(None)).await.0, 401);
+    assert_eq!(send(get(Some("bad"))).await.0, 403);
+    let (s, _, doc) = send(get(Some("s3cret"))).await;
+    assert_eq!(
+        (s, doc["methods"][0]["name"].clone()),
+        (200, json!("Admin.reindex"))
+    );
+}
+
+#[tokio::test]
+async fn a_custom_token_header() {
+    let base = start(
+        builder()
+            .api_tokens(["s3cret"])
+            .token_header("Ufo-RPC-Token")
+            .build()
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(
+        send(rpc(&base, Some(("authorization", "Bearer s3cret"))))
+            .await
+            .0,
+        401
+    );
+    assert_eq!(
+        send(rpc(&base, Some(("Ufo-RPC-Token", "s3cret")))).await.0,
+        200
+    );
+    assert_eq!(send(rpc(&base, Some(("Ufo-RPC-Token", "x")))).await.0, 403);
+}
+
+#[tokio::test]
+async fn no_tokens_configured_refuses_everyone() {
+    let base = start(builder().api_tokens(Vec::<String>::new()).build().unwrap()).await;
+    assert_eq!(
+        send(rpc(&base, Some(("authorization", "Bearer anything"))))
+            .await
+            .0,
+        403
+    );
+    assert_eq!(send(mcp(&base, Some("anything"))).await.0, 401);
+}
+
+#[tokio::test]
+async fn mcp_is_an_oauth_resource_server() {
+    let base = start(
+        builder()
+            .api_tokens(["s3cret"])
+            .authorization_servers(["https://auth.example.com"], &["admin"])
+            .build()
+            .unwrap(),
+    )
+    .await;
+    let host = base.trim_start_matches("http://");
+    let metadata = format!("http://{host}/.well-known/oauth-protected-resource/mcp/admin/v1");
+    let (s, challenge, body) = send(mcp(&base, None)).await;
+    assert_eq!(s, 401);
+    assert_eq!(
+        challenge.as_deref(),
+        Some(format!("Bearer resource_metadata=\"{metadata}\"").as_str())
+    );
+    assert_eq!(body["error"]["code"], -32401);
+    let (s, challenge, _) = send(mcp(&base, Some("wrong"))).await;
+    assert_eq!(s, 401);
+    assert_eq!(
+        challenge,
+        Some(format!(
+            "Bearer error=\"invalid_token\", resource_metadata=\"{metadata}\""
+        ))
+    );
+    let (s, _, body) = send(mcp(&base, Some("s3cret"))).await;
+    assert_eq!(
+        (s, body["result"]["structuredContent"].clone()),
+        (200, json!({"result":{"products":6}}))
+    );
+    let meta: Value = reqwest::get(&metadata).await.unwrap().json().await.unwrap();
+    assert_eq!(
+        meta,
+        json!({"resource": format!("http://{host}/mcp/admin/v1"), "authorization_servers": ["https://auth.example.com"],
+            "bearer_methods_supported": ["header"], "scopes_supported": ["admin"]})
+    );
+    let root: Value = reqwest::get(format!("{base}/.well-known/oauth-protected-resource"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(root, meta);
+}
+
+/// A validator standing in for JWT checks: `admin-*` tokens pass, `user-*` lack the scope.
+struct Scoped;
+
+impl TokenValidator for Scoped {
+    fn validate<'a>(&'a self, req: AuthRequest<'a>) -> BoxFuture<'a, AuthDecision> {
+        let d = if req.token.starts_with("admin-") && req.group == "admin" {
+            AuthDecision::Allow
+        } else if req.token.starts_with("user-") {
+            AuthDecision::InsufficientScope(vec!["admin".into()])
+        } else {
+            AuthDecision::Invalid
+        };
+        Box::pin(std::future::ready(d))
+    }
+}
+
+#[tokio::test]
+async fn a_pluggable_validator_and_insufficient_scope() {
+    let base = start(builder().token_validator(Arc::new(Scoped)).build().unwrap()).await;
+    assert_eq!(send(mcp(&base, Some("admin-1"))).await.0, 200);
+    let (s, challenge, body) = send(mcp(&base, Some("user-1"))).await;
+    assert_eq!(s, 403);
+    let challenge = challenge.unwrap_or_default();
+    assert!(
+        challenge.starts_with(
+            "Bearer error=\"insufficient_scope\", scope=\"admin\", resource_metadata="
+        ),
+        "{challenge}"
+    );
+    assert_eq!(body["error"]["code"], -32403);
+    assert_eq!(
+        send(rpc(&base, Some(("authorization", "Bearer user-1"))))
+            .await
+            .0,
+        403
+    );
+}
