@@ -76,6 +76,11 @@ pub mod prelude {
     };
 }
 
+/// The README's code blocks, compiled by `cargo test --doc` so the quick start stays true.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
+
 /// What the generated code uses. Not a public API: it changes without notice.
 #[doc(hidden)]
 pub mod __private {
