@@ -118,6 +118,7 @@ struct Inner {
     env: Environment,
     state: Arc<StateMap>,
     extras: CallExtras,
+    started: std::time::Instant,
 }
 
 /// The context of one call: its internal id, method, group, version and the server's state.
@@ -149,6 +150,7 @@ impl RequestContext {
                 env,
                 state,
                 extras,
+                started: std::time::Instant::now(),
             }),
         }
     }
@@ -191,6 +193,16 @@ impl RequestContext {
             .notifier
             .as_ref()
             .is_some_and(|n| n.close_stream())
+    }
+
+    /// How long ago the call started.
+    pub fn elapsed(&self) -> std::time::Duration {
+        self.inner.started.elapsed()
+    }
+
+    /// The language negotiated for this call (`Accept-Language`), if any.
+    pub fn language(&self) -> Option<&str> {
+        self.inner.extras.language.as_deref()
     }
 
     /// The internal request id.

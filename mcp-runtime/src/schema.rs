@@ -173,6 +173,122 @@ pub fn normalize(schema: &mut Value) {
     }
 }
 
+/// How nullable types are written in tool schemas.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Nullable {
+    /// `{"anyOf":[{"type":"T"},{"type":"null"}]}` (default: accepted by every host tried).
+    #[default]
+    AnyOf,
+    /// `{"type":["T","null"]}` (shorter; some hosts reject type arrays).
+    TypeArray,
+}
+
+/// Rewrites `anyOf: [{type: T, ...}, {type: null}]` back into `type: [T, "null"]` where the
+/// first branch is a plain typed schema.
+pub fn to_type_arrays(schema: &mut Value) {
+    match schema {
+        Value::Object(obj) => {
+            obj.values_mut().for_each(to_type_arrays);
+            let Some(Value::Array(branches)) = obj.get("anyOf") else {
+                return;
+            };
+            let [Value::Object(first), Value::Object(null)] = branches.as_slice() else {
+                return;
+            };
+            if null.len() != 1 || null.get("type") != Some(&Value::String("null".into())) {
+                return;
+            }
+            let Some(Value::String(ty)) = first.get("type") else {
+                return;
+            };
+            if first.contains_key("$ref") || first.contains_key("anyOf") {
+                return;
+            }
+            let mut merged = Map::new();
+            merged.insert("type".into(), json!([ty, "null"]));
+            for (k, v) in first.iter().filter(|(k, _)| *k != "type") {
+                merged.insert(k.clone(), v.clone());
+            }
+            for (k, v) in obj.iter().filter(|(k, _)| *k != "anyOf") {
+                merged.insert(k.clone(), v.clone());
+            }
+            *obj = merged;
+        }
+        Value::Array(items) => items.iter_mut().for_each(to_type_arrays),
+        _ => {}
+    }
+}
+
+/// Inlines `#/$defs/...` references, keeping only the definitions a recursion needs (a
+/// recursive type cannot be inlined): for hosts that reject `$ref`.
+pub fn inline_defs(schema: &mut Value) {
+    let Some(Value::Object(defs)) = schema.as_object_mut().and_then(|o| o.remove("$defs")) else {
+        return;
+    };
+    let mut kept = Map::new();
+    let mut stack = Vec::new();
+    inline_in(schema, &defs, &mut stack, &mut kept);
+    // Definitions kept for recursion may refer to others: inline inside them too.
+    let mut i = 0;
+    while i < kept.len() {
+        let name = kept.keys().nth(i).cloned().unwrap_or_default();
+        if let Some(mut def) = defs.get(&name).cloned() {
+            let mut stack = vec![name.clone()];
+            inline_in(&mut def, &defs, &mut stack, &mut kept);
+            kept.insert(name, def);
+        }
+        i += 1;
+    }
+    if !kept.is_empty() {
+        if let Value::Object(o) = schema {
+            o.insert("$defs".into(), Value::Object(kept));
+        }
+    }
+}
+
+fn inline_in(
+    v: &mut Value,
+    defs: &Map<String, Value>,
+    stack: &mut Vec<String>,
+    kept: &mut Map<String, Value>,
+) {
+    match v {
+        Value::Object(obj) => {
+            let target = obj
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix("#/$defs/"))
+                .map(str::to_owned);
+            if let Some(name) = target {
+                if stack.contains(&name) {
+                    // Recursion: keep the reference and its definition.
+                    kept.entry(name).or_insert(Value::Null);
+                    return;
+                }
+                if let Some(Value::Object(def)) = defs.get(&name) {
+                    let mut inlined = def.clone();
+                    for (k, val) in obj.iter().filter(|(k, _)| *k != "$ref") {
+                        inlined.insert(k.clone(), val.clone());
+                    }
+                    let mut inlined = Value::Object(inlined);
+                    stack.push(name);
+                    inline_in(&mut inlined, defs, stack, kept);
+                    stack.pop();
+                    *v = inlined;
+                    return;
+                }
+            }
+            for val in obj.values_mut() {
+                inline_in(val, defs, stack, kept);
+            }
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|i| inline_in(i, defs, stack, kept)),
+        _ => {}
+    }
+}
+
 /// Compiles a validator for a schema (2020-12, formats checked, no network access).
 pub fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
     jsonschema::options()
@@ -264,6 +380,46 @@ mod tests {
         let mut s = json!({"type":"string","format":"email"});
         normalize(&mut s);
         assert_eq!(s, json!({"type":"string","format":"email"}));
+    }
+
+    #[test]
+    fn inline_defs_keeps_only_recursive_ones() {
+        let mut s = json!({"type":"object","properties":{
+            "p":{"$ref":"#/$defs/Product","description":"d"},
+            "c":{"$ref":"#/$defs/Cat"}},
+            "$defs":{"Product":{"type":"object","properties":{"id":{"type":"integer"}}},
+                     "Cat":{"type":"object","properties":{"kids":{"type":"array","items":{"$ref":"#/$defs/Cat"}},
+                                                          "top":{"$ref":"#/$defs/Product"}}}}});
+        inline_defs(&mut s);
+        assert_eq!(
+            s["properties"]["p"],
+            json!({"type":"object","properties":{"id":{"type":"integer"}},"description":"d"})
+        );
+        assert_eq!(
+            s["properties"]["c"]["properties"]["kids"]["items"],
+            json!({"$ref":"#/$defs/Cat"})
+        );
+        assert_eq!(
+            s["$defs"]
+                .as_object()
+                .map(|d| d.keys().cloned().collect::<Vec<_>>()),
+            Some(vec!["Cat".to_owned()])
+        );
+        assert_eq!(s["$defs"]["Cat"]["properties"]["top"]["type"], "object");
+    }
+
+    #[test]
+    fn type_arrays_round_trip() {
+        let mut s = json!({"type":["string","null"],"minLength":1,"description":"d"});
+        normalize(&mut s);
+        to_type_arrays(&mut s);
+        assert_eq!(
+            s,
+            json!({"type":["string","null"],"minLength":1,"description":"d"})
+        );
+        let mut r = json!({"anyOf":[{"$ref":"#/$defs/X"},{"type":"null"}]});
+        to_type_arrays(&mut r);
+        assert_eq!(r, json!({"anyOf":[{"$ref":"#/$defs/X"},{"type":"null"}]}));
     }
 
     #[test]

@@ -133,6 +133,17 @@ impl ServerBuilder {
         self.listener(kind, 0, FnListener(f))
     }
 
+    /// Records counts and latency per method into `metrics` (a listener on `response` and
+    /// `error`, lowest priority so it sees the final outcome).
+    pub fn metrics(self, metrics: Arc<crate::core::metrics::Metrics>) -> Self {
+        let l = crate::core::metrics::MetricsListener(metrics.clone());
+        self.listener(EventKind::Response, i32::MIN, l).listener(
+            EventKind::Error,
+            i32::MIN,
+            crate::core::metrics::MetricsListener(metrics),
+        )
+    }
+
     /// The cache backend (default: in-process, bounded).
     pub fn cache_store(mut self, store: Arc<dyn CacheStore>) -> Self {
         self.cache = Some(store);
@@ -258,6 +269,19 @@ impl ServerBuilder {
     /// Tools per `tools/list` page (default 50).
     pub fn mcp_page_size(mut self, size: usize) -> Self {
         self.config.mcp.list.page_size = size.max(1);
+        self
+    }
+
+    /// Inlines `$defs` in tool schemas except where recursion needs them (default: keep them),
+    /// for MCP hosts that reject `$ref`.
+    pub fn mcp_inline_defs(mut self, on: bool) -> Self {
+        self.config.mcp.list.inline_defs = on;
+        self
+    }
+
+    /// How tool schemas write nullable types (default `anyOf` with `{"type":"null"}`).
+    pub fn mcp_nullable(mut self, style: crate::schema::Nullable) -> Self {
+        self.config.mcp.list.nullable = style;
         self
     }
 

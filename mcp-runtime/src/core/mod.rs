@@ -4,6 +4,7 @@ pub mod cache;
 pub mod events;
 pub mod json;
 pub mod lock;
+pub mod metrics;
 pub mod params;
 pub mod pipeline;
 pub mod redis;

@@ -138,7 +138,51 @@ impl Core {
     }
 
     /// Runs a call of a method already looked up.
+    ///
+    /// Each call runs in a `rpc.call` span with OpenTelemetry's JSON-RPC conventions
+    /// (`rpc.system`, `rpc.method`, `rpc.jsonrpc.version`, `rpc.jsonrpc.error_code`) plus the group,
+    /// version, internal request id, outcome and duration.
     pub async fn call_method(
+        &self,
+        catalog: &Catalog,
+        info: &MethodInfo,
+        params: Option<Value>,
+        face: Face,
+        extras: CallExtras,
+    ) -> Result<Output, RpcError> {
+        use tracing::Instrument as _;
+        let span = tracing::info_span!(
+            "rpc.call",
+            otel.kind = "server",
+            rpc.system = "jsonrpc",
+            rpc.jsonrpc.version = "2.0",
+            rpc.method = info.def.name,
+            rpc.group = catalog.group().name(),
+            rpc.api_version = catalog.version(),
+            rpc.face = ?face,
+            rpc.request_id = tracing::field::Empty,
+            rpc.jsonrpc.error_code = tracing::field::Empty,
+            outcome = tracing::field::Empty,
+            duration_us = tracing::field::Empty,
+        );
+        let started = std::time::Instant::now();
+        let result = self
+            .call_inner(catalog, info, params, face, extras)
+            .instrument(span.clone())
+            .await;
+        if !span.is_disabled() {
+            span.record("duration_us", started.elapsed().as_micros() as u64);
+            match &result {
+                Ok(_) => span.record("outcome", "ok"),
+                Err(e) => span
+                    .record("outcome", "error")
+                    .record("rpc.jsonrpc.error_code", e.code()),
+            };
+        }
+        result
+    }
+
+    async fn call_inner(
         &self,
         catalog: &Catalog,
         info: &MethodInfo,
@@ -164,6 +208,8 @@ impl Core {
             self.state.clone(),
             extras,
         );
+        tracing::Span::current()
+            .record("rpc.request_id", tracing::field::display(ctx.request_id()));
         let l = &*self.listeners;
         if l.has(EventKind::Request) {
             let mut ev = Event::new(EventKind::Request, &ctx)

@@ -47,6 +47,8 @@ impl Default for McpOptions {
                 page_size: 50,
                 schema_dialect: true,
                 ttl_ms: 300_000,
+                inline_defs: false,
+                nullable: crate::schema::Nullable::AnyOf,
             },
             instructions: None,
             retry_ms: 1000,

@@ -22,6 +22,10 @@ pub struct ListOptions {
     pub schema_dialect: bool,
     /// Modern `ttlMs`.
     pub ttl_ms: u64,
+    /// Inline `$defs` into the schema, except definitions that recursion needs.
+    pub inline_defs: bool,
+    /// How nullable types are written.
+    pub nullable: crate::schema::Nullable,
 }
 
 /// The tool object of a method.
@@ -35,12 +39,9 @@ pub fn tool_json(info: &MethodInfo, texts: &MethodTexts, opts: &ListOptions) -> 
         .clone()
         .unwrap_or_else(|| texts.title.clone());
     t.insert("description".into(), description.into());
-    t.insert(
-        "inputSchema".into(),
-        with_dialect(&texts.input_schema, opts.schema_dialect),
-    );
+    t.insert("inputSchema".into(), portable(&texts.input_schema, opts));
     if let Some(o) = &info.output_schema {
-        t.insert("outputSchema".into(), with_dialect(o, opts.schema_dialect));
+        t.insert("outputSchema".into(), portable(o, opts));
     }
     let a = &info.def.annotations;
     let mut ann = Map::new();
@@ -61,6 +62,19 @@ pub fn tool_json(info: &MethodInfo, texts: &MethodTexts, opts: &ListOptions) -> 
         t.insert("annotations".into(), Value::Object(ann));
     }
     Value::Object(t)
+}
+
+/// A tool schema in the server's compatibility style: `$defs` inlined or kept, nullable style,
+/// `$schema` stated or left out.
+fn portable(schema: &Value, opts: &ListOptions) -> Value {
+    let mut s = schema.clone();
+    if opts.inline_defs {
+        crate::schema::inline_defs(&mut s);
+    }
+    if opts.nullable == crate::schema::Nullable::TypeArray {
+        crate::schema::to_type_arrays(&mut s);
+    }
+    with_dialect(&s, opts.schema_dialect)
 }
 
 fn with_dialect(schema: &Value, dialect: bool) -> Value {

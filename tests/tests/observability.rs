@@ -1,0 +1,106 @@
+//! Observability: one `rpc.call` span per call with OpenTelemetry's JSON-RPC fields, and the
+//! metrics listener's counts and latency per method.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use mcp_runtime::core::metrics::Metrics;
+use mcp_runtime::jsonrpc::envelope::{Limits, handle};
+use mcp_runtime::{CallExtras, Environment, Face};
+use tracing_subscriber::fmt::format::FmtSpan;
+
+#[derive(Clone, Default)]
+struct Buf(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Buf {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn every_call_has_a_span_and_metrics() {
+    let buf = Buf::default();
+    let writer = buf.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .with_span_events(FmtSpan::CLOSE)
+        .with_max_level(tracing::Level::INFO)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    let metrics = Arc::new(Metrics::default());
+    let server = examples::builder()
+        .env(Environment::PROD)
+        .metrics(metrics.clone())
+        .build()
+        .unwrap();
+    let catalog = server.registry().catalog("mcp", 1).unwrap().clone();
+    for _ in 0..3 {
+        let r = handle(
+            server.core(),
+            &catalog,
+            br#"{"jsonrpc":"2.0","method":"Catalog.ping","id":1}"#,
+            Limits::default(),
+            None,
+        )
+        .await;
+        assert_eq!(r.status, 200);
+    }
+    let info = catalog.get("Catalog.get").unwrap();
+    let err = server
+        .core()
+        .call_method(
+            &catalog,
+            info,
+            Some(serde_json::json!({"id": 99})),
+            Face::Mcp,
+            CallExtras::default(),
+        )
+        .await;
+    assert_eq!(err.unwrap_err().code(), -32404);
+
+    let stats = metrics.snapshot();
+    assert_eq!(
+        (stats["Catalog.ping"].ok, stats["Catalog.ping"].errors),
+        (3, 0)
+    );
+    assert_eq!(
+        (stats["Catalog.get"].ok, stats["Catalog.get"].errors),
+        (0, 1)
+    );
+    assert!(stats["Catalog.ping"].max_us <= stats["Catalog.ping"].total_us);
+
+    let log = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+    let closes: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("rpc.call") && l.contains("close"))
+        .collect();
+    assert_eq!(closes.len(), 4, "{log}");
+    let ping = closes[0];
+    for field in [
+        "otel.kind=\"server\"",
+        "rpc.system=\"jsonrpc\"",
+        "rpc.jsonrpc.version=\"2.0\"",
+        "rpc.method=\"Catalog.ping\"",
+        "rpc.group=\"mcp\"",
+        "rpc.api_version=1",
+        "rpc.face=JsonRpc",
+        "rpc.request_id=rpc-",
+        "outcome=\"ok\"",
+        "duration_us=",
+    ] {
+        assert!(ping.contains(field), "missing {field} in {ping}");
+    }
+    assert!(
+        closes[3].contains("outcome=\"error\"")
+            && closes[3].contains("rpc.jsonrpc.error_code=-32404"),
+        "{}",
+        closes[3]
+    );
+}
