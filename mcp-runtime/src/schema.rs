@@ -239,10 +239,10 @@ pub fn inline_defs(schema: &mut Value) {
         }
         i += 1;
     }
-    if !kept.is_empty() {
-        if let Value::Object(o) = schema {
-            o.insert("$defs".into(), Value::Object(kept));
-        }
+    if !kept.is_empty()
+        && let Value::Object(o) = schema
+    {
+        o.insert("$defs".into(), Value::Object(kept));
     }
 }
 
