@@ -454,3 +454,67 @@ async fn redis_outage_cache_fails_open_locks_fail_closed_and_both_recover() {
         c1
     );
 }
+
+async fn mcp_post(p: &Proc, session: Option<&str>, body: Value) -> (u16, Option<String>, String) {
+    let mut req = reqwest::Client::new()
+        .post(format!("http://{}/mcp/conformance/v1", p.addr))
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .json(&body);
+    if let Some(s) = session {
+        req = req.header("mcp-session-id", s);
+    }
+    let r = req.send().await.expect("request");
+    let status = r.status().as_u16();
+    let sid = r
+        .headers()
+        .get("mcp-session-id")
+        .map(|v| v.to_str().unwrap().to_owned());
+    (status, sid, r.text().await.unwrap_or_default())
+}
+
+#[tokio::test]
+async fn mcp_sessions_are_shared_by_instances_through_redis() {
+    let Some(redis) = Redis::start() else { return };
+    let url = redis.url();
+    let a = catalog(&[("REDIS_URL", &url)]);
+    let b = catalog(&[("REDIS_URL", &url)]);
+    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize",
+        "params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}});
+    let (status, sid, _) = mcp_post(&a, None, init).await;
+    assert_eq!(status, 200);
+    let sid = sid.expect("a session id");
+    // Instance B knows the session A created.
+    let (status, _, body) = mcp_post(
+        &b,
+        Some(&sid),
+        json!({"jsonrpc":"2.0","id":2,"method":"ping"}),
+    )
+    .await;
+    assert_eq!(
+        (status, body.as_str()),
+        (200, r#"{"jsonrpc":"2.0","id":2,"result":{}}"#)
+    );
+    let (status, _, _) = mcp_post(
+        &b,
+        Some("not-a-session"),
+        json!({"jsonrpc":"2.0","id":3,"method":"ping"}),
+    )
+    .await;
+    assert_eq!(status, 404);
+    // Ended on B, gone on A.
+    let del = reqwest::Client::new()
+        .delete(format!("http://{}/mcp/conformance/v1", b.addr))
+        .header("mcp-session-id", &sid)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(del.status(), 200);
+    let (status, _, _) = mcp_post(
+        &a,
+        Some(&sid),
+        json!({"jsonrpc":"2.0","id":4,"method":"ping"}),
+    )
+    .await;
+    assert_eq!(status, 404);
+}

@@ -156,7 +156,7 @@ impl ServerBuilder {
         self
     }
 
-    /// Shares cache and locks through Redis (`redis://host:port`), so several instances see
+    /// Shares cache, locks and MCP sessions through Redis (`redis://host:port`), so several instances see
     /// the same entries and locks. The connection is made lazily: the server starts while
     /// Redis is down (cached calls then run uncached; locked calls fail until it is back).
     /// An invalid URL makes [`ServerBuilder::build`] fail.
@@ -164,7 +164,9 @@ impl ServerBuilder {
         match RedisStore::connect(url) {
             Ok(store) => {
                 let store = Arc::new(store);
-                self.cache_store(store.clone()).lock_store(store)
+                self.cache_store(store.clone())
+                    .lock_store(store.clone())
+                    .session_store(store)
             }
             Err(e) => {
                 self.store_error = Some(e);

@@ -131,3 +131,53 @@ impl LockStore for RedisStore {
         })
     }
 }
+
+/// Sessions in Redis, so any instance behind a load balancer knows a session (`mcp:session:<id>`
+/// holds the negotiated revision, expiring after a day without use).
+impl crate::mcp::SessionStore for RedisStore {
+    fn create<'a>(&'a self, version: &'a str) -> BoxFuture<'a, Result<String, crate::RpcError>> {
+        Box::pin(async move {
+            let mut con = self.con.clone();
+            let id = crate::mcp::session::random_id();
+            redis::cmd("SET")
+                .arg(self.key(&format!("mcp:session:{id}")))
+                .arg(version)
+                .arg("EX")
+                .arg(SESSION_TTL_S)
+                .query_async::<()>(&mut con)
+                .await
+                .map_err(session_err)?;
+            Ok(id)
+        })
+    }
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<String>, crate::RpcError>> {
+        Box::pin(async move {
+            let mut con = self.con.clone();
+            // GETEX refreshes the expiry of a session in use.
+            redis::cmd("GETEX")
+                .arg(self.key(&format!("mcp:session:{id}")))
+                .arg("EX")
+                .arg(SESSION_TTL_S)
+                .query_async::<Option<String>>(&mut con)
+                .await
+                .map_err(session_err)
+        })
+    }
+    fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, crate::RpcError>> {
+        Box::pin(async move {
+            let mut con = self.con.clone();
+            let n: i64 = redis::cmd("DEL")
+                .arg(self.key(&format!("mcp:session:{id}")))
+                .query_async(&mut con)
+                .await
+                .map_err(session_err)?;
+            Ok(n > 0)
+        })
+    }
+}
+
+const SESSION_TTL_S: u64 = 86_400;
+
+fn session_err(e: redis::RedisError) -> crate::RpcError {
+    crate::RpcError::internal(format!("session store unavailable: {e}"))
+}

@@ -1,0 +1,587 @@
+#!/usr/bin/env bash
+# Benchmarks mcp-runtime against rmcp 3.x and a bare axum handler, then writes
+# docs/benchmarks.md (issue 7). On this 2-core machine, the whole run takes about 10 minutes
+# once dependencies are built.
+#
+#   scripts/bench.sh [STAGE...]     stages: build http criterion compile profile report
+#                                   (default: all of them, in that order)
+#
+#   build      release build of bench-mcp-runtime, bench-rmcp, bench-axum, bench-profile
+#   http       each server pinned to core 1, wrk pinned to core 0: tools/call at 32
+#              connections (3 alternating rounds), 1-connection latency, success checks,
+#              server CPU per request, peak RSS
+#   criterion  the in-process benches (benches/benches/inprocess.rs), pinned to core 1
+#   compile    generated 200-method crates under target/bench-compile/: #[rpc_method] vs
+#              plain fns, rmcp #[tool] vs plain methods; debug and release build times
+#   profile    callgrind over bench-profile (mcp-runtime's in-process tools/call)
+#   report     docs/benchmarks.md from the results (target/bench-results/)
+#
+# Environment: BENCH_DURATION (s per load run, default 10), BENCH_ROUNDS (default 3),
+# BENCH_LAT_DURATION (s per 1-connection run, default 5), BENCH_COMPILE_REPS (default 2).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
+OUT="$TARGET/bench-results"
+BIN="$TARGET/release"
+DURATION="${BENCH_DURATION:-10}"
+ROUNDS="${BENCH_ROUNDS:-3}"
+LAT_DURATION="${BENCH_LAT_DURATION:-5}"
+COMPILE_REPS="${BENCH_COMPILE_REPS:-2}"
+METHODS=200
+SERVER_CPU=1
+CLIENT_CPU=0
+STAGES=("$@")
+[ ${#STAGES[@]} -eq 0 ] && STAGES=(build http criterion compile profile report)
+mkdir -p "$OUT"
+START=$SECONDS
+
+log() { printf '==> %s\n' "$*" >&2; }
+die() {
+    printf 'bench.sh: %s\n' "$*" >&2
+    exit 1
+}
+
+# One line of JSON appended to a results file.
+record() { printf '%s\n' "$2" >>"$OUT/$1"; }
+
+# Seconds spent per stage, for the report.
+stage_time() { record stages.jsonl "{\"stage\":\"$1\",\"seconds\":$2}"; }
+
+need() {
+    command -v "$1" >/dev/null 2>&1 && return
+    case "$1" in
+        wrk) log "installing wrk" && { apt-get update -qq && apt-get install -y -qq wrk; } >&2 ;;
+        *) die "$1 is required" ;;
+    esac
+}
+
+# --------------------------------------------------------------------------------------------
+# build
+
+stage_build() {
+    need cargo
+    log "building the servers (release)"
+    cargo build --release -p benches --features rmcp --bins
+}
+
+# --------------------------------------------------------------------------------------------
+# http
+
+CALL_BODY='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3}}}'
+MODERN_BODY='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"}}}}'
+EXPECTED='"structuredContent":{"result":5}'
+
+# variant -> server, URL, era
+VARIANTS=(mcp-runtime/handshake mcp-runtime/modern rmcp/handshake rmcp/modern axum/handshake)
+declare -A PORT=([mcp-runtime]=39101 [rmcp]=39102 [axum]=39103)
+declare -A MCP_PATH=([mcp-runtime]=/mcp/bench/v1 [rmcp]=/mcp [axum]=/mcp)
+declare -A PID=()
+
+url_of() { echo "http://127.0.0.1:${PORT[${1%/*}]}${MCP_PATH[${1%/*}]}"; }
+
+# curl arguments of a variant's request.
+curl_args() {
+    local era="${1#*/}"
+    printf '%s\n' -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream'
+    if [ "$era" = modern ]; then
+        printf '%s\n' -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' \
+            -H 'Mcp-Name: add' --data-binary "$MODERN_BODY"
+    else
+        printf '%s\n' -H 'MCP-Protocol-Version: 2025-11-25' --data-binary "$CALL_BODY"
+    fi
+}
+
+# The wrk Lua script of a variant; with "verify", it checks every response body too.
+lua_of() {
+    local v="$1" mode="${2:-}" era="${1#*/}" file
+    file="$OUT/lua/${v//\//-}${mode:+-$mode}.lua"
+    mkdir -p "$OUT/lua"
+    {
+        echo 'wrk.method = "POST"'
+        echo 'wrk.headers["Content-Type"] = "application/json"'
+        echo 'wrk.headers["Accept"] = "application/json, text/event-stream"'
+        if [ "$era" = modern ]; then
+            echo "wrk.body = [==[$MODERN_BODY]==]"
+            echo 'wrk.headers["MCP-Protocol-Version"] = "2026-07-28"'
+            echo 'wrk.headers["Mcp-Method"] = "tools/call"'
+            echo 'wrk.headers["Mcp-Name"] = "add"'
+        else
+            echo "wrk.body = [==[$CALL_BODY]==]"
+            echo 'wrk.headers["MCP-Protocol-Version"] = "2025-11-25"'
+        fi
+        cat <<'LUA'
+local threads = {}
+function setup(thread) table.insert(threads, thread) end
+LUA
+        if [ "$mode" = verify ]; then
+            cat <<LUA
+local expected = [==[$EXPECTED]==]
+function init(args) checked = 0; bad = 0 end
+function response(status, headers, body)
+    checked = checked + 1
+    if status ~= 200 or not string.find(body, expected, 1, true) then bad = bad + 1 end
+end
+LUA
+        fi
+        cat <<'LUA'
+function done(summary, latency, requests)
+    local checked, bad = 0, 0
+    for _, t in ipairs(threads) do
+        checked = checked + (t:get("checked") or 0)
+        bad = bad + (t:get("bad") or 0)
+    end
+    local e = summary.errors
+    io.write(string.format(
+        'RESULT {"requests":%d,"duration_us":%d,"non2xx":%d,"socket_errors":%d,' ..
+        '"p50_us":%d,"p90_us":%d,"p99_us":%d,"checked":%d,"bad":%d}\n',
+        summary.requests, summary.duration, e.status, e.connect + e.read + e.write + e.timeout,
+        latency:percentile(50), latency:percentile(90), latency:percentile(99), checked, bad))
+end
+LUA
+    } >"$file"
+    echo "$file"
+}
+
+# utime + stime of a process, in clock ticks.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
+start_servers() {
+    local s
+    for s in mcp-runtime rmcp axum; do
+        taskset -c "$SERVER_CPU" "$BIN/bench-$s" --listen "127.0.0.1:${PORT[$s]}" \
+            2>>"$OUT/server-$s.log" &
+        PID[$s]=$!
+    done
+    for s in mcp-runtime rmcp axum; do
+        local i
+        for i in $(seq 1 100); do
+            curl -s -o /dev/null "http://127.0.0.1:${PORT[$s]}/" && break
+            kill -0 "${PID[$s]}" 2>/dev/null || die "bench-$s exited (see $OUT/server-$s.log)"
+            sleep 0.1
+        done
+    done
+}
+
+stop_servers() {
+    local s
+    for s in "${!PID[@]}"; do
+        kill "${PID[$s]}" 2>/dev/null || true
+        wait "${PID[$s]}" 2>/dev/null || true
+    done
+    PID=()
+}
+
+# Runs wrk for a variant; prints the RESULT JSON with the server CPU per request added.
+run_wrk() {
+    local v="$1" conns="$2" secs="$3" mode="${4:-}" server="${1%/*}" script before after line
+    script="$(lua_of "$v" "$mode")"
+    before="$(cpu_ticks "${PID[$server]}")"
+    line="$(taskset -c "$CLIENT_CPU" wrk -t1 -c"$conns" -d"${secs}s" -s "$script" "$(url_of "$v")" |
+        sed -n 's/^RESULT //p')"
+    after="$(cpu_ticks "${PID[$server]}")"
+    [ -n "$line" ] || die "wrk printed no result for $v"
+    echo "${line%\}},\"server_cpu_ticks\":$((after - before)),\"clk_tck\":$(getconf CLK_TCK)}"
+}
+
+stage_http() {
+    need wrk
+    need curl
+    need taskset
+    [ -x "$BIN/bench-rmcp" ] || die "run the build stage first"
+    rm -f "$OUT/http.jsonl" "$OUT"/server-*.log
+    trap stop_servers EXIT
+    start_servers
+    local v r i n sample
+    # Every variant must answer the expected result before it is measured.
+    for v in "${VARIANTS[@]}"; do
+        mapfile -t args < <(curl_args "$v")
+        sample="$(curl -s -w '\n%{http_code}' "$(url_of "$v")" "${args[@]}")"
+        [[ "$sample" == *"$EXPECTED"* && "${sample##*$'\n'}" == 200 ]] ||
+            die "$v answered: $sample"
+        record http.jsonl "{\"kind\":\"sample\",\"variant\":\"$v\",\"body\":$(printf '%s' "${sample%$'\n'*}" | jq -Rs .)}"
+    done
+    log "warm-up and full response check (2 s each, every body checked)"
+    for v in "${VARIANTS[@]}"; do
+        record http.jsonl "{\"kind\":\"verify\",\"variant\":\"$v\",$(run_wrk "$v" 32 2 verify | cut -c2-)"
+    done
+    n=${#VARIANTS[@]}
+    for r in $(seq 1 "$ROUNDS"); do
+        for i in $(seq 0 $((n - 1))); do
+            v="${VARIANTS[$(((i + r - 1) % n))]}"
+            log "round $r/$ROUNDS: $v, 32 connections, ${DURATION}s"
+            record http.jsonl "{\"kind\":\"load\",\"round\":$r,\"variant\":\"$v\",$(run_wrk "$v" 32 "$DURATION" | cut -c2-)"
+        done
+    done
+    for r in $(seq 1 "$ROUNDS"); do
+        for i in $(seq 0 $((n - 1))); do
+            v="${VARIANTS[$(((i + r - 1) % n))]}"
+            log "round $r/$ROUNDS: $v, 1 connection, ${LAT_DURATION}s"
+            record http.jsonl "{\"kind\":\"latency\",\"round\":$r,\"variant\":\"$v\",$(run_wrk "$v" 1 "$LAT_DURATION" | cut -c2-)"
+        done
+    done
+    local s
+    for s in mcp-runtime rmcp axum; do
+        record http.jsonl "{\"kind\":\"rss\",\"server\":\"$s\",\"vmhwm_kb\":$(awk '/^VmHWM/ {print $2}' "/proc/${PID[$s]}/status"),\"vmrss_kb\":$(awk '/^VmRSS/ {print $2}' "/proc/${PID[$s]}/status")}"
+    done
+    stop_servers
+    trap - EXIT
+}
+
+# --------------------------------------------------------------------------------------------
+# criterion
+
+stage_criterion() {
+    log "building the criterion benches"
+    local exe
+    exe="$(cargo bench -p benches --features criterion --bench inprocess --no-run \
+        --message-format=json 2>/dev/null |
+        jq -r 'select(.reason == "compiler-artifact" and .executable != null and .target.name == "inprocess") | .executable' |
+        tail -1)"
+    [ -x "$exe" ] || die "no criterion bench executable"
+    log "running the criterion benches on core $SERVER_CPU"
+    rm -rf "$OUT/criterion"
+    CRITERION_HOME="$OUT/criterion" taskset -c "$SERVER_CPU" "$exe" --bench >"$OUT/criterion.txt"
+}
+
+# --------------------------------------------------------------------------------------------
+# compile
+
+COMPILE_DIR="$TARGET/bench-compile"
+
+# gen_crate FRAMEWORK VARIANT: writes $COMPILE_DIR/FRAMEWORK-VARIANT (a binary crate).
+gen_crate() {
+    local fw="$1" variant="$2" dir="$COMPILE_DIR/$1-$2" i
+    mkdir -p "$dir/src"
+    {
+        cat <<EOF
+[package]
+name = "bc-$fw-$variant"
+version = "0.1.0"
+edition = "2024"
+publish = false
+
+# Its own workspace: built with a target dir of its own, dependencies prebuilt.
+[workspace]
+
+[profile.release]
+debug = "line-tables-only"
+
+# A touched source must be compiled again, not replayed from the incremental cache.
+[profile.dev]
+incremental = false
+
+[dependencies]
+serde = { version = "1", features = ["derive"] }
+serde_json = { version = "1", features = ["raw_value", "preserve_order"] }
+tokio = { version = "1", features = ["rt-multi-thread", "macros", "net", "time", "sync", "signal", "io-util", "io-std"] }
+EOF
+        if [ "$fw" = rt ]; then
+            echo "mcp-runtime = { path = \"$ROOT/mcp-runtime\" }"
+        else
+            cat <<'EOF'
+schemars = { version = "1.2", default-features = false, features = ["derive", "std", "preserve_order"] }
+axum = { version = "0.8", default-features = false, features = ["http1", "tokio", "json", "query"] }
+rmcp = { version = "3.11", default-features = false, features = ["server", "macros", "transport-streamable-http-server"] }
+EOF
+        fi
+    } >"$dir/Cargo.toml"
+    # The same versions as the workspace.
+    [ -f "$dir/Cargo.lock" ] || cp "$ROOT/Cargo.lock" "$dir/Cargo.lock"
+    local main="$dir/src/main.rs"
+    case "$fw-$variant" in
+        rt-macro)
+            {
+                echo '//! Generated by scripts/bench.sh: 200 `#[rpc_method]` tools.'
+                echo 'use mcp_runtime::prelude::*;'
+                echo 'pub const G: ApiGroup = ApiGroup::mcp("gen");'
+                for i in $(seq 0 $((METHODS - 1))); do
+                    cat <<EOF
+/// Adds two integers (tool $i).
+#[rpc_method(name = "add_$i", groups = [G])]
+pub fn add_$i(
+    /// The first addend
+    a: i64,
+    /// The second addend
+    b: i64,
+) -> i64 {
+    a + b + $i
+}
+EOF
+                done
+                cat <<'EOF'
+#[tokio::main]
+async fn main() {
+    let server = Server::builder().build().expect("valid catalog");
+    println!("{}", server.registry().catalog("gen", 1).map_or(0, |c| c.methods().len()));
+    if std::env::args().len() > 1 {
+        let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        server.serve_listener(l, mcp_runtime::server::shutdown_signal()).await.unwrap();
+    }
+}
+EOF
+            } >"$main.new"
+            ;;
+        rt-plain)
+            {
+                echo '//! Generated by scripts/bench.sh: the same 200 functions without the macro.'
+                echo 'use mcp_runtime::prelude::*;'
+                for i in $(seq 0 $((METHODS - 1))); do
+                    cat <<EOF
+/// Adds two integers (tool $i).
+pub fn add_$i(a: i64, b: i64) -> i64 {
+    a + b + $i
+}
+EOF
+                done
+                printf 'pub static FNS: [fn(i64, i64) -> i64; %d] = [' "$METHODS"
+                for i in $(seq 0 $((METHODS - 1))); do printf 'add_%d, ' "$i"; done
+                echo '];'
+                cat <<'EOF'
+#[tokio::main]
+async fn main() {
+    let server = Server::builder().build().expect("valid catalog");
+    let fns = std::hint::black_box(&FNS);
+    println!("{}", fns.iter().map(|f| f(2, 3)).sum::<i64>());
+    if std::env::args().len() > 1 {
+        let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        server.serve_listener(l, mcp_runtime::server::shutdown_signal()).await.unwrap();
+    }
+}
+EOF
+            } >"$main.new"
+            ;;
+        rmcp-macro | rmcp-plain)
+            {
+                echo "//! Generated by scripts/bench.sh: rmcp, $variant methods."
+                cat <<'EOF'
+use rmcp::model::{ServerCapabilities, ServerConfig};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::ServerHandler;
+EOF
+                if [ "$variant" = macro ]; then
+                    cat <<'EOF'
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::{Json, Parameters};
+use rmcp::{tool, tool_handler, tool_router};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The result of every tool.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct AddResult {
+    /// The sum
+    pub result: i64,
+}
+EOF
+                    for i in $(seq 0 $((METHODS - 1))); do
+                        cat <<EOF
+/// The arguments of add_$i.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Add${i}Args {
+    /// The first addend
+    pub a: i64,
+    /// The second addend
+    pub b: i64,
+}
+EOF
+                    done
+                    cat <<'EOF'
+#[derive(Clone)]
+pub struct Server {
+    tool_router: ToolRouter<Self>,
+}
+
+#[tool_router]
+impl Server {
+    pub fn new() -> Self {
+        Self { tool_router: Self::tool_router() }
+    }
+EOF
+                    for i in $(seq 0 $((METHODS - 1))); do
+                        cat <<EOF
+    /// Adds two integers (tool $i).
+    #[tool(description = "Adds two integers (tool $i).")]
+    async fn add_$i(&self, Parameters(Add${i}Args { a, b }): Parameters<Add${i}Args>) -> Json<AddResult> {
+        Json(AddResult { result: a + b + $i })
+    }
+EOF
+                    done
+                    cat <<'EOF'
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+}
+
+fn work() -> usize {
+    Server::new().tool_router.list_all().len()
+}
+EOF
+                else
+                    cat <<'EOF'
+#[derive(Clone)]
+pub struct Server;
+
+impl Server {
+    pub fn new() -> Self {
+        Self
+    }
+EOF
+                    for i in $(seq 0 $((METHODS - 1))); do
+                        cat <<EOF
+    /// Adds two integers (tool $i).
+    pub fn add_$i(&self, a: i64, b: i64) -> i64 {
+        a + b + $i
+    }
+EOF
+                    done
+                    echo '}'
+                    printf 'pub static FNS: [fn(&Server, i64, i64) -> i64; %d] = [' "$METHODS"
+                    for i in $(seq 0 $((METHODS - 1))); do printf 'Server::add_%d, ' "$i"; done
+                    echo '];'
+                    cat <<'EOF'
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+}
+
+fn work() -> usize {
+    let s = Server::new();
+    std::hint::black_box(&FNS).iter().map(|f| f(&s, 2, 3)).sum::<i64>() as usize
+}
+EOF
+                fi
+                cat <<'EOF'
+
+#[tokio::main]
+async fn main() {
+    println!("{}", work());
+    if std::env::args().len() > 1 {
+        let config = StreamableHttpServerConfig::default()
+            .with_legacy_session_mode(false)
+            .with_json_response(true);
+        let service: StreamableHttpService<Server, LocalSessionManager> =
+            StreamableHttpService::new(|| Ok(Server::new()), Default::default(), config);
+        let router = axum::Router::new().nest_service("/mcp", service);
+        let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        axum::serve(l, router).await.unwrap();
+    }
+}
+EOF
+            } >"$main.new"
+            ;;
+    esac
+    # Only rewrite when changed, so a rerun keeps the crate's own build fingerprint meaningful.
+    if cmp -s "$main.new" "$main"; then rm "$main.new"; else mv "$main.new" "$main"; fi
+}
+
+# Times `cargo build` of one generated crate after touching its source; prints "wall cpu".
+time_build() {
+    local dir="$1" profile="$2" flags=() t0 t1 cpu
+    [ "$profile" = release ] && flags=(--release)
+    # Dependencies up to date first (untimed), then the crate alone.
+    (cd "$dir" && CARGO_TARGET_DIR="$COMPILE_DIR/target" cargo build -q "${flags[@]}") >&2
+    touch "$dir/src/main.rs"
+    t0=$(date +%s.%N)
+    cpu=$(cd "$dir" && CARGO_TARGET_DIR="$COMPILE_DIR/target" /usr/bin/time -f '%U %S' \
+        cargo build -q "${flags[@]}" 2>&1 >/dev/null | tail -1 | awk '{print $1 + $2}')
+    t1=$(date +%s.%N)
+    echo "$(echo "$t1 - $t0" | bc) $cpu"
+}
+
+stage_compile() {
+    need bc
+    local fw variant profile rep res
+    rm -f "$OUT/compile.jsonl"
+    for fw in rt rmcp; do
+        for variant in macro plain; do gen_crate "$fw" "$variant"; done
+    done
+    for profile in debug release; do
+        for fw in rt rmcp; do
+            log "compile: prebuilding $fw dependencies ($profile)"
+            local flags=()
+            [ "$profile" = release ] && flags=(--release)
+            (cd "$COMPILE_DIR/$fw-plain" && CARGO_TARGET_DIR="$COMPILE_DIR/target" cargo build -q "${flags[@]}")
+            for rep in $(seq 1 "$COMPILE_REPS"); do
+                for variant in macro plain; do
+                    res="$(time_build "$COMPILE_DIR/$fw-$variant" "$profile")"
+                    log "compile: $fw-$variant $profile #$rep: ${res% *} s wall, ${res#* } s CPU"
+                    record compile.jsonl "{\"fw\":\"$fw\",\"variant\":\"$variant\",\"profile\":\"$profile\",\"rep\":$rep,\"methods\":$METHODS,\"wall_s\":${res% *},\"cpu_s\":${res#* }}"
+                done
+            done
+        done
+    done
+}
+
+# --------------------------------------------------------------------------------------------
+# profile
+
+stage_profile() {
+    need valgrind
+    [ -x "$BIN/bench-profile" ] || die "run the build stage first"
+    mkdir -p "$OUT/profile"
+    local mode n
+    for mode in call modern baseline; do
+        n=20000
+        log "callgrind: bench-profile $mode $n"
+        rm -f "$OUT/profile/callgrind.$mode.out"
+        valgrind --tool=callgrind --callgrind-out-file="$OUT/profile/callgrind.$mode.out" \
+            "$BIN/bench-profile" "$mode" "$n" >/dev/null 2>"$OUT/profile/valgrind.$mode.log"
+        callgrind_annotate --inclusive=no "$OUT/profile/callgrind.$mode.out" 2>/dev/null |
+            head -60 >"$OUT/profile/self.$mode.txt"
+        callgrind_annotate --inclusive=yes "$OUT/profile/callgrind.$mode.out" 2>/dev/null |
+            head -80 >"$OUT/profile/inclusive.$mode.txt"
+    done
+    # A reference run for the per-iteration instruction count of an empty loop's setup.
+    valgrind --tool=callgrind --callgrind-out-file="$OUT/profile/callgrind.setup.out" \
+        "$BIN/bench-profile" call 0 >/dev/null 2>"$OUT/profile/valgrind.setup.log"
+}
+
+# --------------------------------------------------------------------------------------------
+# report
+
+stage_report() {
+    need python3
+    local meta="$OUT/meta.json"
+    lock_ver() { awk -v n="$1" '$0 == "name = \"" n "\"" {getline; gsub(/version = |"/, ""); print; exit}' "$ROOT/Cargo.lock"; }
+    {
+        echo '{'
+        echo "\"nproc\": $(nproc),"
+        echo "\"cpu\": $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//' | jq -Rs 'rtrimstr("\n")'),"
+        echo "\"mem_kb\": $(awk '/MemTotal/ {print $2}' /proc/meminfo),"
+        echo "\"kernel\": $(uname -r | jq -Rs 'rtrimstr("\n")'),"
+        echo "\"rustc\": $(rustc -V | jq -Rs 'rtrimstr("\n")'),"
+        echo "\"wrk\": $( (wrk -v 2>&1 || true) | head -1 | jq -Rs 'rtrimstr("\n")'),"
+        local c
+        for c in rmcp axum hyper tokio serde_json schemars jsonschema criterion; do
+            echo "\"$c\": \"$(lock_ver "$c")\","
+        done
+        echo "\"date\": \"$(date -u +%Y-%m-%dT%H:%MZ)\""
+        echo '}'
+    } >"$meta"
+    python3 "$ROOT/benches/report.py" "$OUT" "$ROOT/docs"
+}
+
+rm -f "$OUT/stages.jsonl.new"
+for stage in "${STAGES[@]}"; do
+    case "$stage" in
+        build | http | criterion | compile | profile | report) ;;
+        *) die "unknown stage $stage" ;;
+    esac
+done
+# A full run starts the stage timings afresh.
+[ ${#STAGES[@]} -eq 6 ] && rm -f "$OUT/stages.jsonl"
+for stage in "${STAGES[@]}"; do
+    t=$SECONDS
+    "stage_$stage"
+    [ "$stage" = report ] || stage_time "$stage" $((SECONDS - t))
+done
+log "done in $((SECONDS - START)) s"
