@@ -31,10 +31,10 @@ async fn guard(ev: &mut Event<'_>) -> Result<(), RpcError> {
 /// Rewrites `shout` to upper case before the call.
 #[rpc_listener(event = "pre_execute")]
 fn upper(ev: &mut Event<'_>) -> Result<(), RpcError> {
-    if let Some(Value::String(t)) = ev.params_mut().and_then(|p| p.get_mut("text")) {
-        if t == "shout" {
-            *t = t.to_uppercase();
-        }
+    if let Some(Value::String(t)) = ev.params_mut().and_then(|p| p.get_mut("text"))
+        && t == "shout"
+    {
+        *t = t.to_uppercase();
     }
     Ok(())
 }
