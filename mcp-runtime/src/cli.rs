@@ -432,7 +432,8 @@ async fn tools(ep: &McpEndpoint, lang: &str) -> Result<Value, String> {
 /// line each: catalog errors (duplicates, group conflicts, bad version ranges, methods without
 /// a group), translation errors, invalid MCP tool names and input schemas that do not compile.
 ///
-/// The catalog is checked first: when it is invalid the translations are not looked at.
+/// Building stops at the first kind of problem, in this order: the cache/lock store, the
+/// catalog, the translations; tool names and schemas are checked on a server that built.
 pub fn check(builder: ServerBuilder) -> Result<String, Vec<String>> {
     let server = match builder.build() {
         Ok(s) => s,

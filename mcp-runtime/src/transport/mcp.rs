@@ -14,7 +14,7 @@ use super::security::HostPolicy;
 use crate::context::CallExtras;
 use crate::mcp::handler::{Answer, Incoming, McpEndpoint, Message, error_body, parse_message};
 use crate::mcp::protocol::{self, Era};
-use crate::mcp::session::EventStream;
+use crate::mcp::session::{EventStream, SessionStore};
 
 /// What one MCP route holds.
 pub(crate) struct McpRoute {
@@ -73,6 +73,34 @@ fn decode_header_value(v: &str) -> Option<String> {
             .and_then(|d| String::from_utf8(d).ok()),
         None => Some(v.to_owned()),
     }
+}
+
+/// The session a handshake-era request names: its id and negotiated revision, or the answer
+/// to give (400 without an id, 404 for an unknown or ended one).
+async fn session_of<'h>(
+    store: &dyn SessionStore,
+    headers: &'h HeaderMap,
+) -> Result<(&'h str, String), Response> {
+    let Some(sid) = header(headers, SESSION) else {
+        return Err(plain_error(
+            StatusCode::BAD_REQUEST,
+            -32600,
+            "Bad Request: Missing session ID",
+        ));
+    };
+    match store.get(sid).await {
+        Ok(Some(version)) => Ok((sid, version)),
+        Ok(None) => Err(missing_session()),
+        Err(e) => Err(plain_error(
+            StatusCode::SERVICE_UNAVAILABLE,
+            -32603,
+            e.message(),
+        )),
+    }
+}
+
+fn missing_session() -> Response {
+    plain_error(StatusCode::NOT_FOUND, -32600, "Session not found")
 }
 
 fn with_lang(lang: &Arc<str>) -> CallExtras {
@@ -211,20 +239,12 @@ async fn post_inner(
     if let Some(store) = &ep.sessions
         && msg.method != "initialize"
     {
-        let Some(sid) = header(headers, SESSION) else {
-            return plain_error(
-                StatusCode::BAD_REQUEST,
-                -32600,
-                "Bad Request: Missing session ID",
-            );
-        };
-        match store.get(sid).await {
-            Ok(Some(v)) => {
+        match session_of(store.as_ref(), headers).await {
+            Ok((sid, v)) => {
                 version = version.or_else(|| protocol::handshake_version(&v));
                 session = Some(sid.to_owned());
             }
-            Ok(None) => return plain_error(StatusCode::NOT_FOUND, -32600, "Session not found"),
-            Err(e) => return plain_error(StatusCode::SERVICE_UNAVAILABLE, -32603, e.message()),
+            Err(answer) => return answer,
         }
     }
     if msg.method == "initialize" {
@@ -371,17 +391,9 @@ async fn batch(
     };
     let mut version = header(headers, VERSION).map(str::to_owned);
     if let Some(store) = &ep.sessions {
-        let Some(sid) = header(headers, SESSION) else {
-            return plain_error(
-                StatusCode::BAD_REQUEST,
-                -32600,
-                "Bad Request: Missing session ID",
-            );
-        };
-        match store.get(sid).await {
-            Ok(Some(v)) => version = version.or(Some(v)),
-            Ok(None) => return plain_error(StatusCode::NOT_FOUND, -32600, "Session not found"),
-            Err(e) => return plain_error(StatusCode::SERVICE_UNAVAILABLE, -32603, e.message()),
+        match session_of(store.as_ref(), headers).await {
+            Ok((_, v)) => version = version.or(Some(v)),
+            Err(answer) => return answer,
         }
     }
     if version.as_deref().unwrap_or(protocol::DEFAULT_NEGOTIATED) != "2025-03-26"
@@ -429,16 +441,10 @@ pub(crate) async fn get(State(route): State<Arc<McpRoute>>, headers: HeaderMap) 
     let (Some(store), false) = (&ep.sessions, modern) else {
         return method_not_allowed("POST");
     };
-    let Some(sid) = header(headers, SESSION) else {
-        return plain_error(
-            StatusCode::BAD_REQUEST,
-            -32600,
-            "Bad Request: Missing session ID",
-        );
+    let sid = match session_of(store.as_ref(), headers).await {
+        Ok((sid, _)) => sid,
+        Err(answer) => return answer,
     };
-    if !matches!(store.get(sid).await, Ok(Some(_))) {
-        return plain_error(StatusCode::NOT_FOUND, -32600, "Session not found");
-    }
     // Resumption of an interrupted POST stream (SEP-1699); no standalone server stream is offered.
     match header(headers, "last-event-id").and_then(|l| ep.streams.resume(sid, l)) {
         Some((stream, from)) => sse_response(stream.body(from)),
@@ -468,7 +474,7 @@ pub(crate) async fn delete(State(route): State<Arc<McpRoute>>, headers: HeaderMa
             ep.streams.end_session(sid);
             StatusCode::OK.into_response()
         }
-        Ok(false) => plain_error(StatusCode::NOT_FOUND, -32600, "Session not found"),
+        Ok(false) => missing_session(),
         Err(e) => plain_error(StatusCode::SERVICE_UNAVAILABLE, -32603, e.message()),
     }
 }
