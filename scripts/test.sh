@@ -49,6 +49,7 @@ step "cargo fmt --all --check" cargo fmt --all --check
 step "cargo clippy --all-targets -- -D warnings" cargo clippy --all-targets -- -D warnings
 step "cargo nextest run --no-fail-fast" cargo nextest run --no-fail-fast
 step "cargo test --doc" cargo test --doc
+step "cargo doc --no-deps (-D warnings)" env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
 
 if [ "${#failed[@]}" -gt 0 ]; then
     printf '\n==> FAILED after %ss:\n' "$((SECONDS - total))" >&2

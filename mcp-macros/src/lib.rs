@@ -1,7 +1,7 @@
 //! Procedural macros of `mcp-runtime`. Use them through `mcp_runtime::prelude`, never directly:
 //! the generated code refers to `::mcp_runtime::__private` (override with `crate = "..."`).
 //!
-//! Each macro parses its attributes into one checked model ([`model::Method`]), accumulates
+//! Each macro parses its attributes into one checked model (`model::Method`), accumulates
 //! every error at the span of the user's token, and on error re-emits the user's item so other
 //! diagnostics and IDEs keep working.
 

@@ -99,7 +99,8 @@ impl ServerBuilder {
         self
     }
 
-    /// Uses translation files embedded in the binary (see [`crate::embed_translations!`]).
+    /// Uses translation files embedded in the binary: `(relative name, text)` pairs, e.g.
+    /// `("rpc.en.yaml", include_str!("../translations/rpc.en.yaml"))`.
     pub fn translations_embedded(mut self, files: &'static [(&'static str, &'static str)]) -> Self {
         self.translations = TranslationSource::Embedded(files);
         self

@@ -276,8 +276,8 @@ pub fn load_dir(dir: &Path) -> Result<Vec<File>, TranslationError> {
     Ok(files)
 }
 
-/// Parses embedded files: `(relative name, contents)` pairs as [`crate::embed_translations!`]
-/// produces them.
+/// Parses embedded files: `(relative name, contents)` pairs such as
+/// `("rpc/mcp.uk.yaml", include_str!("../translations/rpc/mcp.uk.yaml"))`.
 pub fn load_embedded(files: &[(&str, &str)]) -> Result<Vec<File>, TranslationError> {
     let mut out = Vec::new();
     for (name, text) in files {

@@ -276,6 +276,11 @@ impl McpEndpoint {
         &self.catalog
     }
 
+    /// The MCP options it was built with.
+    pub fn options(&self) -> &McpOptions {
+        &self.opts
+    }
+
     /// Whether the endpoint keeps sessions (handshake era).
     pub fn is_stateful(&self) -> bool {
         self.sessions.is_some()
