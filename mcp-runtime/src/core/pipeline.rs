@@ -190,14 +190,6 @@ impl Core {
         face: Face,
         extras: CallExtras,
     ) -> Result<Output, RpcError> {
-        let mut params = super::params::prepare(info, params)?;
-        let mut ignore_cache = false;
-        // `$rpc` carries per-request options on JSON-RPC (MCP rejects it as an unknown argument).
-        if face == Face::JsonRpc
-            && let Some(Value::Object(opts)) = params.remove("$rpc")
-        {
-            ignore_cache = opts.get("ignoreCache") == Some(&Value::Bool(true));
-        }
         let after = extras.after_response.clone();
         let ctx = RequestContext::new(
             info.def.name,
@@ -208,6 +200,17 @@ impl Core {
             self.state.clone(),
             extras,
         );
+        let mut params = match super::params::prepare(info, params) {
+            Ok(p) => p,
+            Err(e) => return Err(self.failed(&ctx, e).await),
+        };
+        let mut ignore_cache = false;
+        // `$rpc` carries per-request options on JSON-RPC (MCP rejects it as an unknown argument).
+        if face == Face::JsonRpc
+            && let Some(Value::Object(opts)) = params.remove("$rpc")
+        {
+            ignore_cache = opts.get("ignoreCache") == Some(&Value::Bool(true));
+        }
         tracing::Span::current()
             .record("rpc.request_id", tracing::field::display(ctx.request_id()));
         let l = &*self.listeners;
