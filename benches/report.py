@@ -180,8 +180,8 @@ def marginal(fw, profile, key="wall_s"):
 # --- profile --------------------------------------------------------------------------------
 
 
-def callgrind_total(mode):
-    f = os.path.join(OUT, "profile", f"callgrind.{mode}.out")
+def callgrind_total(name):
+    f = os.path.join(OUT, "profile", f"callgrind.{name}.out")
     if not os.path.exists(f):
         return None
     for line in open(f):
@@ -190,18 +190,52 @@ def callgrind_total(mode):
     return None
 
 
-def top_functions(mode, n=25):
-    f = os.path.join(OUT, "profile", f"self.{mode}.txt")
+def short(name):
+    """`file:function [object]` -> `function`."""
+    name = re.sub(r"\s*\[[^\]]*\]\s*$", "", name.strip())
+    name = re.sub(r"\s*\(\d[\d,]*x\)$", "", name)
+    m = re.match(r"^(?:[^:]*?\.(?:rs|c|S|h)|\?\?\?):(.*)$", name)
+    return (m.group(1) if m else name).strip()
+
+
+def top_functions(name, n=20):
+    f = os.path.join(OUT, "profile", f"self.{name}.txt")
     if not os.path.exists(f):
         return []
     rows = []
     for line in open(f):
         m = re.match(r"^\s*([\d,]+)\s+\(\s*([\d.]+)%\)\s+(\S.*)$", line)
         if m and "PROGRAM TOTALS" not in line:
-            name = m.group(3)
-            name = re.sub(r"^\S+?:", "", name, count=1) if ":" in name.split(" ")[0] else name
-            rows.append((int(m.group(1).replace(",", "")), float(m.group(2)), name.strip()))
+            rows.append((int(m.group(1).replace(",", "")), float(m.group(2)), short(m.group(3))))
     return rows[:n]
+
+
+def callees(name, func_re, n=14):
+    """Direct callees (inclusive cost) of the first function matching `func_re`."""
+    f = os.path.join(OUT, "profile", f"tree.{name}.txt")
+    if not os.path.exists(f):
+        return None
+    block, found = [], False
+    for line in open(f):
+        if not line.strip():
+            if found:
+                break
+            block = []
+            continue
+        block.append(line)
+        m = re.match(r"^\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+\*\s+(.*)$", line)
+        if m and re.search(func_re, m.group(2)):
+            found = True
+            total = int(m.group(1).replace(",", ""))
+    if not found:
+        return None
+    rows = []
+    for line in block:
+        m = re.match(r"^\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+>\s+(.*?)\s+\(([\d,]+)x\)", line)
+        if m:
+            rows.append((int(m.group(1).replace(",", "")), int(m.group(3).replace(",", "")), short(m.group(2))))
+    rows.sort(reverse=True)
+    return total, rows[:n]
 
 
 # --- goals ----------------------------------------------------------------------------------
@@ -479,31 +513,68 @@ for fw, name in (("rt", "mcp-runtime `#[rpc_method]`"), ("rmcp", "rmcp `#[tool]`
 w("")
 w("## Profile")
 w("")
-tot = {m: callgrind_total(m) for m in ("call", "modern", "baseline", "setup")}
-if tot["call"] and tot["setup"]:
-    per = {m: (tot[m] - tot["setup"]) / 20000 for m in ("call", "modern", "baseline") if tot[m]}
-    w("`perf stat -e instructions` is not supported on this machine (no hardware counters in the VM), "
-      "so the hot path was profiled with `valgrind --tool=callgrind` over `bench-profile MODE 20000` "
-      "(release build, line tables): 20 000 in-process calls, less a run with 0 calls for the setup.")
+prof = jsonl("profile.jsonl")
+iters = next((r["iterations"] for r in prof if "iterations" in r), None)
+http_runs = {r["server"]: r["http"] for r in prof if "http" in r}
+http_run = http_runs.get("mcp-runtime")
+http_per = {}
+for sv, run in http_runs.items():
+    tot_ = callgrind_total(f"http-{sv}")
+    if tot_ and run["requests"]:
+        http_per[sv] = tot_ / run["requests"]
+
+
+def esc(name, limit=140):
+    name = name.replace("|", "\\|").replace("`", "'")
+    return name if len(name) <= limit else name[: limit - 3] + "..."
+
+
+def calls_table(title, data, div):
+    if not data:
+        return
+    total, rows = data
+    w(title)
+    w("")
+    w("| instructions per request | calls per request | callee |")
+    w("|---|---|---|")
+    w(f"| {total / div:,.0f} | | **(the function itself, inclusive)** |")
+    for ir, calls, name in rows:
+        w(f"| {ir / div:,.0f} | {calls / div:.0f} | `{esc(name)}` |")
+    w("")
+
+
+if per or http_per:
+    w("`perf stat -e instructions true` reports `<not supported>` here (no hardware counters in this VM), "
+      "so the hot path was profiled with `valgrind --tool=callgrind`: `bench-profile MODE N` runs N in-process "
+      "calls (the cost per call is the difference between N and 1 call, so setup and the one-time "
+      "validator compile drop out), and `bench-mcp-runtime` ran under callgrind while `wrk -c1` sent it "
+      "handshake-era tools/calls for 10 s, and so did `bench-axum`"
+      + (f" ({http_run['requests']:,} requests to mcp-runtime, all 2xx: {http_run['non2xx'] == 0})" if http_run else "")
+      + ". The raw files are in `target/bench-results/profile/` (`callgrind_annotate` reads them).")
     w("")
     w("| path | instructions per call |")
     w("|---|---|")
-    for m, label in (("call", "MCP tools/call, handshake era"), ("modern", "MCP tools/call, 2026-07-28"),
-                     ("baseline", "serde_json parse + serialize")):
+    for m, label in (("call", "in process: MCP tools/call, handshake era"),
+                     ("modern", "in process: MCP tools/call, 2026-07-28"),
+                     ("baseline", "in process: serde_json parse + serialize (baseline)")):
         if m in per:
             w(f"| {label} | {per[m]:,.0f} |")
+    for sv, x in http_per.items():
+        w(f"| over HTTP: the whole {sv} server per request (startup included, under 1 %) | {x:,.0f} |")
     w("")
-    top = top_functions("call", 22)
+    div = http_run["requests"] if http_run else 1
+    calls_table("Where the transport's `post` handler spends it (HTTP run, per request):",
+                callees("http-mcp-runtime", r"transport::mcp::post::\{\{closure\}\} "), div)
+    calls_table("Inside `McpEndpoint::handle` (HTTP run, per request):",
+                callees("http-mcp-runtime", r"McpEndpoint::handle::\{\{closure\}\} "), div)
+    top = top_functions("http-mcp-runtime", 20)
     if top:
-        w("Self cost, handshake-era tools/call (whole run; the setup is under 2 % of it):")
+        w("Self cost over HTTP (whole server, top 20):")
         w("")
-        w("| instructions | % | function |")
+        w("| instructions per request | % | function |")
         w("|---|---|---|")
         for ir, pct, name in top:
-            name = name.replace("|", "\\|")
-            if len(name) > 150:
-                name = name[:147] + "..."
-            w(f"| {ir:,} | {pct:.1f} | `{name}` |")
+            w(f"| {ir / div:,.0f} | {pct:.1f} | `{esc(name)}` |")
         w("")
 notes = os.path.join(HERE, "PROFILE.md")
 if os.path.exists(notes):

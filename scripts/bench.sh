@@ -17,7 +17,8 @@
 #   report     docs/benchmarks.md from the results (target/bench-results/)
 #
 # Environment: BENCH_DURATION (s per load run, default 10), BENCH_ROUNDS (default 3),
-# BENCH_LAT_DURATION (s per 1-connection run, default 5), BENCH_COMPILE_REPS (default 2).
+# BENCH_LAT_DURATION (s per 1-connection run, default 5), BENCH_COMPILE_REPS (builds per crate
+# and profile, best kept; default 1).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -28,7 +29,7 @@ BIN="$TARGET/release"
 DURATION="${BENCH_DURATION:-10}"
 ROUNDS="${BENCH_ROUNDS:-3}"
 LAT_DURATION="${BENCH_LAT_DURATION:-5}"
-COMPILE_REPS="${BENCH_COMPILE_REPS:-2}"
+COMPILE_REPS="${BENCH_COMPILE_REPS:-1}"
 METHODS=200
 SERVER_CPU=1
 CLIENT_CPU=0
@@ -63,7 +64,7 @@ need() {
 stage_build() {
     need cargo
     log "building the servers (release)"
-    cargo build --release -p benches --features rmcp --bins
+    cargo build --release -p benches --features rmcp,criterion --bins
 }
 
 # --------------------------------------------------------------------------------------------
@@ -235,7 +236,7 @@ stage_http() {
 stage_criterion() {
     log "building the criterion benches"
     local exe
-    exe="$(cargo bench -p benches --features criterion --bench inprocess --no-run \
+    exe="$(cargo bench -p benches --features rmcp,criterion --bench inprocess --no-run \
         --message-format=json 2>/dev/null |
         jq -r 'select(.reason == "compiler-artifact" and .executable != null and .target.name == "inprocess") | .executable' |
         tail -1)"
@@ -527,23 +528,47 @@ stage_compile() {
 
 stage_profile() {
     need valgrind
+    need wrk
     [ -x "$BIN/bench-profile" ] || die "run the build stage first"
-    mkdir -p "$OUT/profile"
-    local mode n
+    local P="$OUT/profile" mode n=20000 f
+    rm -rf "$P" "$OUT/profile.jsonl"
+    mkdir -p "$P"
+    # In process: N calls and 1 call (setup, and the one-time validator compile), per mode.
     for mode in call modern baseline; do
-        n=20000
-        log "callgrind: bench-profile $mode $n"
-        rm -f "$OUT/profile/callgrind.$mode.out"
-        valgrind --tool=callgrind --callgrind-out-file="$OUT/profile/callgrind.$mode.out" \
-            "$BIN/bench-profile" "$mode" "$n" >/dev/null 2>"$OUT/profile/valgrind.$mode.log"
-        callgrind_annotate --inclusive=no "$OUT/profile/callgrind.$mode.out" 2>/dev/null |
-            head -60 >"$OUT/profile/self.$mode.txt"
-        callgrind_annotate --inclusive=yes "$OUT/profile/callgrind.$mode.out" 2>/dev/null |
-            head -80 >"$OUT/profile/inclusive.$mode.txt"
+        for f in "$n" 1; do
+            log "callgrind: bench-profile $mode $f"
+            valgrind --tool=callgrind --callgrind-out-file="$P/callgrind.$mode.$f.out" \
+                "$BIN/bench-profile" "$mode" "$f" >/dev/null 2>"$P/valgrind.$mode.$f.log"
+        done
+        callgrind_annotate --inclusive=no "$P/callgrind.$mode.$n.out" >"$P/self.$mode.txt" 2>/dev/null
+        callgrind_annotate --inclusive=yes --tree=calling "$P/callgrind.$mode.$n.out" \
+            >"$P/tree.$mode.txt" 2>/dev/null
     done
-    # A reference run for the per-iteration instruction count of an empty loop's setup.
-    valgrind --tool=callgrind --callgrind-out-file="$OUT/profile/callgrind.setup.out" \
-        "$BIN/bench-profile" call 0 >/dev/null 2>"$OUT/profile/valgrind.setup.log"
+    record profile.jsonl "{\"iterations\":$n}"
+    # Over HTTP: each server under callgrind, 10 s of 1-connection handshake-era tools/call.
+    profile_server mcp-runtime 39110
+    profile_server axum 39113
+}
+
+# profile_server SERVER PORT: the server under callgrind while wrk -c1 calls it for 10 s.
+profile_server() {
+    local s="$1" port="$2" P="$OUT/profile" vpid i line
+    log "callgrind: bench-$s under wrk -c1 (10 s)"
+    valgrind --tool=callgrind --callgrind-out-file="$P/callgrind.http-$s.out" \
+        "$BIN/bench-$s" --listen "127.0.0.1:$port" 2>"$P/valgrind.http-$s.log" &
+    vpid=$!
+    for i in $(seq 1 100); do
+        curl -s -o /dev/null "http://127.0.0.1:$port/" && break
+        sleep 0.2
+    done
+    line="$(taskset -c "$CLIENT_CPU" wrk -t1 -c1 -d10s -s "$(lua_of "$s/handshake")" \
+        "http://127.0.0.1:$port${MCP_PATH[$s]}" | sed -n 's/^RESULT //p')"
+    kill "$vpid"
+    wait "$vpid" || true
+    record profile.jsonl "{\"server\":\"$s\",\"http\":$line}"
+    callgrind_annotate --inclusive=no "$P/callgrind.http-$s.out" >"$P/self.http-$s.txt" 2>/dev/null
+    callgrind_annotate --inclusive=yes --tree=calling "$P/callgrind.http-$s.out" \
+        >"$P/tree.http-$s.txt" 2>/dev/null
 }
 
 # --------------------------------------------------------------------------------------------

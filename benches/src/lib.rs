@@ -134,7 +134,8 @@ pub fn run_ready<F: Future>(f: F) -> F::Output {
 /// Request bytes to response bytes through an MCP endpoint, as Streamable HTTP does it
 /// (parse, message checks, era, `McpEndpoint::handle`), minus HTTP.
 pub fn mcp_in_process(ep: &McpEndpoint, body: &[u8]) -> Vec<u8> {
-    let value: Value = serde_json::from_slice(body).expect("a JSON body");
+    // The transport parses with mcp-runtime's strict (duplicate-key refusing) parser.
+    let value: Value = mcp_runtime::core::json::from_slice(body).expect("a JSON body");
     let Ok(Incoming::Request(msg)) = parse_message(value) else {
         panic!("not a request");
     };
