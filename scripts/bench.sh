@@ -194,7 +194,10 @@ stage_http() {
     rm -f "$OUT/http.jsonl" "$OUT"/server-*.log
     trap stop_servers EXIT
     start_servers
-    local v r i n sample
+    local v r i n sample s
+    for s in mcp-runtime rmcp axum; do
+        record http.jsonl "{\"kind\":\"rss_start\",\"server\":\"$s\",\"vmrss_kb\":$(awk '/^VmRSS/ {print $2}' "/proc/${PID[$s]}/status")}"
+    done
     # Every variant must answer the expected result before it is measured.
     for v in "${VARIANTS[@]}"; do
         mapfile -t args < <(curl_args "$v")
@@ -222,7 +225,6 @@ stage_http() {
             record http.jsonl "{\"kind\":\"latency\",\"round\":$r,\"variant\":\"$v\",$(run_wrk "$v" 1 "$LAT_DURATION" | cut -c2-)"
         done
     done
-    local s
     for s in mcp-runtime rmcp axum; do
         record http.jsonl "{\"kind\":\"rss\",\"server\":\"$s\",\"vmhwm_kb\":$(awk '/^VmHWM/ {print $2}' "/proc/${PID[$s]}/status"),\"vmrss_kb\":$(awk '/^VmRSS/ {print $2}' "/proc/${PID[$s]}/status")}"
     done
@@ -485,13 +487,15 @@ EOF
     if cmp -s "$main.new" "$main"; then rm "$main.new"; else mv "$main.new" "$main"; fi
 }
 
-# Times `cargo build` of one generated crate after touching its source; prints "wall cpu".
+# Times `cargo build` of one generated crate alone; prints "wall cpu".
 time_build() {
     local dir="$1" profile="$2" flags=() t0 t1 cpu
     [ "$profile" = release ] && flags=(--release)
-    # Dependencies up to date first (untimed), then the crate alone.
+    # Dependencies (and the crate) up to date first, untimed; then the crate's own artifacts are
+    # removed and it is built again, timed.
     (cd "$dir" && CARGO_TARGET_DIR="$COMPILE_DIR/target" cargo build -q "${flags[@]}") >&2
-    touch "$dir/src/main.rs"
+    (cd "$dir" && CARGO_TARGET_DIR="$COMPILE_DIR/target" cargo clean -q "${flags[@]}" \
+        -p "bc-$(basename "$dir")") >&2
     t0=$(date +%s.%N)
     cpu=$(cd "$dir" && CARGO_TARGET_DIR="$COMPILE_DIR/target" /usr/bin/time -f '%U %S' \
         cargo build -q "${flags[@]}" 2>&1 >/dev/null | tail -1 | awk '{print $1 + $2}')
@@ -508,10 +512,6 @@ stage_compile() {
     done
     for profile in debug release; do
         for fw in rt rmcp; do
-            log "compile: prebuilding $fw dependencies ($profile)"
-            local flags=()
-            [ "$profile" = release ] && flags=(--release)
-            (cd "$COMPILE_DIR/$fw-plain" && CARGO_TARGET_DIR="$COMPILE_DIR/target" cargo build -q "${flags[@]}")
             for rep in $(seq 1 "$COMPILE_REPS"); do
                 for variant in macro plain; do
                     res="$(time_build "$COMPILE_DIR/$fw-$variant" "$profile")"
@@ -530,21 +530,25 @@ stage_profile() {
     need valgrind
     need wrk
     [ -x "$BIN/bench-profile" ] || die "run the build stage first"
-    local P="$OUT/profile" mode n=20000 f
+    local P="$OUT/profile" mode n=20000 f line
     rm -rf "$P" "$OUT/profile.jsonl"
     mkdir -p "$P"
-    # In process: N calls and 1 call (setup, and the one-time validator compile), per mode.
-    for mode in call modern baseline; do
-        for f in "$n" 1; do
-            log "callgrind: bench-profile $mode $f"
-            valgrind --tool=callgrind --callgrind-out-file="$P/callgrind.$mode.$f.out" \
-                "$BIN/bench-profile" "$mode" "$f" >/dev/null 2>"$P/valgrind.$mode.$f.log"
-        done
-        callgrind_annotate --inclusive=no "$P/callgrind.$mode.$n.out" >"$P/self.$mode.txt" 2>/dev/null
-        callgrind_annotate --inclusive=yes --tree=calling "$P/callgrind.$mode.$n.out" \
-            >"$P/tree.$mode.txt" 2>/dev/null
+    # In process: only the measured loop is counted (after a warm-up call), so setup drops out.
+    for mode in call modern baseline list:10:50 list:10000:50 list:10:10 list:10000:10 startup; do
+        f=$n
+        [ "$mode" = startup ] && f=1
+        log "callgrind: bench-profile $mode $f"
+        line="$(valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measured*' \
+            --callgrind-out-file="$P/callgrind.${mode//:/-}.out" \
+            "$BIN/bench-profile" "$mode" "$f" 2>"$P/valgrind.${mode//:/-}.log" |
+            sed -n 's/^RESULT //p')"
+        [ -n "$line" ] || die "bench-profile $mode printed no result"
+        callgrind_annotate --inclusive=no "$P/callgrind.${mode//:/-}.out" \
+            >"$P/self.${mode//:/-}.txt" 2>/dev/null
+        callgrind_annotate --inclusive=yes --tree=calling "$P/callgrind.${mode//:/-}.out" \
+            >"$P/tree.${mode//:/-}.txt" 2>/dev/null
+        record profile.jsonl "$line"
     done
-    record profile.jsonl "{\"iterations\":$n}"
     # Over HTTP: each server under callgrind, 10 s of 1-connection handshake-era tools/call.
     profile_server mcp-runtime 39110
     profile_server axum 39113
@@ -584,8 +588,8 @@ stage_report() {
         echo "\"cpu\": $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//' | jq -Rs 'rtrimstr("\n")'),"
         echo "\"mem_kb\": $(awk '/MemTotal/ {print $2}' /proc/meminfo),"
         echo "\"kernel\": $(uname -r | jq -Rs 'rtrimstr("\n")'),"
-        echo "\"rustc\": $(rustc -V | jq -Rs 'rtrimstr("\n")'),"
-        echo "\"wrk\": $( (wrk -v 2>&1 || true) | head -1 | jq -Rs 'rtrimstr("\n")'),"
+        echo "\"rustc\": \"$(rustc -V | awk '{print $2}')\","
+        echo "\"wrk\": \"$( (wrk -v 2>&1 || true) | head -1 | awk '{print $2}')\","
         local c
         for c in rmcp axum hyper tokio serde_json schemars jsonschema criterion; do
             echo "\"$c\": \"$(lock_ver "$c")\","
