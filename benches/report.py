@@ -512,6 +512,12 @@ w(f"| 10,000 tools, last page (by cursor) | {tc(crit('tools_list/last_page/10000
   f"{tc(crit('tools_list_p10/last_page/10000'))} | |")
 w(f"| 10,000 tools, tools/call of the last tool | {tc(crit('tools_list/call_last_tool/10000'))} | | | |")
 w("")
+if ins:
+    w("The same pages counted in instructions (callgrind, see Profile; unlike the times above, not "
+      "disturbed by other work on the machine): " + ", ".join(
+          f"{k.split('-')[1]} tools with pages of {k.split('-')[2]}: {v:,.0f}" for k, v in sorted(
+              ins.items(), key=lambda kv: (int(kv[0].split('-')[2]), int(kv[0].split('-')[1])))) + ".")
+    w("")
 w("### Startup")
 w("")
 w("`ServerBuilder::build()` with N run-time methods (the records exist beforehand, as static data would): "
@@ -569,7 +575,7 @@ def esc(name, limit=140):
     return name if len(name) <= limit else name[: limit - 3] + "..."
 
 
-def calls_table(title, data, div):
+def calls_table(title, data, div, show_calls=True):
     if not data:
         return
     total, rows = data
@@ -579,7 +585,7 @@ def calls_table(title, data, div):
     w("|---|---|---|")
     w(f"| {total / div:,.0f} | | **(the function itself, inclusive)** |")
     for ir, calls, name in rows:
-        w(f"| {ir / div:,.0f} | {calls / div:.0f} | `{esc(name)}` |")
+        w(f"| {ir / div:,.0f} | {f'{calls / div:.0f}' if show_calls else ''} | `{esc(name)}` |")
     w("")
 
 
@@ -617,7 +623,7 @@ if per or http_per:
     st_run = modes.get("startup")
     if st_run:
         calls_table("Startup with 10 000 methods, by callee of `ServerBuilder::build` (instructions per method):",
-                    callees("startup", r"ServerBuilder::build "), 10000 * st_run)
+                    callees("startup", r"ServerBuilder::build "), 10000 * st_run, False)
     top = top_functions("http-mcp-runtime", 20)
     if top:
         w("Self cost over HTTP (whole server, top 20):")
