@@ -254,6 +254,25 @@ def callees(name, func_re, n=14):
 
 # --- goals ----------------------------------------------------------------------------------
 
+alt = jsonl("alternating.jsonl")
+
+
+def alt_ratio(a, b):
+    """Within-round ratios ns(a) / ns(b) of the alternating in-process runs."""
+    out = []
+    for rnd in sorted({r["round"] for r in alt}):
+        x = {r["mode"]: r["ns_per_iter"] for r in alt if r["round"] == rnd}
+        if a in x and b in x:
+            out.append(x[a] / x[b])
+    return out
+
+
+def alt_ns(m):
+    return med([r["ns_per_iter"] for r in alt if r["mode"] == m])
+
+
+alt_ratios = alt_ratio("list-10000-10", "list-10-10")
+
 s = summary
 goals = []
 
@@ -297,26 +316,39 @@ for r in prof:
 if None not in (l10, l10k, p10, p10k):
     extra = ""
     met = p10k / p10 <= 1.2
+    if alt_ratios:
+        met = med(alt_ratios) <= 1.2
+        extra += (f"; **{med(alt_ratios):.2f}** (min–max {min(alt_ratios):.2f}–{max(alt_ratios):.2f}) "
+                  f"in {len(alt_ratios)} alternating rounds of 10⁶ calls with equal 10-tool pages, the figure judged")
     if "list-10-10" in ins and "list-10000-10" in ins and "list-10-50" in ins and "list-10000-50" in ins:
         i10, i50 = ins["list-10000-10"] / ins["list-10-10"], ins["list-10000-50"] / ins["list-10-50"]
-        extra = (f"; in instructions (callgrind, not disturbed by other load): {i10:.2f} with 10-tool pages, "
-                 f"{i50:.2f} with 50-tool pages")
-        met = i10 <= 1.2
+        extra += (f"; in instructions (callgrind): {i10:.2f} with 10-tool pages, "
+                  f"{i50:.2f} with 50-tool pages")
     goal(
         "tools/list page cost, 10 vs 10 000 tools ≤ 1.2",
-        f"time: {l10k / l10:.2f} with the default 50-tool pages (the 10-tool catalog's page holds 10 tools, "
-        f"the other 50), {p10k / p10:.2f} with equal 10-tool pages{extra}",
+        f"criterion: {l10k / l10:.2f} with the default 50-tool pages (the 10-tool catalog's page holds 10 tools, "
+        f"the other 50), {p10k / p10:.2f} with equal 10-tool pages (unstable here: see the tools/list "
+        f"section){extra}",
         met,
     )
 else:
     goal("tools/list page cost, 10 vs 10 000 tools ≤ 1.2", "n/a", None)
 a, b = c0("tools_call/mcp_handshake"), c0("tools_call/serde_json_baseline")
 m = c0("tools_call/mcp_modern")
-goal(
-    "in-process tools/call ≤ 3× serde_json parse + serialize",
-    "n/a" if None in (a, b, m) else f"{a / b:.2f}× (handshake), {m / b:.2f}× (2026-07-28)",
-    None if None in (a, b, m) else max(a, m) / b <= 3,
-)
+ra, rm_ = alt_ratio("call", "baseline"), alt_ratio("modern", "baseline")
+if ra and rm_:
+    goal(
+        "in-process tools/call ≤ 3× serde_json parse + serialize",
+        f"**{med(ra):.2f}×** (handshake), **{med(rm_):.2f}×** (2026-07-28), medians of 5 alternating rounds"
+        + ("" if None in (a, b, m) else f"; criterion: {a / b:.2f}× and {m / b:.2f}×"),
+        max(med(ra), med(rm_)) <= 3,
+    )
+else:
+    goal(
+        "in-process tools/call ≤ 3× serde_json parse + serialize",
+        "n/a" if None in (a, b, m) else f"{a / b:.2f}× (handshake), {m / b:.2f}× (2026-07-28)",
+        None if None in (a, b, m) else max(a, m) / b <= 3,
+    )
 st = c0("startup/build/10000")
 goal("startup with 10 000 methods < 200 ms", t(st), None if st is None else st < 200e6)
 mr = {p: (marginal("rt", p), marginal("rmcp", p)) for p in ("debug", "release")}
@@ -482,19 +514,24 @@ w("`benches/benches/inprocess.rs`, pinned to core 1. Request bytes to response b
   "`mcp_runtime::core::json::from_slice` (the transport's strict parser) → `parse_message` → `McpEndpoint::handle` (from `server.mcp_endpoint(\"bench\", 1)`) "
   "for MCP, `jsonrpc::envelope::handle` for JSON-RPC. The baseline parses the same request into a "
   "`serde_json::Value` and serializes the same response with `json!`, as the bare axum handler does. "
-  "Medians with their 95 % interval.")
+  "Criterion medians with their 95 % interval; criterion runs the benches one after another, so "
+  "a change in the machine's load lands between them. The last two columns come from `bench-profile`, "
+  "the paths alternating within each of 5 rounds (within-round ratios, as for HTTP); those ratios "
+  "are the ones judged.")
 w("")
-w("| path | time | vs serde_json baseline |")
-w("|---|---|---|")
+w("| path | time (criterion) | vs serde_json baseline | alternating rounds: ns per call | vs baseline (median, min–max) |")
+w("|---|---|---|---|---|")
 base = c0("tools_call/serde_json_baseline")
-for key, label in (
-    ("tools_call/mcp_handshake", "MCP tools/call, handshake era"),
-    ("tools_call/mcp_modern", "MCP tools/call, 2026-07-28 (with the `_meta` checks)"),
-    ("tools_call/jsonrpc", "JSON-RPC `add` (`/rpc`; params borrowed as `RawValue`)"),
-    ("tools_call/serde_json_baseline", "serde_json parse + serialize (baseline)"),
+for key, mode, label in (
+    ("tools_call/mcp_handshake", "call", "MCP tools/call, handshake era"),
+    ("tools_call/mcp_modern", "modern", "MCP tools/call, 2026-07-28 (with the `_meta` checks)"),
+    ("tools_call/jsonrpc", "jsonrpc", "JSON-RPC `add` (`/rpc`; params borrowed as `RawValue`)"),
+    ("tools_call/serde_json_baseline", "baseline", "serde_json parse + serialize (baseline)"),
 ):
     e = crit(key)
-    w(f"| {label} | {tc(e)} | {ratio(e[0] / base if e and base else None)} |")
+    rr = alt_ratio(mode, "baseline")
+    w(f"| {label} | {tc(e)} | {ratio(e[0] / base if e and base else None)} | {fmt(alt_ns(mode), 0, ' ns')} | "
+      + (f"{med(rr):.2f}× ({min(rr):.2f}–{max(rr):.2f})" if rr else "n/a") + " |")
 w("")
 w("### tools/list and catalog size")
 w("")
@@ -512,6 +549,13 @@ w(f"| 10,000 tools, last page (by cursor) | {tc(crit('tools_list/last_page/10000
   f"{tc(crit('tools_list_p10/last_page/10000'))} | |")
 w(f"| 10,000 tools, tools/call of the last tool | {tc(crit('tools_list/call_last_tool/10000'))} | | | |")
 w("")
+if alt_ratios:
+    w(f"Criterion runs the catalogs one after another, and on this shared machine its ratios between "
+      f"them swing (1 000 tools came out faster than 10 in one run). `bench-profile list:N:10` runs "
+      f"10⁶ first-page calls, the two catalogs alternating for {len(alt_ratios)} rounds (same page content): "
+      f"10 000 vs 10 tools = {med(alt_ratios):.2f}× median, {min(alt_ratios):.2f}–{max(alt_ratios):.2f}× over rounds "
+      f"({', '.join(f'{r:.2f}' for r in alt_ratios)}).")
+    w("")
 if ins:
     w("The same pages counted in instructions (callgrind, see Profile; unlike the times above, not "
       "disturbed by other work on the machine): " + ", ".join(

@@ -246,6 +246,19 @@ stage_criterion() {
     log "running the criterion benches on core $SERVER_CPU"
     rm -rf "$OUT/criterion"
     CRITERION_HOME="$OUT/criterion" taskset -c "$SERVER_CPU" "$exe" --bench >"$OUT/criterion.txt"
+    # The same comparisons with bench-profile, the variants alternating within each round (criterion
+    # runs them one after another, so a change in the machine's load lands between them).
+    log "in process: 5 alternating rounds (tools/call paths, tools/list 10 vs 10 000 tools)"
+    rm -f "$OUT/alternating.jsonl"
+    local r m k
+    for r in 1 2 3 4 5; do
+        for m in call:300000 modern:200000 jsonrpc:500000 baseline:300000 list:10:10:1000000 \
+            list:10000:10:1000000; do
+            k="${m##*:}"
+            record alternating.jsonl "{\"round\":$r,$(taskset -c "$SERVER_CPU" "$BIN/bench-profile" \
+                "${m%:*}" "$k" 2>/dev/null | sed -n 's/^RESULT {//p')"
+        done
+    done
 }
 
 # --------------------------------------------------------------------------------------------

@@ -107,11 +107,13 @@ fn main() {
     // Warm-up, outside `measured` (startup is measured from its first build).
     let warm = if mode == "startup" { 0 } else { f() };
     let before = ALLOCS.load(Ordering::Relaxed);
+    let t0 = std::time::Instant::now();
     let bytes = measured(n, &mut f);
+    let ns = t0.elapsed().as_nanos() as f64 / n.max(1) as f64;
     let allocs = ALLOCS.load(Ordering::Relaxed) - before;
     eprintln!("{mode}: {n} iterations, {} bytes out", bytes + warm);
     println!(
-        "RESULT {{\"mode\":\"{}\",\"iterations\":{n},\"allocs\":{allocs}}}",
+        "RESULT {{\"mode\":\"{}\",\"iterations\":{n},\"allocs\":{allocs},\"ns_per_iter\":{ns:.1}}}",
         mode.replace(':', "-")
     );
 }
