@@ -1,54 +1,21 @@
 //! Mount anywhere: the `axum_app` binary serves its own route and the framework's router
 //! nested under `/api`, with its own layers on top of both.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
-
 use serde_json::{Value, json};
+
+mod common;
 
 /// A running `axum_app --listen 127.0.0.1:0`, killed on drop.
 struct App {
-    child: Child,
+    _proc: common::Spawned,
     base: String,
 }
 
 impl App {
     fn start() -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_axum_app"))
-            .args(["--listen", "127.0.0.1:0"])
-            .env_remove("REDIS_URL")
-            .env_remove("APP_ENV")
-            .env("RUST_LOG", "info")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start axum_app");
-        let stderr = child.stderr.take().expect("stderr");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(rest) = line.split("axum_app listening on ").nth(1) {
-                    let _ = tx.send(rest.split(':').take(2).collect::<Vec<_>>().join(":"));
-                }
-            }
-        });
-        let addr = rx
-            .recv_timeout(Duration::from_secs(30))
-            .expect("axum_app did not report its address");
-        App {
-            child,
-            base: format!("http://{addr}"),
-        }
-    }
-}
-
-impl Drop for App {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let proc = common::Spawned::start(env!("CARGO_BIN_EXE_axum_app"), "axum_app", &[]);
+        let base = format!("http://{}", proc.addr);
+        App { _proc: proc, base }
     }
 }
 

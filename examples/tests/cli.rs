@@ -1,10 +1,8 @@
 //! The standard command line (`mcp_runtime::cli`) on the built `catalog` binary: what
 //! `tools` and `openrpc` print is exactly what a live server answers.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
 
@@ -28,34 +26,14 @@ fn run(args: &[&str]) -> Output {
         .expect("run catalog")
 }
 
+mod common;
+
 /// A running `catalog --listen 127.0.0.1:0`, killed on drop.
-struct Live {
-    child: Child,
-    addr: String,
-}
+type Live = common::Spawned;
 
 impl Live {
-    fn start() -> Self {
-        let mut child = catalog()
-            .args(["--listen", "127.0.0.1:0"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start catalog");
-        let stderr = child.stderr.take().expect("stderr");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(rest) = line.split("catalog listening on ").nth(1) {
-                    let _ = tx.send(rest.split(':').take(2).collect::<Vec<_>>().join(":"));
-                }
-            }
-        });
-        let addr = rx
-            .recv_timeout(Duration::from_secs(30))
-            .expect("catalog did not report its address");
-        Live { child, addr }
+    fn start_live() -> Self {
+        Self::catalog(&[])
     }
 
     /// Every page of a live modern `tools/list`, as one array.
@@ -107,13 +85,6 @@ impl Live {
     }
 }
 
-impl Drop for Live {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 fn stdout(out: &Output) -> String {
     assert!(
         out.status.success(),
@@ -126,7 +97,7 @@ fn stdout(out: &Output) -> String {
 
 #[tokio::test]
 async fn tools_prints_exactly_what_a_live_modern_tools_list_returns() {
-    let live = Live::start();
+    let live = Live::start_live();
     for (args, lang) in [
         (&["tools", "--group", "mcp", "--version", "1"][..], None),
         (
@@ -162,7 +133,7 @@ async fn tools_prints_exactly_what_a_live_modern_tools_list_returns() {
 
 #[tokio::test]
 async fn openrpc_prints_exactly_the_bytes_of_get() {
-    let live = Live::start();
+    let live = Live::start_live();
     let printed = run(&["openrpc", "--group", "mcp", "--version", "1"]);
     assert!(printed.status.success());
     assert_eq!(printed.stdout, live.openrpc(None).await);

@@ -6,11 +6,8 @@
 //! `MCP_TEST_PYTHON`, `MCP_TEST_NODE` (Node 22) and `MCP_TEST_NPM_DIR`. Without them a test is
 //! skipped with a message, except under `CI`, where a missing peer fails the test.
 
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::process::{Command, Output};
 
 use serde_json::Value;
 
@@ -26,48 +23,10 @@ const MCP_TOOLS: [&str; 8] = [
     "Stats.hits",
 ];
 
+mod common;
+
 /// A running `catalog --listen 127.0.0.1:0`, killed on drop.
-struct Catalog {
-    child: Child,
-    addr: String,
-}
-
-impl Catalog {
-    fn start() -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_catalog"))
-            .args(["--listen", "127.0.0.1:0"])
-            .env("RUST_LOG", "info")
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start catalog");
-        let stderr = child.stderr.take().expect("stderr");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(rest) = line.split("catalog listening on ").nth(1) {
-                    let addr = rest.split(':').take(2).collect::<Vec<_>>().join(":");
-                    let _ = tx.send(addr);
-                }
-            }
-        });
-        let addr = rx
-            .recv_timeout(Duration::from_secs(30))
-            .expect("catalog did not report its address");
-        Catalog { child, addr }
-    }
-
-    fn url(&self, group: &str) -> String {
-        format!("http://{}/mcp/{group}/v1", self.addr)
-    }
-}
-
-impl Drop for Catalog {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+type Catalog = common::Spawned;
 
 /// A peer's path from the environment; `None` (skip) outside CI when it is not installed.
 fn peer(var: &str) -> Option<String> {
@@ -142,7 +101,7 @@ fn python(mode: &str, target: &[&str]) -> Option<Value> {
 
 #[test]
 fn python_sdk_auto_mode_over_http_ends_on_the_modern_revision() {
-    let c = Catalog::start();
+    let c = Catalog::catalog(&[]);
     let Some(seen) = python("auto", &[&c.url("mcp")]) else {
         return;
     };
@@ -152,7 +111,7 @@ fn python_sdk_auto_mode_over_http_ends_on_the_modern_revision() {
 
 #[test]
 fn python_sdk_legacy_mode_over_http_uses_a_handshake_revision() {
-    let c = Catalog::start();
+    let c = Catalog::catalog(&[]);
     let Some(seen) = python("legacy", &[&c.url("mcp")]) else {
         return;
     };
@@ -179,7 +138,7 @@ fn typescript_sdk_client_lists_and_calls_tools() {
     let (Some(node), Some(npm)) = (peer("MCP_TEST_NODE"), peer("MCP_TEST_NPM_DIR")) else {
         return;
     };
-    let c = Catalog::start();
+    let c = Catalog::catalog(&[]);
     let mut cmd = node_cmd(
         &node,
         &clients_dir().join("ts_client.mjs").display().to_string(),
@@ -202,7 +161,7 @@ fn inspector_cli_strict_accepts_the_tools_over_http_and_stdio() {
     let (Some(node), Some(npm)) = (peer("MCP_TEST_NODE"), peer("MCP_TEST_NPM_DIR")) else {
         return;
     };
-    let c = Catalog::start();
+    let c = Catalog::catalog(&[]);
     let url = c.url("mcp");
     let out = inspector(
         &node,
@@ -335,7 +294,7 @@ fn official_conformance_suite_passes_every_tools_lifecycle_sse_and_dns_scenario(
     let (Some(node), Some(npm)) = (peer("MCP_TEST_NODE"), peer("MCP_TEST_NPM_DIR")) else {
         return;
     };
-    let c = Catalog::start();
+    let c = Catalog::catalog(&[]);
     let dir = std::env::temp_dir().join(format!("mcp-conformance-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let baseline = dir.join("baseline.yml");

@@ -2,52 +2,18 @@
 //! events on `/rpc` and MCP, in memory and shared through Redis (started here on a free
 //! port), including a Redis outage in the middle of a run.
 
-use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-struct Proc {
-    child: Child,
-    addr: String,
-}
+mod common;
 
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+type Proc = common::Spawned;
 
 fn catalog(env: &[(&str, &str)]) -> Proc {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_catalog"));
-    cmd.args(["--listen", "127.0.0.1:0"])
-        .env_remove("REDIS_URL")
-        .env_remove("APP_ENV");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start catalog");
-    let stderr = child.stderr.take().expect("stderr");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            if let Some(rest) = line.split("catalog listening on ").nth(1) {
-                let _ = tx.send(rest.split(':').take(2).collect::<Vec<_>>().join(":"));
-            }
-        }
-    });
-    let addr = rx
-        .recv_timeout(Duration::from_secs(30))
-        .expect("catalog address");
-    Proc { child, addr }
+    Proc::catalog(env)
 }
 
 /// A `redis-server` on a free port, without persistence; killed on drop.

@@ -302,6 +302,21 @@ impl RpcError {
             _ => None,
         }
     }
+    /// The `source()` chain, outermost first (for logs).
+    pub fn source_chain(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut err = self
+            .0
+            .source
+            .as_deref()
+            .map(|e| e as &(dyn std::error::Error + 'static));
+        while let Some(e) = err {
+            out.push(e.to_string());
+            err = e.source();
+        }
+        out
+    }
+
     /// Where the error was made.
     pub fn location(&self) -> &'static Location<'static> {
         self.0.location
@@ -360,15 +375,14 @@ impl RpcError {
                     if let Some(bt) = &self.0.backtrace {
                         d.insert("trace".into(), Value::String(bt.to_string()));
                     }
-                    d.insert(
-                        "previous".into(),
-                        source_chain(
-                            self.0
-                                .source
-                                .as_deref()
-                                .map(|e| e as &(dyn std::error::Error + 'static)),
-                        ),
-                    );
+                    d.insert("previous".into(), {
+                        let chain = self.source_chain();
+                        if chain.is_empty() {
+                            Value::Null
+                        } else {
+                            chain.into()
+                        }
+                    });
                 }
                 Value::Object(d)
             }
@@ -402,19 +416,6 @@ pub(crate) mod panic_hook {
     /// The site of the last panic on this thread (`catch_unwind` runs on the panicking thread).
     pub fn take_site() -> Option<(String, u32)> {
         SITE.with(|s| s.borrow_mut().take())
-    }
-}
-
-fn source_chain(mut err: Option<&(dyn std::error::Error + 'static)>) -> Value {
-    let mut chain = Vec::new();
-    while let Some(e) = err {
-        chain.push(Value::String(e.to_string()));
-        err = e.source();
-    }
-    if chain.is_empty() {
-        Value::Null
-    } else {
-        Value::Array(chain)
     }
 }
 

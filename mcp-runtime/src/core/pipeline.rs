@@ -350,7 +350,7 @@ impl Core {
                 .await;
         }
         if e.code() == codes::INTERNAL_ERROR {
-            tracing::error!(request_id = %ctx.request_id(), method = ctx.method(), error = ?e, "call failed");
+            tracing::error!(request_id = %ctx.request_id(), method = ctx.method(), code = e.code(), message = e.message(), sources = ?e.source_chain(), location = %e.location(), "call failed");
         } else {
             tracing::debug!(request_id = %ctx.request_id(), method = ctx.method(), code = e.code(), message = e.message(), "call failed");
         }

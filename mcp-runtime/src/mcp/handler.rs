@@ -83,6 +83,11 @@ impl Message {
     pub fn meta_version(&self) -> Option<&str> {
         protocol::meta_version(self.params.as_ref())
     }
+    /// The revision an `initialize` asks for (`params.protocolVersion`).
+    pub fn requested_version(&self) -> Option<&str> {
+        self.params.as_ref()?.get("protocolVersion")?.as_str()
+    }
+
     /// `params.name` (tools/call).
     pub fn param_name(&self) -> Option<&str> {
         self.params.as_ref()?.get("name")?.as_str()
@@ -389,11 +394,7 @@ impl McpEndpoint {
         let id = msg.id.as_ref();
         match (era, msg.method.as_str()) {
             (Era::Handshake(_), "initialize") => {
-                let requested = msg
-                    .params
-                    .as_ref()
-                    .and_then(|p| p.get("protocolVersion"))
-                    .and_then(Value::as_str);
+                let requested = msg.requested_version();
                 self.ok(
                     id,
                     era,

@@ -248,11 +248,7 @@ async fn post_inner(
         }
     }
     if msg.method == "initialize" {
-        let requested = msg
-            .params
-            .as_ref()
-            .and_then(|p| p.get("protocolVersion"))
-            .and_then(Value::as_str);
+        let requested = msg.requested_version();
         let negotiated = protocol::negotiate(requested);
         let answer = ep
             .handle(&msg, Era::Handshake(negotiated), with_lang(lang))
@@ -431,15 +427,28 @@ async fn batch(
     json_response(StatusCode::OK, out)
 }
 
+/// What GET and DELETE share: the Host/Origin checks, and a stateful endpoint on the handshake
+/// era (otherwise 405: the modern era and stateless groups have no GET or DELETE).
+fn session_route<'r>(
+    route: &'r McpRoute,
+    headers: &HeaderMap,
+) -> Result<&'r Arc<dyn SessionStore>, Box<Response>> {
+    if let Some(r) = precheck(route, headers) {
+        return Err(Box::new(r));
+    }
+    let modern = header(headers, VERSION).is_some_and(|v| protocol::handshake_version(v).is_none());
+    match (&route.ep.sessions, modern) {
+        (Some(store), false) => Ok(store),
+        _ => Err(Box::new(method_not_allowed("POST"))),
+    }
+}
+
 pub(crate) async fn get(State(route): State<Arc<McpRoute>>, headers: HeaderMap) -> Response {
     let (route, headers) = (&route, &headers);
-    if let Some(r) = precheck(route, headers) {
-        return r;
-    }
     let ep = &route.ep;
-    let modern = header(headers, VERSION).is_some_and(|v| protocol::handshake_version(v).is_none());
-    let (Some(store), false) = (&ep.sessions, modern) else {
-        return method_not_allowed("POST");
+    let store = match session_route(route, headers) {
+        Ok(store) => store,
+        Err(answer) => return *answer,
     };
     let sid = match session_of(store.as_ref(), headers).await {
         Ok((sid, _)) => sid,
@@ -454,13 +463,10 @@ pub(crate) async fn get(State(route): State<Arc<McpRoute>>, headers: HeaderMap) 
 
 pub(crate) async fn delete(State(route): State<Arc<McpRoute>>, headers: HeaderMap) -> Response {
     let (route, headers) = (&route, &headers);
-    if let Some(r) = precheck(route, headers) {
-        return r;
-    }
     let ep = &route.ep;
-    let modern = header(headers, VERSION).is_some_and(|v| protocol::handshake_version(v).is_none());
-    let (Some(store), false) = (&ep.sessions, modern) else {
-        return method_not_allowed("POST");
+    let store = match session_route(route, headers) {
+        Ok(store) => store,
+        Err(answer) => return *answer,
     };
     let Some(sid) = header(headers, SESSION) else {
         return plain_error(

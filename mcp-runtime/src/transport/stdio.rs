@@ -78,11 +78,7 @@ where
             Era::Modern
         } else {
             if msg.method == "initialize" {
-                let requested = msg
-                    .params
-                    .as_ref()
-                    .and_then(|p| p.get("protocolVersion"))
-                    .and_then(Value::as_str);
+                let requested = msg.requested_version();
                 if let Ok(mut n) = negotiated.lock() {
                     *n = Some(protocol::negotiate(requested));
                 }

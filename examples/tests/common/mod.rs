@@ -1,0 +1,66 @@
+//! Shared by the example's integration tests: a service binary on a free port, killed on drop.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// A running service binary started with `--listen 127.0.0.1:0`.
+pub struct Spawned {
+    child: Child,
+    /// The address it reported (`127.0.0.1:PORT`).
+    pub addr: String,
+}
+
+impl Spawned {
+    /// Starts `bin` and waits for its `<name> listening on ADDR` log line (stderr).
+    /// `REDIS_URL` and `APP_ENV` of the caller are not passed on: tests set what they need.
+    pub fn start(bin: &str, name: &str, env: &[(&str, &str)]) -> Self {
+        let mut cmd = Command::new(bin);
+        cmd.args(["--listen", "127.0.0.1:0"])
+            .env_remove("REDIS_URL")
+            .env_remove("APP_ENV")
+            .env("RUST_LOG", "info");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("start {name}: {e}"));
+        let stderr = child.stderr.take().expect("stderr");
+        let (tx, rx) = mpsc::channel();
+        let marker = format!("{name} listening on ");
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(rest) = line.split(marker.as_str()).nth(1) {
+                    let _ = tx.send(rest.split(':').take(2).collect::<Vec<_>>().join(":"));
+                }
+            }
+        });
+        let addr = rx
+            .recv_timeout(Duration::from_secs(30))
+            .unwrap_or_else(|_| panic!("{name} did not report its address"));
+        Spawned { child, addr }
+    }
+
+    /// The example's `catalog` with extra environment.
+    pub fn catalog(env: &[(&str, &str)]) -> Self {
+        Self::start(env!("CARGO_BIN_EXE_catalog"), "catalog", env)
+    }
+
+    /// The MCP URL of a group, version 1.
+    pub fn url(&self, group: &str) -> String {
+        format!("http://{}/mcp/{group}/v1", self.addr)
+    }
+}
+
+impl Drop for Spawned {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
