@@ -75,7 +75,7 @@ MODERN_BODY='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add
 EXPECTED='"structuredContent":{"result":5}'
 
 # variant -> server, URL, era
-VARIANTS=(mcp-runtime/handshake mcp-runtime/modern rmcp/handshake rmcp/modern axum/handshake)
+VARIANTS=(mcp-runtime/handshake mcp-runtime/modern rmcp/handshake rmcp/modern axum/handshake axum/modern)
 declare -A PORT=([mcp-runtime]=39101 [rmcp]=39102 [axum]=39103)
 declare -A MCP_PATH=([mcp-runtime]=/mcp/bench/v1 [rmcp]=/mcp [axum]=/mcp)
 declare -A PID=()

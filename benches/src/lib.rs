@@ -110,15 +110,36 @@ pub fn serde_baseline(body: &[u8]) -> Option<Vec<u8>> {
         .get("a")?
         .as_i64()?
         .checked_add(args.get("b")?.as_i64()?)?;
-    let resp = json!({
-        "jsonrpc": "2.0",
-        "id": req.get("id"),
-        "result": {
-            "content": [{"type": "text", "text": sum.to_string()}],
-            "structuredContent": {"result": sum},
-            "isError": false,
-        }
-    });
+    // The 2026-07-28 envelope gets that era's result shape (`resultType`, the `_meta` stamp),
+    // so the ceiling does the same work as the servers measured against it.
+    let modern = params
+        .get("_meta")
+        .and_then(|m| m.get("io.modelcontextprotocol/protocolVersion"))
+        .and_then(Value::as_str)
+        == Some("2026-07-28");
+    let resp = if modern {
+        json!({
+            "jsonrpc": "2.0",
+            "id": req.get("id"),
+            "result": {
+                "resultType": "complete",
+                "content": [{"type": "text", "text": sum.to_string()}],
+                "structuredContent": {"result": sum},
+                "isError": false,
+                "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "bench-axum", "version": "0.1.0"}},
+            }
+        })
+    } else {
+        json!({
+            "jsonrpc": "2.0",
+            "id": req.get("id"),
+            "result": {
+                "content": [{"type": "text", "text": sum.to_string()}],
+                "structuredContent": {"result": sum},
+                "isError": false,
+            }
+        })
+    };
     serde_json::to_vec(&resp).ok()
 }
 
@@ -147,7 +168,7 @@ pub fn mcp_in_process(ep: &McpEndpoint, body: &[u8]) -> Vec<u8> {
     } else {
         Era::Handshake("2025-11-25")
     };
-    run_ready(ep.handle(&msg, era, CallExtras::default())).body
+    run_ready(ep.handle(msg, era, CallExtras::default())).body
 }
 
 fn i64_schema(g: &mut SchemaGenerator) -> Schema {

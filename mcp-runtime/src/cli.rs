@@ -409,7 +409,7 @@ async fn tools(ep: &McpEndpoint, lang: &str) -> Result<Value, String> {
             language: Some(lang.clone()),
             ..CallExtras::default()
         };
-        let answer = ep.handle(&msg, Era::Modern, extras).await;
+        let answer = ep.handle(msg, Era::Modern, extras).await;
         let mut reply: Value = serde_json::from_slice(&answer.body)
             .map_err(|e| format!("tools/list answered invalid JSON: {e}"))?;
         if let Some(e) = reply.get("error") {

@@ -111,7 +111,7 @@ async fn a_response_listener_changes_the_result_on_both_faces() {
     };
     let a = ep
         .handle(
-            &msg,
+            msg,
             mcp_runtime::mcp::Era::Handshake("2025-11-25"),
             Default::default(),
         )
@@ -129,7 +129,7 @@ async fn a_response_listener_changes_the_result_on_both_faces() {
         _ => panic!("a request"),
     };
     let a = ep
-        .handle(&msg, mcp_runtime::mcp::Era::Modern, Default::default())
+        .handle(msg, mcp_runtime::mcp::Era::Modern, Default::default())
         .await;
     let v: Value = serde_json::from_slice(&a.body).unwrap();
     assert_eq!(v["result"]["isError"], true);

@@ -20,7 +20,7 @@ async fn tools_of(builder: ServerBuilder, group: &str) -> Value {
     };
     let a = ep
         .handle(
-            &msg,
+            msg,
             mcp_runtime::mcp::Era::Handshake("2025-11-25"),
             Default::default(),
         )

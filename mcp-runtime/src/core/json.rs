@@ -56,14 +56,18 @@ impl<'de> Visitor<'de> for Strict {
     fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Value, A::Error> {
         let mut map = Map::new();
         while let Some(key) = m.next_key::<String>()? {
-            if map.contains_key(&key) {
-                return Err(de::Error::custom(format!(
-                    "duplicate key `{}`",
-                    truncate(&key)
-                )));
+            // One hash per key: the entry both detects the duplicate and inserts.
+            match map.entry(key) {
+                serde_json::map::Entry::Occupied(e) => {
+                    return Err(de::Error::custom(format!(
+                        "duplicate key `{}`",
+                        truncate(e.key())
+                    )));
+                }
+                serde_json::map::Entry::Vacant(e) => {
+                    e.insert(m.next_value_seed(Strict)?);
+                }
             }
-            let value = m.next_value_seed(Strict)?;
-            map.insert(key, value);
         }
         Ok(Value::Object(map))
     }

@@ -211,8 +211,10 @@ impl Core {
         {
             ignore_cache = opts.get("ignoreCache") == Some(&Value::Bool(true));
         }
-        tracing::Span::current()
-            .record("rpc.request_id", tracing::field::display(ctx.request_id()));
+        let span = tracing::Span::current();
+        if !span.is_disabled() {
+            span.record("rpc.request_id", tracing::field::display(ctx.request_id()));
+        }
         let l = &*self.listeners;
         if l.has(EventKind::Request) {
             let mut ev = Event::new(EventKind::Request, &ctx)

@@ -143,6 +143,10 @@ impl Translations {
 
     /// Negotiates a language for an `Accept-Language` header (the default when none fits).
     pub fn pick(&self, accept_language: Option<&str>) -> &str {
+        let Some(accept_language) = accept_language else {
+            return &self.default_lang; // the common case, without building the list
+        };
+        let accept_language = Some(accept_language);
         let langs: Vec<&str> = self.langs.iter().map(String::as_str).collect();
         negotiate(accept_language, &langs, &self.default_lang).unwrap_or(&self.default_lang)
     }

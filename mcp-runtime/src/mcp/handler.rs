@@ -167,6 +167,8 @@ pub struct McpEndpoint {
     meta_member: String,
     pub(crate) sessions: Option<Arc<dyn SessionStore>>,
     pub(crate) streams: EventStreams,
+    /// Per language: the shared name and its `Content-Language` value, built once.
+    languages: Vec<(Arc<str>, axum::http::HeaderValue)>,
 }
 
 fn write_id(out: &mut Vec<u8>, id: Option<&Value>) {
@@ -271,9 +273,26 @@ impl McpEndpoint {
             discover_members: discover,
             meta_member,
             sessions,
+            languages: translations
+                .languages()
+                .iter()
+                .filter_map(|l| {
+                    let v = axum::http::HeaderValue::from_str(l).ok()?;
+                    Some((Arc::from(l.as_str()), v))
+                })
+                .collect(),
             translations,
             streams: EventStreams::default(),
         }
+    }
+
+    /// The negotiated language's shared name and `Content-Language` value (precomputed, so
+    /// a request allocates neither); `None` for a language the endpoint does not know.
+    pub(crate) fn language_header(
+        &self,
+        lang: &str,
+    ) -> Option<&(Arc<str>, axum::http::HeaderValue)> {
+        self.languages.iter().find(|(l, _)| &**l == lang)
     }
 
     /// The catalog served.
@@ -292,17 +311,30 @@ impl McpEndpoint {
     }
 
     fn ok(&self, id: Option<&Value>, era: Era, members: &[u8]) -> Answer {
-        let mut out = Vec::with_capacity(members.len() + 128);
+        let mut out = self.open_result(id, era, members.len(), !members.is_empty());
+        out.extend_from_slice(members);
+        self.close_result(out, era)
+    }
+
+    /// A result's opening (`{"jsonrpc":"2.0","id":..,"result":{`, plus `resultType` on the
+    /// modern era), in a buffer sized for `len` bytes of members and the closing: each answer
+    /// is written into one buffer, never copied.
+    fn open_result(&self, id: Option<&Value>, era: Era, len: usize, members: bool) -> Vec<u8> {
+        let mut out = Vec::with_capacity(len + self.meta_member.len() + 96);
         out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
         write_id(&mut out, id);
         out.extend_from_slice(b",\"result\":{");
         if era.is_modern() {
             out.extend_from_slice(b"\"resultType\":\"complete\"");
-            if !members.is_empty() {
+            if members {
                 out.push(b',');
             }
         }
-        out.extend_from_slice(members);
+        out
+    }
+
+    /// Ends a result begun by [`Self::open_result`] (the modern `_meta` stamp, then `}}`).
+    fn close_result(&self, mut out: Vec<u8>, era: Era) -> Answer {
         if era.is_modern() {
             out.push(b',');
             out.extend_from_slice(self.meta_member.as_bytes());
@@ -358,11 +390,11 @@ impl McpEndpoint {
             .as_ref()
             .and_then(|p| p.get("_meta"))
             .and_then(Value::as_object);
-        let missing: Vec<&str> = [META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES]
-            .into_iter()
-            .filter(|k| meta.is_none_or(|m| !m.contains_key(*k)))
-            .collect();
-        if !missing.is_empty() {
+        let absent = |k: &&str| meta.is_none_or(|m| !m.contains_key(*k));
+        let keys = [META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES];
+        // The list is built only when something is missing (not on every request).
+        if keys.iter().any(absent) {
+            let missing: Vec<&str> = keys.into_iter().filter(absent).collect();
             let message = format!(
                 "params._meta is missing the required envelope key(s): {}",
                 missing.join(", ")
@@ -390,7 +422,11 @@ impl McpEndpoint {
     }
 
     /// Answers one request in `era`.
-    pub async fn handle(&self, msg: &Message, era: Era, extras: CallExtras) -> Answer {
+    /// The message is consumed: `tools/call` moves its arguments into the pipeline, uncopied.
+    pub async fn handle(&self, msg: Message, era: Era, extras: CallExtras) -> Answer {
+        if msg.method == "tools/call" {
+            return self.tools_call(msg, era, extras).await;
+        }
         let id = msg.id.as_ref();
         match (era, msg.method.as_str()) {
             (Era::Handshake(_), "initialize") => {
@@ -404,8 +440,7 @@ impl McpEndpoint {
             }
             (Era::Handshake(_), "ping") => self.ok(id, era, b""),
             (Era::Modern, "server/discover") => self.ok(id, era, self.discover_members.as_bytes()),
-            (_, "tools/list") => self.tools_list(msg, era, extras.language.as_deref()),
-            (_, "tools/call") => self.tools_call(msg, era, extras).await,
+            (_, "tools/list") => self.tools_list(&msg, era, extras.language.as_deref()),
             (_, m) => self.method_not_found(id, era, m),
         }
     }
@@ -463,27 +498,31 @@ impl McpEndpoint {
         }
     }
 
-    async fn tools_call(&self, msg: &Message, era: Era, mut extras: CallExtras) -> Answer {
+    async fn tools_call(&self, msg: Message, era: Era, mut extras: CallExtras) -> Answer {
         let id = msg.id.as_ref();
         let invalid = |m: &str| self.error(id, era, codes::INVALID_PARAMS, m, None);
-        let Some(Value::Object(params)) = &msg.params else {
+        let Some(Value::Object(mut params)) = msg.params else {
             return invalid("Invalid request parameters");
         };
-        let Some(name) = params.get("name").and_then(Value::as_str) else {
+        if !params.get("name").is_some_and(Value::is_string) {
             return invalid("Invalid request parameters: `name` must be a string");
-        };
-        let arguments = match params.get("arguments") {
+        }
+        // Taken out of the params, not cloned: the message ends here.
+        let arguments = match params.remove("arguments") {
             None | Some(Value::Null) => Map::new(),
-            Some(Value::Object(a)) => a.clone(),
+            Some(Value::Object(a)) => a,
             Some(_) => return invalid("Invalid request parameters: `arguments` must be an object"),
+        };
+        extras.progress_token = params
+            .get_mut("_meta")
+            .and_then(Value::as_object_mut)
+            .and_then(|m| m.remove("progressToken"));
+        let Some(name) = params.get("name").and_then(Value::as_str) else {
+            return invalid("Invalid request parameters");
         };
         let Some(info) = self.catalog.get(name) else {
             return invalid(&format!("Unknown tool: {name}"));
         };
-        extras.progress_token = params
-            .get("_meta")
-            .and_then(|m| m.get("progressToken"))
-            .cloned();
         let result = self
             .core
             .call_method(
@@ -494,7 +533,7 @@ impl McpEndpoint {
                 extras,
             )
             .await;
-        let mut members = Vec::with_capacity(128);
+        let mut members = self.open_result(id, era, 128, true);
         match result {
             Ok(Output::Json(raw)) => {
                 members.extend_from_slice(b"\"content\":[{\"type\":\"text\",\"text\":");
@@ -505,9 +544,11 @@ impl McpEndpoint {
             }
             Ok(Output::Tool(raw)) => {
                 let s = raw.get();
-                members.extend_from_slice(
-                    s.get(1..s.len().saturating_sub(1)).unwrap_or("").as_bytes(),
-                );
+                let inner = s.get(1..s.len().saturating_sub(1)).unwrap_or("");
+                if inner.trim().is_empty() && era.is_modern() {
+                    members.pop(); // the `,` after `resultType`: no members follow
+                }
+                members.extend_from_slice(inner.as_bytes());
             }
             Err(e)
                 if e.is_schema_failure()
@@ -527,7 +568,7 @@ impl McpEndpoint {
                 members.extend_from_slice(b"}],\"isError\":true");
             }
         }
-        self.ok(id, era, &members)
+        self.close_result(members, era)
     }
 }
 

@@ -74,18 +74,19 @@ fn portable(schema: &Value, opts: &ListOptions) -> Value {
     if opts.nullable == crate::schema::Nullable::TypeArray {
         crate::schema::to_type_arrays(&mut s);
     }
-    with_dialect(&s, opts.schema_dialect)
+    with_dialect(s, opts.schema_dialect)
 }
 
-fn with_dialect(schema: &Value, dialect: bool) -> Value {
+/// Puts `$schema` first; moves the members of the one clone `portable` made (no second copy).
+fn with_dialect(schema: Value, dialect: bool) -> Value {
     match schema {
         Value::Object(obj) if dialect && !obj.contains_key("$schema") => {
             let mut m = Map::with_capacity(obj.len() + 1);
             m.insert("$schema".into(), DIALECT.into());
-            m.extend(obj.iter().map(|(k, v)| (k.clone(), v.clone())));
+            m.extend(obj);
             Value::Object(m)
         }
-        other => other.clone(),
+        other => other,
     }
 }
 

@@ -51,18 +51,44 @@ fn method_not_allowed(allow: &'static str) -> Response {
     r
 }
 
-fn accepts(h: &HeaderMap, mime: &str) -> bool {
-    match header(h, "accept") {
-        None => true,
-        Some(a) => a.split(',').any(|p| {
+/// What the `Accept` header allows, read once per request.
+#[derive(Clone, Copy)]
+struct Accept {
+    /// The header is present.
+    given: bool,
+    json: bool,
+    sse: bool,
+}
+
+impl Accept {
+    fn of(h: &HeaderMap) -> Self {
+        let Some(a) = header(h, "accept") else {
+            return Self {
+                given: false,
+                json: true,
+                sse: true,
+            };
+        };
+        let mut acc = Self {
+            given: true,
+            json: false,
+            sse: false,
+        };
+        for p in a.split(',') {
             let m = p.split(';').next().unwrap_or("").trim();
-            m == mime || m == "*/*" || (m.ends_with("/*") && mime.starts_with(&m[..m.len() - 1]))
-        }),
+            match m {
+                "*/*" => (acc.json, acc.sse) = (true, true),
+                "application/json" | "application/*" => acc.json = true,
+                "text/event-stream" | "text/*" => acc.sse = true,
+                _ => {}
+            }
+        }
+        acc
     }
 }
 
 /// Decodes an `Mcp-Name`-style header value (`=?base64?...?=` for unsafe values).
-fn decode_header_value(v: &str) -> Option<String> {
+fn decode_header_value(v: &str) -> Option<std::borrow::Cow<'_, str>> {
     match v
         .strip_prefix("=?base64?")
         .and_then(|r| r.strip_suffix("?="))
@@ -70,8 +96,9 @@ fn decode_header_value(v: &str) -> Option<String> {
         Some(b) => base64::engine::general_purpose::STANDARD
             .decode(b)
             .ok()
-            .and_then(|d| String::from_utf8(d).ok()),
-        None => Some(v.to_owned()),
+            .and_then(|d| String::from_utf8(d).ok())
+            .map(std::borrow::Cow::Owned),
+        None => Some(std::borrow::Cow::Borrowed(v)),
     }
 }
 
@@ -141,15 +168,29 @@ pub(crate) async fn post(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let lang: Arc<str> = Arc::from(
-        route
-            .ep
-            .translations
-            .pick(header(&headers, "accept-language")),
-    );
-    let mut res = post_inner(&route, &headers, body, &lang).await;
-    set_language(res.headers_mut(), &lang);
-    res
+    let picked = route
+        .ep
+        .translations
+        .pick(header(&headers, "accept-language"));
+    match route.ep.language_header(picked) {
+        Some((lang, value)) => {
+            let mut res = post_inner(&route, &headers, body, lang).await;
+            let h = res.headers_mut();
+            h.insert(header::CONTENT_LANGUAGE, value.clone());
+            if h.contains_key(header::VARY) {
+                merge_vary(h);
+            } else {
+                h.insert(header::VARY, HeaderValue::from_static("Accept-Language"));
+            }
+            res
+        }
+        None => {
+            let lang: Arc<str> = Arc::from(picked);
+            let mut res = post_inner(&route, &headers, body, &lang).await;
+            set_language(res.headers_mut(), &lang);
+            res
+        }
+    }
 }
 
 /// `Content-Language` and `Vary: Accept-Language` (merged into an existing `Vary`).
@@ -157,6 +198,11 @@ pub(crate) fn set_language(h: &mut HeaderMap, lang: &str) {
     if let Ok(v) = HeaderValue::from_str(lang) {
         h.insert(header::CONTENT_LANGUAGE, v);
     }
+    merge_vary(h);
+}
+
+/// Adds `Accept-Language` to `Vary` unless it is there (or `*`).
+fn merge_vary(h: &mut HeaderMap) {
     let vary = h
         .get(header::VARY)
         .and_then(|v| v.to_str().ok())
@@ -192,7 +238,8 @@ async fn post_inner(
         )
             .into_response();
     }
-    if !accepts(headers, "application/json") && !accepts(headers, "text/event-stream") {
+    let accept = Accept::of(headers);
+    if !accept.json && !accept.sse {
         return StatusCode::NOT_ACCEPTABLE.into_response();
     }
     let value: Value = match crate::core::json::from_slice(&body) {
@@ -230,7 +277,7 @@ async fn post_inner(
         && (msg.meta_version().is_some()
             || hdr_version.is_some_and(|v| protocol::handshake_version(v).is_none()));
     if modern {
-        return modern_request(ep, headers, msg, lang).await;
+        return modern_request(ep, headers, accept, msg, lang).await;
     }
 
     // Handshake era.
@@ -251,7 +298,7 @@ async fn post_inner(
         let requested = msg.requested_version();
         let negotiated = protocol::negotiate(requested);
         let answer = ep
-            .handle(&msg, Era::Handshake(negotiated), with_lang(lang))
+            .handle(msg, Era::Handshake(negotiated), with_lang(lang))
             .await;
         let mut resp = answer_response(answer);
         if let Some(store) = &ep.sessions {
@@ -274,8 +321,8 @@ async fn post_inner(
         .and_then(|m| m.get("progressToken"))
         .is_some();
     let sse = msg.method == "tools/call"
-        && accepts(headers, "text/event-stream")
-        && header(headers, "accept").is_some()
+        && accept.sse
+        && accept.given
         && (session.is_some() || wants_progress);
     if sse {
         let stream = match &session {
@@ -284,11 +331,11 @@ async fn post_inner(
         };
         return spawn_sse(ep.clone(), msg, era, stream, lang);
     }
-    json_answer(ep, &msg, era, lang).await
+    json_answer(ep, msg, era, lang).await
 }
 
 /// Answers with JSON; `post_response` work runs once the body is written.
-async fn json_answer(ep: &McpEndpoint, msg: &Message, era: Era, lang: &Arc<str>) -> Response {
+async fn json_answer(ep: &McpEndpoint, msg: Message, era: Era, lang: &Arc<str>) -> Response {
     let after = ep
         .core
         .has_post_response()
@@ -316,7 +363,7 @@ fn spawn_sse(
     };
     let s = stream.clone();
     tokio::spawn(async move {
-        let answer = ep.handle(&msg, era, extras).await;
+        let answer = ep.handle(msg, era, extras).await;
         s.push_message(&answer.body);
         s.finish();
     });
@@ -326,6 +373,7 @@ fn spawn_sse(
 async fn modern_request(
     ep: &Arc<McpEndpoint>,
     headers: &HeaderMap,
+    accept: Accept,
     msg: Message,
     lang: &Arc<str>,
 ) -> Response {
@@ -359,7 +407,7 @@ async fn modern_request(
         .and_then(|p| p.get("_meta"))
         .and_then(|m| m.get("progressToken"))
         .is_some();
-    if msg.method == "tools/call" && wants_progress && accepts(headers, "text/event-stream") {
+    if msg.method == "tools/call" && wants_progress && accept.sse {
         return spawn_sse(
             ep.clone(),
             msg,
@@ -368,7 +416,7 @@ async fn modern_request(
             lang,
         );
     }
-    json_answer(ep, &msg, Era::Modern, lang).await
+    json_answer(ep, msg, Era::Modern, lang).await
 }
 
 /// A batch: only 2025-03-26 allows them ("MUST support receiving"); answered as one array.
@@ -406,7 +454,7 @@ async fn batch(
                 "Invalid Request: initialize cannot be batched",
                 None,
             )),
-            Ok(Incoming::Request(m)) => Some(ep.handle(&m, era, with_lang(lang)).await.body),
+            Ok(Incoming::Request(m)) => Some(ep.handle(m, era, with_lang(lang)).await.body),
             Ok(_) => None,
             Err((id, e)) => Some(error_body(id.as_ref(), e.code(), e.message(), None)),
         }

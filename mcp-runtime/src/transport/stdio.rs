@@ -96,7 +96,7 @@ where
             let notifier: Arc<dyn Notifier> = Arc::new(LineNotifier(tx.clone()));
             let answer = ep
                 .handle(
-                    &msg,
+                    msg,
                     era,
                     CallExtras {
                         progress_token: None,
