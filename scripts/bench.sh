@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Benchmarks mcp-runtime against rmcp 3.x and a bare axum handler, then writes
-# docs/benchmarks.md (issue 7). On this 2-core machine, the whole run takes about 10 minutes
-# once dependencies are built.
+# docs/benchmarks.md (issue 7). On this 2-core machine a run takes about 11 minutes once the
+# dependencies are built (any later run); on a fresh machine about 20, most of the difference
+# being the dependency builds (the servers in release, about 5 min; the compile stage's crates in
+# debug and release, about 5 min).
 #
 #   scripts/bench.sh [STAGE...]     stages: build http criterion compile profile report
 #                                   (default: all of them, in that order)
@@ -196,7 +198,7 @@ stage_http() {
     start_servers
     local v r i n sample s
     for s in mcp-runtime rmcp axum; do
-        record http.jsonl "{\"kind\":\"rss_start\",\"server\":\"$s\",\"vmrss_kb\":$(awk '/^VmRSS/ {print $2}' "/proc/${PID[$s]}/status")}"
+        record http.jsonl "{\"kind\":\"rss_start\",\"server\":\"$s\",\"vmrss_kb\":$(awk '/^VmRSS/ {print $2}' "/proc/${PID[$s]}/status"),\"file_kb\":$(awk '/^RssFile/ {print $2}' "/proc/${PID[$s]}/status")}"
     done
     # Every variant must answer the expected result before it is measured.
     for v in "${VARIANTS[@]}"; do
@@ -205,6 +207,10 @@ stage_http() {
         [[ "$sample" == *"$EXPECTED"* && "${sample##*$'\n'}" == 200 ]] ||
             die "$v answered: $sample"
         record http.jsonl "{\"kind\":\"sample\",\"variant\":\"$v\",\"body\":$(printf '%s' "${sample%$'\n'*}" | jq -Rs .)}"
+    done
+    # What the first calls (one per era) read in: code pages, mostly.
+    for s in mcp-runtime rmcp axum; do
+        record http.jsonl "{\"kind\":\"rss_first\",\"server\":\"$s\",\"vmrss_kb\":$(awk '/^VmRSS/ {print $2}' "/proc/${PID[$s]}/status"),\"file_kb\":$(awk '/^RssFile/ {print $2}' "/proc/${PID[$s]}/status")}"
     done
     log "warm-up and full response check (2 s each, every body checked)"
     for v in "${VARIANTS[@]}"; do
@@ -226,7 +232,15 @@ stage_http() {
         done
     done
     for s in mcp-runtime rmcp axum; do
-        record http.jsonl "{\"kind\":\"rss\",\"server\":\"$s\",\"vmhwm_kb\":$(awk '/^VmHWM/ {print $2}' "/proc/${PID[$s]}/status"),\"vmrss_kb\":$(awk '/^VmRSS/ {print $2}' "/proc/${PID[$s]}/status")}"
+        # Peak and current RSS, split into anonymous (heap, stacks) and file-backed (the
+        # binary's code and read-only data pages), plus the size of the code itself.
+        st="/proc/${PID[$s]}/status"
+        kb() { awk -v k="$1:" '$1 == k {print $2}' "$st"; }
+        text_kb=$(size -A "$BIN/bench-$s" | awk '$1 == ".text" {printf "%d", $2 / 1024}')
+        # The code of the JSON Schema validator (mcp-runtime only), by symbol sizes.
+        js_kb=$(nm -C --print-size -t d "$BIN/bench-$s" 2>/dev/null |
+            awk '$3 ~ /^[tTwW]$/ && ($4 ~ /^<?jsonschema::/) {n += $2} END {printf "%d", n / 1024}')
+        record http.jsonl "{\"kind\":\"rss\",\"server\":\"$s\",\"vmhwm_kb\":$(kb VmHWM),\"vmrss_kb\":$(kb VmRSS),\"anon_kb\":$(kb RssAnon),\"file_kb\":$(kb RssFile),\"text_kb\":${text_kb:-0},\"jsonschema_text_kb\":${js_kb:-0}}"
     done
     stop_servers
     trap - EXIT
@@ -288,20 +302,25 @@ debug = "line-tables-only"
 [profile.dev]
 incremental = false
 
+# Only the crate itself is timed: its dependencies are built once, without debug info.
+[profile.dev.package."*"]
+debug = false
+
+# All four crates declare the same dependencies (each uses its own framework's), so one
+# dependency build per profile serves them all; an unused dependency costs the crate nothing.
+# With `benches` among them, every shared dependency resolves to the features of the build
+# stage's, and the release profile is the workspace's: the release dependencies are the build
+# stage's own artifacts, reused from its target dir instead of built a second time.
 [dependencies]
+benches = { path = "$ROOT/benches", features = ["rmcp", "criterion"] }
 serde = { version = "1", features = ["derive"] }
 serde_json = { version = "1", features = ["raw_value", "preserve_order"] }
 tokio = { version = "1", features = ["rt-multi-thread", "macros", "net", "time", "sync", "signal", "io-util", "io-std"] }
-EOF
-        if [ "$fw" = rt ]; then
-            echo "mcp-runtime = { path = \"$ROOT/mcp-runtime\" }"
-        else
-            cat <<'EOF'
+mcp-runtime = { path = "$ROOT/mcp-runtime" }
 schemars = { version = "1.2", default-features = false, features = ["derive", "std", "preserve_order"] }
 axum = { version = "0.8", default-features = false, features = ["http1", "tokio", "json", "query"] }
 rmcp = { version = "3.11", default-features = false, features = ["server", "macros", "transport-streamable-http-server"] }
 EOF
-        fi
     } >"$dir/Cargo.toml"
     # The same versions as the workspace.
     [ -f "$dir/Cargo.lock" ] || cp "$ROOT/Cargo.lock" "$dir/Cargo.lock"
@@ -504,26 +523,35 @@ EOF
 time_build() {
     local dir="$1" profile="$2" flags=() t0 t1 cpu
     [ "$profile" = release ] && flags=(--release)
-    # Dependencies (and the crate) up to date first, untimed; then the crate's own artifacts are
-    # removed and it is built again, timed.
-    (cd "$dir" && CARGO_TARGET_DIR="$COMPILE_DIR/target" cargo build -q "${flags[@]}") >&2
-    (cd "$dir" && CARGO_TARGET_DIR="$COMPILE_DIR/target" cargo clean -q "${flags[@]}" \
+    # The crate's own artifacts are removed and it is built again, timed (its dependencies are
+    # up to date: see prebuild).
+    (cd "$dir" && CARGO_TARGET_DIR="$TARGET" cargo clean -q "${flags[@]}" \
         -p "bc-$(basename "$dir")") >&2
     t0=$(date +%s.%N)
-    cpu=$(cd "$dir" && CARGO_TARGET_DIR="$COMPILE_DIR/target" /usr/bin/time -f '%U %S' \
+    cpu=$(cd "$dir" && CARGO_TARGET_DIR="$TARGET" /usr/bin/time -f '%U %S' \
         cargo build -q "${flags[@]}" 2>&1 >/dev/null | tail -1 | awk '{print $1 + $2}')
     t1=$(date +%s.%N)
-    echo "$(echo "$t1 - $t0" | bc) $cpu"
+    # awk, not bc: bc writes ".81" for 0.81, which is not JSON.
+    awk -v a="$t0" -v b="$t1" -v c="$cpu" 'BEGIN { printf "%.3f %s\n", b - a, c }'
+}
+
+# prebuild PROFILE: the dependencies every generated crate shares, built once (untimed) through
+# the cheapest crate.
+prebuild() {
+    local flags=()
+    [ "$1" = release ] && flags=(--release)
+    (cd "$COMPILE_DIR/rt-plain" && CARGO_TARGET_DIR="$TARGET" cargo build -q "${flags[@]}") >&2
 }
 
 stage_compile() {
-    need bc
+    need awk
     local fw variant profile rep res
     rm -f "$OUT/compile.jsonl"
     for fw in rt rmcp; do
         for variant in macro plain; do gen_crate "$fw" "$variant"; done
     done
     for profile in debug release; do
+        prebuild "$profile"
         for fw in rt rmcp; do
             for rep in $(seq 1 "$COMPILE_REPS"); do
                 for variant in macro plain; do

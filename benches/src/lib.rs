@@ -8,7 +8,8 @@ use std::net::SocketAddr;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use mcp_runtime::mcp::handler::{Incoming, parse_message};
+use mcp_runtime::mcp::envelope::{Parsed, parse_body};
+use mcp_runtime::mcp::handler::Incoming;
 use mcp_runtime::mcp::{Era, McpEndpoint};
 use mcp_runtime::prelude::*;
 use mcp_runtime::registry::{Handler, MethodDef, ParamDef, ParamKind, Params, SourceLocation};
@@ -155,9 +156,8 @@ pub fn run_ready<F: Future>(f: F) -> F::Output {
 /// Request bytes to response bytes through an MCP endpoint, as Streamable HTTP does it
 /// (parse, message checks, era, `McpEndpoint::handle`), minus HTTP.
 pub fn mcp_in_process(ep: &McpEndpoint, body: &[u8]) -> Vec<u8> {
-    // The transport parses with mcp-runtime's strict (duplicate-key refusing) parser.
-    let value: Value = mcp_runtime::core::json::from_slice(body).expect("a JSON body");
-    let Ok(Incoming::Request(msg)) = parse_message(value) else {
+    // The transport's reader: the envelope straight from the bytes, duplicate keys refused.
+    let Ok(Parsed::Single(Ok(Incoming::Request(msg)))) = parse_body(body) else {
         panic!("not a request");
     };
     let era = if msg.meta_version().is_some() {

@@ -5,7 +5,8 @@
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-struct Strict;
+/// A seed that reads any JSON value, refusing duplicate keys at every depth.
+pub(crate) struct Strict;
 
 impl<'de> DeserializeSeed<'de> for Strict {
     type Value = Value;
@@ -58,12 +59,7 @@ impl<'de> Visitor<'de> for Strict {
         while let Some(key) = m.next_key::<String>()? {
             // One hash per key: the entry both detects the duplicate and inserts.
             match map.entry(key) {
-                serde_json::map::Entry::Occupied(e) => {
-                    return Err(de::Error::custom(format!(
-                        "duplicate key `{}`",
-                        truncate(e.key())
-                    )));
-                }
+                serde_json::map::Entry::Occupied(e) => return Err(duplicate(e.key())),
                 serde_json::map::Entry::Vacant(e) => {
                     e.insert(m.next_value_seed(Strict)?);
                 }
@@ -71,6 +67,11 @@ impl<'de> Visitor<'de> for Strict {
         }
         Ok(Value::Object(map))
     }
+}
+
+/// The duplicate-key error (the text `is_duplicate` recognizes).
+pub(crate) fn duplicate<E: de::Error>(key: &str) -> E {
+    E::custom(format!("duplicate key `{}`", truncate(key)))
 }
 
 fn truncate(s: &str) -> String {

@@ -97,50 +97,16 @@ impl Message {
 /// Reads one JSON-RPC message; an error carries the id when it was readable.
 pub fn parse_message(v: Value) -> Result<Incoming, (Option<Value>, RpcError)> {
     let Value::Object(mut obj) = v else {
-        return Err((
-            None,
-            RpcError::invalid_request("Invalid Request: expected a JSON-RPC object"),
-        ));
+        return Err(super::envelope::not_an_object());
     };
-    let id = match obj.remove("id") {
-        None => None,
-        Some(id @ (Value::String(_) | Value::Number(_))) => Some(id),
-        Some(_) => {
-            return Err((
-                None,
-                RpcError::invalid_request("Invalid Request: `id` must be a string or a number"),
-            ));
-        }
-    };
-    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return Err((
-            id,
-            RpcError::invalid_request("Invalid Request: `jsonrpc` must be \"2.0\""),
-        ));
+    super::envelope::Envelope {
+        id: obj.remove("id"),
+        version_ok: obj.get("jsonrpc").and_then(Value::as_str) == Some("2.0"),
+        method: obj.remove("method"),
+        params: obj.remove("params"),
+        answer: obj.contains_key("result") || obj.contains_key("error"),
     }
-    let method = match obj.remove("method") {
-        Some(Value::String(m)) if !m.is_empty() => m,
-        None if obj.contains_key("result") || obj.contains_key("error") => {
-            return Ok(Incoming::Response);
-        }
-        _ => {
-            return Err((
-                id,
-                RpcError::invalid_request("Invalid Request: `method` must be a non-empty string"),
-            ));
-        }
-    };
-    let params = obj.remove("params");
-    let msg = Message {
-        id: id.clone(),
-        method,
-        params,
-    };
-    Ok(if id.is_some() {
-        Incoming::Request(msg)
-    } else {
-        Incoming::Notification(msg)
-    })
+    .into_incoming()
 }
 
 /// The answer to one request: an HTTP status (200 on the handshake era) and the JSON body.

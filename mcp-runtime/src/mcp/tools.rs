@@ -3,7 +3,10 @@
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
 use bytes::Bytes;
-use serde_json::{Map, Value, json};
+use serde::{Serialize, Serializer, ser::SerializeMap};
+use serde_json::{Value, json};
+use std::borrow::Cow;
+use std::sync::Arc;
 
 use crate::catalog::{Catalog, MethodInfo};
 use crate::error::RpcError;
@@ -29,64 +32,122 @@ pub struct ListOptions {
 }
 
 /// The tool object of a method.
-pub fn tool_json(info: &MethodInfo, texts: &MethodTexts, opts: &ListOptions) -> Value {
-    let mut t = Map::new();
-    t.insert("name".into(), info.name().into());
-    t.insert("title".into(), texts.title.clone().into());
-    // Some clients (and the conformance suite) require a non-empty description.
-    let description = texts
-        .description
-        .clone()
-        .unwrap_or_else(|| texts.title.clone());
-    t.insert("description".into(), description.into());
-    t.insert("inputSchema".into(), portable(&texts.input_schema, opts));
-    if let Some(o) = &info.output_schema {
-        t.insert("outputSchema".into(), portable(o, opts));
-    }
-    let a = &info.def.annotations;
-    let mut ann = Map::new();
-    if let Some(v) = a.title {
-        ann.insert("title".into(), v.into());
-    }
-    for (k, v) in [
-        ("readOnlyHint", a.read_only_hint),
-        ("destructiveHint", a.destructive_hint),
-        ("idempotentHint", a.idempotent_hint),
-        ("openWorldHint", a.open_world_hint),
-    ] {
-        if let Some(v) = v {
-            ann.insert(k.into(), v.into());
+pub fn tool_json(info: &MethodInfo, texts: &MethodTexts<'_>, opts: &ListOptions) -> Value {
+    // Serializing a map with string keys into a `Value` cannot fail.
+    serde_json::to_value(ToolView::new(info, texts, opts)).unwrap_or_default()
+}
+
+/// A tool object serialized straight from the catalog's data: startup writes 10 000 of them,
+/// and building a `Value` first (then copying every schema into it) was most of the cost.
+struct ToolView<'a> {
+    info: &'a MethodInfo,
+    texts: &'a MethodTexts<'a>,
+    input: Portable<'a>,
+    output: Option<Portable<'a>>,
+}
+
+impl<'a> ToolView<'a> {
+    fn new(info: &'a MethodInfo, texts: &'a MethodTexts<'a>, opts: &ListOptions) -> Self {
+        Self {
+            info,
+            texts,
+            input: Portable::new(&texts.input_schema, opts),
+            output: info.output_schema.as_ref().map(|o| Portable::new(o, opts)),
         }
     }
-    if !ann.is_empty() {
-        t.insert("annotations".into(), Value::Object(ann));
+}
+
+impl Serialize for ToolView<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("name", self.info.name())?;
+        m.serialize_entry("title", &*self.texts.title)?;
+        // Some clients (and the conformance suite) require a non-empty description.
+        let description = self.texts.description.as_ref().unwrap_or(&self.texts.title);
+        m.serialize_entry("description", &**description)?;
+        m.serialize_entry("inputSchema", &self.input)?;
+        if let Some(o) = &self.output {
+            m.serialize_entry("outputSchema", o)?;
+        }
+        let annotations = Annotations(&self.info.def.annotations);
+        if !annotations.is_empty() {
+            m.serialize_entry("annotations", &annotations)?;
+        }
+        m.end()
     }
-    Value::Object(t)
+}
+
+/// The `annotations` object: only the hints the method states.
+struct Annotations<'a>(&'a crate::registry::ToolAnnotations);
+
+impl Annotations<'_> {
+    fn hints(&self) -> [(&'static str, Option<bool>); 4] {
+        let a = self.0;
+        [
+            ("readOnlyHint", a.read_only_hint),
+            ("destructiveHint", a.destructive_hint),
+            ("idempotentHint", a.idempotent_hint),
+            ("openWorldHint", a.open_world_hint),
+        ]
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.title.is_none() && self.hints().iter().all(|(_, v)| v.is_none())
+    }
+}
+
+impl Serialize for Annotations<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        if let Some(v) = self.0.title {
+            m.serialize_entry("title", v)?;
+        }
+        for (k, v) in self.hints() {
+            if let Some(v) = v {
+                m.serialize_entry(k, &v)?;
+            }
+        }
+        m.end()
+    }
 }
 
 /// A tool schema in the server's compatibility style: `$defs` inlined or kept, nullable style,
-/// `$schema` stated or left out.
-fn portable(schema: &Value, opts: &ListOptions) -> Value {
-    let mut s = schema.clone();
-    if opts.inline_defs {
-        crate::schema::inline_defs(&mut s);
-    }
-    if opts.nullable == crate::schema::Nullable::TypeArray {
-        crate::schema::to_type_arrays(&mut s);
-    }
-    with_dialect(s, opts.schema_dialect)
+/// `$schema` stated or left out. Borrowed unless a rewrite is configured.
+struct Portable<'a> {
+    schema: Cow<'a, Value>,
+    dialect: bool,
 }
 
-/// Puts `$schema` first; moves the members of the one clone `portable` made (no second copy).
-fn with_dialect(schema: Value, dialect: bool) -> Value {
-    match schema {
-        Value::Object(obj) if dialect && !obj.contains_key("$schema") => {
-            let mut m = Map::with_capacity(obj.len() + 1);
-            m.insert("$schema".into(), DIALECT.into());
-            m.extend(obj);
-            Value::Object(m)
+impl<'a> Portable<'a> {
+    fn new(schema: &'a Value, opts: &ListOptions) -> Self {
+        let mut schema = Cow::Borrowed(schema);
+        if opts.inline_defs {
+            crate::schema::inline_defs(schema.to_mut());
         }
-        other => other,
+        if opts.nullable == crate::schema::Nullable::TypeArray {
+            crate::schema::to_type_arrays(schema.to_mut());
+        }
+        Self {
+            schema,
+            dialect: opts.schema_dialect,
+        }
+    }
+}
+
+impl Serialize for Portable<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match &*self.schema {
+            // `$schema` goes first, written ahead of the borrowed members.
+            Value::Object(obj) if self.dialect && !obj.contains_key("$schema") => {
+                let mut m = s.serialize_map(Some(obj.len() + 1))?;
+                m.serialize_entry("$schema", DIALECT)?;
+                for (k, v) in obj {
+                    m.serialize_entry(k, v)?;
+                }
+                m.end()
+            }
+            other => other.serialize(s),
+        }
     }
 }
 
@@ -119,37 +180,45 @@ impl ToolPages {
         opts: &ListOptions,
     ) -> Self {
         let group = catalog.group().name();
-        let tools: Vec<String> = catalog
-            .methods()
-            .iter()
-            .map(|m| {
-                let texts = MethodTexts::of(m, translations, group, lang);
-                serde_json::to_string(&tool_json(m, &texts, opts)).unwrap_or_default()
-            })
-            .collect();
+        let methods = catalog.methods();
         let size = opts.page_size.max(1);
-        let mut pages = Vec::new();
-        let chunks: Vec<&[String]> = if tools.is_empty() {
+        let chunks: Vec<&[Arc<MethodInfo>]> = if methods.is_empty() {
             vec![&[]]
         } else {
-            tools.chunks(size).collect()
+            methods.chunks(size).collect()
         };
+        let mut pages = Vec::with_capacity(chunks.len());
+        let mut buf = Vec::new();
         for (i, chunk) in chunks.iter().enumerate() {
-            let mut s = String::from("\"tools\":[");
-            s.push_str(&chunk.join(","));
-            s.push(']');
-            let next = (i + 1) * size;
-            if next < tools.len() {
-                s.push_str(&format!(",\"nextCursor\":\"{}\"", cursor(next)));
+            buf.clear();
+            buf.extend_from_slice(b"\"tools\":[");
+            let open = buf.len();
+            for m in *chunk {
+                let mark = buf.len();
+                if mark > open {
+                    buf.push(b',');
+                }
+                let texts = MethodTexts::of(m, translations, group, lang);
+                // Writing into a Vec fails only on a serializer error, which a map with
+                // string keys never raises; the tool would then be missing, the page still JSON.
+                if serde_json::to_writer(&mut buf, &ToolView::new(m, &texts, opts)).is_err() {
+                    buf.truncate(mark);
+                }
             }
-            let legacy = Bytes::from(s.clone());
-            s.push_str(&format!(
-                ",\"ttlMs\":{},\"cacheScope\":\"public\"",
-                opts.ttl_ms
-            ));
+            buf.push(b']');
+            let next = (i + 1) * size;
+            if next < methods.len() {
+                buf.extend_from_slice(format!(",\"nextCursor\":\"{}\"", cursor(next)).as_bytes());
+            }
+            let legacy_len = buf.len();
+            buf.extend_from_slice(
+                format!(",\"ttlMs\":{},\"cacheScope\":\"public\"", opts.ttl_ms).as_bytes(),
+            );
+            // One buffer per page: the handshake-era page is a prefix of the modern one.
+            let modern = Bytes::copy_from_slice(&buf);
             pages.push(Page {
-                legacy,
-                modern: Bytes::from(s),
+                legacy: modern.slice(..legacy_len),
+                modern,
             });
         }
         Self { pages }

@@ -12,6 +12,7 @@ use serde_json::Value;
 use super::http::{is_json_content_type, json_response};
 use super::security::HostPolicy;
 use crate::context::CallExtras;
+use crate::mcp::envelope::Parsed;
 use crate::mcp::handler::{Answer, Incoming, McpEndpoint, Message, error_body, parse_message};
 use crate::mcp::protocol::{self, Era};
 use crate::mcp::session::{EventStream, SessionStore};
@@ -242,8 +243,8 @@ async fn post_inner(
     if !accept.json && !accept.sse {
         return StatusCode::NOT_ACCEPTABLE.into_response();
     }
-    let value: Value = match crate::core::json::from_slice(&body) {
-        Ok(v) => v,
+    let parsed = match crate::mcp::envelope::parse_body(&body) {
+        Ok(b) => b,
         Err(e) if crate::core::json::is_duplicate(&e) => {
             return plain_error(
                 StatusCode::BAD_REQUEST,
@@ -255,10 +256,11 @@ async fn post_inner(
     };
     let ep = &route.ep;
     let hdr_version = header(headers, VERSION);
-    if let Value::Array(items) = value {
-        return batch(ep, headers, items, lang).await;
-    }
-    let msg = match parse_message(value) {
+    let single = match parsed {
+        Parsed::Single(single) => single,
+        Parsed::Batch(items) => return batch(ep, headers, items, lang).await,
+    };
+    let msg = match single {
         Ok(Incoming::Request(m)) => m,
         Ok(Incoming::Notification(_) | Incoming::Response) => return accepted(),
         Err((id, e)) => {

@@ -3,12 +3,12 @@
 
 use std::sync::{Arc, Mutex};
 
-use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
 use crate::context::{CallExtras, Notifier};
-use crate::mcp::handler::{Incoming, McpEndpoint, error_body, parse_message};
+use crate::mcp::envelope::{Parsed, parse_body};
+use crate::mcp::handler::{Incoming, McpEndpoint, error_body};
 use crate::mcp::protocol::{self, Era};
 
 struct LineNotifier(mpsc::UnboundedSender<Vec<u8>>);
@@ -46,23 +46,24 @@ where
             let _ = tx.send(error_body(None, -32603, p, None));
             continue;
         }
-        let value: Value = match crate::core::json::from_str(&line) {
-            Ok(v) => v,
+        // The same strict reader as Streamable HTTP (a duplicate key is a parse error here).
+        let single = match parse_body(line.as_bytes()) {
+            Ok(Parsed::Single(single)) => single,
+            Ok(Parsed::Batch(_)) => {
+                let _ = tx.send(error_body(
+                    None,
+                    -32600,
+                    "Batches are not supported on stdio",
+                    None,
+                ));
+                continue;
+            }
             Err(_) => {
                 let _ = tx.send(error_body(None, -32700, "Parse error", None));
                 continue;
             }
         };
-        if value.is_array() {
-            let _ = tx.send(error_body(
-                None,
-                -32600,
-                "Batches are not supported on stdio",
-                None,
-            ));
-            continue;
-        }
-        let msg = match parse_message(value) {
+        let msg = match single {
             Ok(Incoming::Request(m)) => m,
             Ok(_) => continue,
             Err((id, e)) => {
