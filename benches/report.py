@@ -443,7 +443,7 @@ w("Rerun it with `scripts/bench.sh` (or single stages: `scripts/bench.sh http re
 w("")
 w("**Machine:** " + f"{meta.get('nproc', '?')} cores ({meta.get('cpu', '?')}), "
   f"{int(meta.get('mem_kb', 0)) / 1048576:.0f} GiB, Linux {meta.get('kernel', '?')}. "
-  "Other builds were running on the same machine during the run, so absolute numbers drift "
+  "The machine is a shared virtual machine, so absolute numbers drift "
   "(±30 % between runs is usual here): compare ratios, which are taken within each round.")
 w("")
 w("**Versions:** " + ", ".join(
@@ -700,7 +700,9 @@ if per or http_per:
                 callees("http-mcp-runtime", r"McpEndpoint::handle::\{\{closure\}\} "), div)
     st_run = modes.get("startup")
     if st_run:
-        calls_table("Startup with 10 000 methods, by callee of `ServerBuilder::build` (instructions per method):",
+        calls_table("Startup with 10 000 methods, by callee of `ServerBuilder::build` (instructions per method; "
+                    "the method schemas are built on worker threads, which callgrind counts apart, so "
+                    "`MethodInfo::new` does not appear under `Registry::build` here):",
                     callees("startup", r"ServerBuilder::build "), 10000 * st_run, False)
     top = top_functions("http-mcp-runtime", 20)
     if top:

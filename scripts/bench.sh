@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Benchmarks mcp-runtime against rmcp 3.x and a bare axum handler, then writes
-# docs/benchmarks.md (issue 7). On this 2-core machine a run takes about 11 minutes once the
-# dependencies are built (any later run); on a fresh machine about 20, most of the difference
-# being the dependency builds (the servers in release, about 5 min; the compile stage's crates in
-# debug and release, about 5 min).
+# docs/benchmarks.md (issue 7). On this 2-core machine a run from a clean checkout takes about
+# 17 minutes (about 6 of them building dependencies: the servers in release, the compile
+# stage's crates in debug); a later run, with them built, about 11.
 #
 #   scripts/bench.sh [STAGE...]     stages: build http criterion compile profile report
 #                                   (default: all of them, in that order)
