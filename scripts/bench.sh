@@ -18,7 +18,7 @@
 #   report     docs/benchmarks.md from the results (target/bench-results/)
 #
 # Environment: BENCH_DURATION (s per load run, default 10), BENCH_ROUNDS (default 3),
-# BENCH_LAT_DURATION (s per 1-connection run, default 5), BENCH_COMPILE_REPS (builds per crate
+# BENCH_LAT_DURATION (s per 1-connection run, default 3), BENCH_COMPILE_REPS (builds per crate
 # and profile, best kept; default 1).
 set -euo pipefail
 
@@ -29,7 +29,7 @@ OUT="$TARGET/bench-results"
 BIN="$TARGET/release"
 DURATION="${BENCH_DURATION:-10}"
 ROUNDS="${BENCH_ROUNDS:-3}"
-LAT_DURATION="${BENCH_LAT_DURATION:-5}"
+LAT_DURATION="${BENCH_LAT_DURATION:-3}"
 COMPILE_REPS="${BENCH_COMPILE_REPS:-1}"
 METHODS=200
 SERVER_CPU=1
@@ -64,8 +64,18 @@ need() {
 
 stage_build() {
     need cargo
+    local pre=""
+    # The compile stage's debug dependencies share nothing with this build: they build beside
+    # it (in their own target dir), filling the cores this build leaves idle.
+    if [[ " ${STAGES[*]} " == *" compile "* ]]; then
+        log "building the compile stage's debug dependencies alongside"
+        gen_crates debug
+        prebuild debug &
+        pre=$!
+    fi
     log "building the servers (release)"
     cargo build --release -p benches --features rmcp,criterion --bins
+    if [ -n "$pre" ]; then wait "$pre" || die "the compile stage's debug dependencies failed to build"; fi
 }
 
 # --------------------------------------------------------------------------------------------
@@ -279,9 +289,9 @@ stage_criterion() {
 
 COMPILE_DIR="$TARGET/bench-compile"
 
-# gen_crate FRAMEWORK VARIANT: writes $COMPILE_DIR/FRAMEWORK-VARIANT (a binary crate).
+# gen_crate FRAMEWORK VARIANT PROFILE: writes $COMPILE_DIR/PROFILE/FRAMEWORK-VARIANT (a binary crate).
 gen_crate() {
-    local fw="$1" variant="$2" dir="$COMPILE_DIR/$1-$2" i
+    local fw="$1" variant="$2" profile="$3" dir="$COMPILE_DIR/$3/$1-$2" i
     mkdir -p "$dir/src"
     {
         cat <<EOF
@@ -305,13 +315,13 @@ incremental = false
 [profile.dev.package."*"]
 debug = false
 
-# All four crates declare the same dependencies (each uses its own framework's), so one
-# dependency build per profile serves them all; an unused dependency costs the crate nothing.
-# With `benches` among them, every shared dependency resolves to the features of the build
-# stage's, and the release profile is the workspace's: the release dependencies are the build
-# stage's own artifacts, reused from its target dir instead of built a second time.
+# All four crates of a profile declare the same dependencies (each uses its own framework's),
+# so one dependency build per profile serves them all; an unused dependency costs the crate
+# nothing. In release, with `benches` among them, every shared dependency resolves to the
+# features of the build stage's, and the release profile is the workspace's: the release
+# dependencies are the build stage's own artifacts, reused from its target dir.
 [dependencies]
-benches = { path = "$ROOT/benches", features = ["rmcp", "criterion"] }
+$([ "$profile" = release ] && echo "benches = { path = \"$ROOT/benches\", features = [\"rmcp\", \"criterion\"] }")
 serde = { version = "1", features = ["derive"] }
 serde_json = { version = "1", features = ["raw_value", "preserve_order"] }
 tokio = { version = "1", features = ["rt-multi-thread", "macros", "net", "time", "sync", "signal", "io-util", "io-std"] }
@@ -524,37 +534,49 @@ time_build() {
     [ "$profile" = release ] && flags=(--release)
     # The crate's own artifacts are removed and it is built again, timed (its dependencies are
     # up to date: see prebuild).
-    (cd "$dir" && CARGO_TARGET_DIR="$TARGET" cargo clean -q "${flags[@]}" \
+    (cd "$dir" && CARGO_TARGET_DIR="$(target_of "$profile")" cargo clean -q "${flags[@]}" \
         -p "bc-$(basename "$dir")") >&2
     t0=$(date +%s.%N)
-    cpu=$(cd "$dir" && CARGO_TARGET_DIR="$TARGET" /usr/bin/time -f '%U %S' \
+    cpu=$(cd "$dir" && CARGO_TARGET_DIR="$(target_of "$profile")" /usr/bin/time -f '%U %S' \
         cargo build -q "${flags[@]}" 2>&1 >/dev/null | tail -1 | awk '{print $1 + $2}')
     t1=$(date +%s.%N)
     # awk, not bc: bc writes ".81" for 0.81, which is not JSON.
     awk -v a="$t0" -v b="$t1" -v c="$cpu" 'BEGIN { printf "%.3f %s\n", b - a, c }'
 }
 
-# prebuild PROFILE: the dependencies every generated crate shares, built once (untimed) through
-# the cheapest crate.
+# target_of PROFILE: release builds share the build stage's target dir (and its dependencies);
+# debug builds have their own, so that their dependencies can build while the build stage runs.
+target_of() {
+    if [ "$1" = release ]; then echo "$TARGET"; else echo "$COMPILE_DIR/target-debug"; fi
+}
+
+# gen_crates PROFILE: the four crates of a profile.
+gen_crates() {
+    local fw variant
+    for fw in rt rmcp; do
+        for variant in macro plain; do gen_crate "$fw" "$variant" "$1"; done
+    done
+}
+
+# prebuild PROFILE: the dependencies every generated crate of PROFILE shares, built once
+# (untimed) through the cheapest crate.
 prebuild() {
     local flags=()
     [ "$1" = release ] && flags=(--release)
-    (cd "$COMPILE_DIR/rt-plain" && CARGO_TARGET_DIR="$TARGET" cargo build -q "${flags[@]}") >&2
+    (cd "$COMPILE_DIR/$1/rt-plain" && CARGO_TARGET_DIR="$(target_of "$1")" cargo build -q "${flags[@]}") >&2
 }
 
 stage_compile() {
     need awk
     local fw variant profile rep res
     rm -f "$OUT/compile.jsonl"
-    for fw in rt rmcp; do
-        for variant in macro plain; do gen_crate "$fw" "$variant"; done
-    done
     for profile in debug release; do
+        gen_crates "$profile"
         prebuild "$profile"
         for fw in rt rmcp; do
             for rep in $(seq 1 "$COMPILE_REPS"); do
                 for variant in macro plain; do
-                    res="$(time_build "$COMPILE_DIR/$fw-$variant" "$profile")"
+                    res="$(time_build "$COMPILE_DIR/$profile/$fw-$variant" "$profile")"
                     log "compile: $fw-$variant $profile #$rep: ${res% *} s wall, ${res#* } s CPU"
                     record compile.jsonl "{\"fw\":\"$fw\",\"variant\":\"$variant\",\"profile\":\"$profile\",\"rep\":$rep,\"methods\":$METHODS,\"wall_s\":${res% *},\"cpu_s\":${res#* }}"
                 done
@@ -570,7 +592,7 @@ stage_profile() {
     need valgrind
     need wrk
     [ -x "$BIN/bench-profile" ] || die "run the build stage first"
-    local P="$OUT/profile" mode n=20000 f line
+    local P="$OUT/profile" mode n=10000 f line
     rm -rf "$P" "$OUT/profile.jsonl"
     mkdir -p "$P"
     # In process: only the measured loop is counted (after a warm-up call), so setup drops out.

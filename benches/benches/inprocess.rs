@@ -101,7 +101,7 @@ fn startup(c: &mut Criterion) {
 fn config() -> Criterion {
     Criterion::default()
         .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(3))
+        .measurement_time(Duration::from_secs(2))
         .sample_size(30)
 }
 
