@@ -153,31 +153,30 @@ impl<'de> Visitor<'de> for BodySeed {
         // Members other than the envelope's, kept only to refuse their duplicates.
         let mut others: Vec<String> = Vec::new();
         while let Some(key) = m.next_key_seed(KeySeed)? {
-            let bit = match &key {
-                Key::Known(k) => 1u8 << (*k as u8),
+            let member = match key {
+                Key::Known(member) => member,
                 Key::Other(name) => {
-                    if others.iter().any(|o| o == name) {
-                        return Err(duplicate(name));
+                    if others.contains(&name) {
+                        return Err(duplicate(&name));
                     }
-                    others.push(name.clone());
-                    0
+                    others.push(name);
+                    m.next_value_seed(Strict)?;
+                    continue;
                 }
             };
+            let bit = 1u8 << (member as u8);
             if seen & bit != 0 {
-                return Err(duplicate(key.name()));
+                return Err(duplicate(member.name()));
             }
             seen |= bit;
-            match key {
-                Key::Known(Member::Jsonrpc) => env.version_ok = m.next_value_seed(IsVersion)?,
-                Key::Known(Member::Id) => env.id = Some(m.next_value_seed(Strict)?),
-                Key::Known(Member::Method) => env.method = Some(m.next_value_seed(Strict)?),
-                Key::Known(Member::Params) => env.params = Some(m.next_value_seed(Strict)?),
-                Key::Known(Member::Result | Member::Error) => {
+            match member {
+                Member::Jsonrpc => env.version_ok = m.next_value_seed(IsVersion)?,
+                Member::Id => env.id = Some(m.next_value_seed(Strict)?),
+                Member::Method => env.method = Some(m.next_value_seed(Strict)?),
+                Member::Params => env.params = Some(m.next_value_seed(Strict)?),
+                Member::Result | Member::Error => {
                     m.next_value_seed(Strict)?;
                     env.answer = true;
-                }
-                Key::Other(_) => {
-                    m.next_value_seed(Strict)?;
                 }
             }
         }
@@ -200,16 +199,15 @@ enum Key {
     Other(String),
 }
 
-impl Key {
-    fn name(&self) -> &str {
+impl Member {
+    fn name(self) -> &'static str {
         match self {
-            Key::Known(Member::Jsonrpc) => "jsonrpc",
-            Key::Known(Member::Id) => "id",
-            Key::Known(Member::Method) => "method",
-            Key::Known(Member::Params) => "params",
-            Key::Known(Member::Result) => "result",
-            Key::Known(Member::Error) => "error",
-            Key::Other(name) => name,
+            Member::Jsonrpc => "jsonrpc",
+            Member::Id => "id",
+            Member::Method => "method",
+            Member::Params => "params",
+            Member::Result => "result",
+            Member::Error => "error",
         }
     }
 }
