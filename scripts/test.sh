@@ -3,11 +3,12 @@
 #
 #   1. installs the MCP test peers (scripts/install-test-clients.sh; skipped when present)
 #   2. cargo fmt --all --check
-#   3. cargo clippy --workspace --all-targets -- -D warnings
-#   4. cargo nextest run --workspace --no-fail-fast
-#   5. cargo test --workspace --doc
+#   3. cargo clippy --all-targets -- -D warnings, then mcp-runtime alone (without `redis`)
+#   4. cargo nextest run --no-fail-fast
+#   5. cargo test --doc
+#   6. cargo doc --no-deps with RUSTDOCFLAGS="-D warnings"
 #
-# A failed install stops at once. Steps 2-5 all run; the script fails if any of them failed.
+# A failed install stops at once. Steps 2-6 all run; the script fails if any of them failed.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -47,6 +48,9 @@ fi
 step "cargo fmt --all --check" cargo fmt --all --check
 # The default members: everything but `benches`, which alone builds rmcp (see docs/benchmarks.md).
 step "cargo clippy --all-targets -- -D warnings" cargo clippy --all-targets -- -D warnings
+# The workspace build turns on `redis` (the example needs it); mcp-runtime alone is built
+# without it, as a server keeping everything in process compiles it.
+step "cargo clippy -p mcp-runtime (without the redis feature)" cargo clippy -p mcp-runtime --lib -- -D warnings
 step "cargo nextest run --no-fail-fast" cargo nextest run --no-fail-fast
 step "cargo test --doc" cargo test --doc
 step "cargo doc --no-deps (-D warnings)" env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use crate::catalog::{Catalog, CatalogError, Registry};
 use crate::context::StateMap;
 use crate::core::events::{EventKind, FnListener, Listener, Listeners};
-use crate::core::{CacheStore, Core, LockStore, RedisStore, StoreError};
+use crate::core::{CacheStore, Core, LockStore, StoreError};
 use crate::env::{self, Environment};
 use crate::jsonrpc::envelope::Limits;
 use crate::jsonrpc::openrpc;
@@ -160,9 +160,10 @@ impl ServerBuilder {
     /// Shares cache, locks and MCP sessions through Redis (`redis://host:port`), so several instances see
     /// the same entries and locks. The connection is made lazily: the server starts while
     /// Redis is down (cached calls then run uncached; locked calls fail until it is back).
-    /// An invalid URL makes [`ServerBuilder::build`] fail.
+    /// An invalid URL makes [`ServerBuilder::build`] fail. Needs the `redis` feature.
+    #[cfg(feature = "redis")]
     pub fn redis(mut self, url: &str) -> Self {
-        match RedisStore::connect(url) {
+        match crate::core::RedisStore::connect(url) {
             Ok(store) => {
                 let store = Arc::new(store);
                 self.cache_store(store.clone())

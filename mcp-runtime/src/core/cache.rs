@@ -20,7 +20,7 @@ pub struct StoreError {
     pub message: String,
 }
 
-/// A cache backend: in-process ([`MemoryCache`]) or shared ([`crate::core::redis::RedisStore`]).
+/// A cache backend: in-process ([`MemoryCache`]) or shared (`RedisStore`, with the `redis` feature).
 pub trait CacheStore: Send + Sync + 'static {
     /// The stored bytes of a key, if present and fresh.
     fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Bytes>, StoreError>>;

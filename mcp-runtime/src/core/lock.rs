@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::cache::{StoreError, canonical_json};
 
-/// A lock backend: in-process ([`MemoryLocks`]) or shared ([`crate::core::redis::RedisStore`]).
+/// A lock backend: in-process ([`MemoryLocks`]) or shared (`RedisStore`, with the `redis` feature).
 pub trait LockStore: Send + Sync + 'static {
     /// Takes the lock if free; `Some(token)` when taken. `ttl` bounds a crashed holder.
     fn try_acquire<'a>(

@@ -7,6 +7,7 @@ pub mod lock;
 pub mod metrics;
 pub mod params;
 pub mod pipeline;
+#[cfg(feature = "redis")]
 pub mod redis;
 pub mod validate;
 
@@ -14,4 +15,5 @@ pub use cache::{CachePolicy, CacheStore, MemoryCache, StoreError};
 pub use events::{Event, EventKind, Listener, ListenerDef, Listeners};
 pub use lock::{LockPolicy, LockStore, MemoryLocks};
 pub use pipeline::{CallRequest, Core};
+#[cfg(feature = "redis")]
 pub use redis::RedisStore;
