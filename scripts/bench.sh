@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks mcp-runtime against rmcp 3.x and a bare axum handler, then writes
 # docs/benchmarks.md (issue 7). On this 2-core machine a run from a clean checkout takes about
-# 15 minutes (about 6 of them building dependencies: the servers in release, the compile
+# 14 minutes (about 5 of them building dependencies: the servers in release, the compile
 # stage's crates in debug); a later run, with them built, about 10.
 #
 #   scripts/bench.sh [STAGE...]     stages: build http criterion compile profile report
