@@ -227,3 +227,30 @@ async fn a_pluggable_validator_and_insufficient_scope() {
         403
     );
 }
+
+/// A validator that never answers (a token-introspection endpoint that hangs).
+struct Stalled;
+
+impl TokenValidator for Stalled {
+    fn validate<'a>(&'a self, _: AuthRequest<'a>) -> BoxFuture<'a, AuthDecision> {
+        Box::pin(std::future::pending())
+    }
+}
+
+#[tokio::test]
+async fn a_stalled_validator_is_cut_by_the_request_timeout() {
+    let server = builder()
+        .token_validator(Arc::new(Stalled))
+        .request_timeout(Some(std::time::Duration::from_millis(200)))
+        .build()
+        .unwrap();
+    let base = start(server).await;
+    let r = mcp(&base, Some("admin-1")).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 408);
+    assert_eq!(r.text().await.unwrap(), "Request Timeout");
+    let r = rpc(&base, Some(("authorization", "Bearer admin-1")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 408);
+}

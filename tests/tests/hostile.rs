@@ -180,19 +180,25 @@ async fn a_stalled_client_is_cut_off_and_others_are_served() {
         read.is_ok(),
         "the stalled connection must be closed by the server"
     );
-    // A body that stops half way: 408 once the request timeout passes.
-    let mut half = tokio::net::TcpStream::connect(&addr).await.unwrap();
-    half.write_all(b"POST /rpc/mcp/v1 HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\"").await.unwrap();
-    let mut buf = vec![0u8; 512];
-    let n = tokio::time::timeout(Duration::from_secs(5), half.read(&mut buf))
-        .await
-        .expect("answered")
-        .unwrap();
-    assert!(
-        String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 408"),
-        "{}",
-        String::from_utf8_lossy(&buf[..n])
-    );
+    // A body that stops half way: 408 once the request timeout passes, on both faces.
+    for path in ["/rpc/mcp/v1", "/mcp/mcp/v1"] {
+        let mut half = tokio::net::TcpStream::connect(&addr).await.unwrap();
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{{\"jsonrpc\""
+        );
+        half.write_all(head.as_bytes()).await.unwrap();
+        let mut buf = vec![0u8; 512];
+        let n = tokio::time::timeout(Duration::from_secs(5), half.read(&mut buf))
+            .await
+            .expect("answered")
+            .unwrap();
+        let answer = String::from_utf8_lossy(&buf[..n]);
+        assert!(answer.starts_with("HTTP/1.1 408"), "{path}: {answer}");
+        assert!(
+            answer.ends_with("\r\n\r\nRequest Timeout"),
+            "{path}: {answer}"
+        );
+    }
     still_serving(&addr).await;
 }
 

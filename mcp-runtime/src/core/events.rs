@@ -271,6 +271,14 @@ impl Listeners {
         !self.by_kind[kind.index()].is_empty()
     }
 
+    /// Whether a call has listeners to await: any but `post_response`, which runs after the
+    /// response is written.
+    pub fn awaits_any(&self) -> bool {
+        EventKind::ALL
+            .iter()
+            .any(|&k| k != EventKind::PostResponse && self.has(k))
+    }
+
     /// Runs the listeners of an event in order; the first failure (or panic) stops and is returned.
     pub async fn emit(&self, event: &mut Event<'_>) -> Result<(), RpcError> {
         for e in &self.by_kind[event.kind.index()] {

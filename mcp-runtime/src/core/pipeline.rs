@@ -151,20 +151,10 @@ impl Core {
         extras: CallExtras,
     ) -> Result<Output, RpcError> {
         use tracing::Instrument as _;
-        let span = tracing::info_span!(
-            "rpc.call",
-            otel.kind = "server",
-            rpc.system = "jsonrpc",
-            rpc.jsonrpc.version = "2.0",
-            rpc.method = info.def.name,
-            rpc.group = catalog.group().name(),
-            rpc.api_version = catalog.version(),
-            rpc.face = ?face,
-            rpc.request_id = tracing::field::Empty,
-            rpc.jsonrpc.error_code = tracing::field::Empty,
-            outcome = tracing::field::Empty,
-            duration_us = tracing::field::Empty,
-        );
+        if self.runs_now(info) {
+            return self.call_now(catalog, info, params, face, extras);
+        }
+        let span = call_span(catalog, info, face);
         // Without a subscriber that wants the span, neither the clock nor the instrumented
         // future is paid for.
         if span.is_disabled() {
@@ -175,17 +165,51 @@ impl Core {
             .call_inner(catalog, info, params, face, extras)
             .instrument(span.clone())
             .await;
-        span.record("duration_us", started.elapsed().as_micros() as u64);
-        match &result {
-            Ok(_) => span.record("outcome", "ok"),
-            Err(e) => span
-                .record("outcome", "error")
-                .record("rpc.jsonrpc.error_code", e.code()),
-        };
+        record_outcome(&span, started, &result);
         result
     }
 
-    async fn call_inner(
+    /// Whether a call of `info` can finish without suspending: a synchronous method with no
+    /// cache, no lock and no awaited listener (`post_response` work is queued, not awaited).
+    ///
+    /// Transports answer such calls without building the pipeline's future (a few KB that
+    /// every enclosing future would carry and copy); [`Core::call_now`] runs them.
+    pub fn runs_now(&self, info: &MethodInfo) -> bool {
+        matches!(info.def.handler, Handler::Sync(_))
+            && info.def.lock.is_none()
+            && !info.def.cache.is_some_and(|p| p.active_in(&self.env))
+            && !self.listeners.awaits_any()
+    }
+
+    /// Runs a call for which [`Core::runs_now`] holds, synchronously: the same stages, span and
+    /// errors as [`Core::call_method`].
+    ///
+    /// A call that does not qualify is refused with -32603 rather than run with stages skipped.
+    pub fn call_now(
+        &self,
+        catalog: &Catalog,
+        info: &MethodInfo,
+        params: Option<Value>,
+        face: Face,
+        extras: CallExtras,
+    ) -> Result<Output, RpcError> {
+        if !self.runs_now(info) {
+            return Err(RpcError::internal(format!(
+                "method '{}' cannot run without suspending",
+                info.def.name
+            )));
+        }
+        let span = call_span(catalog, info, face);
+        if span.is_disabled() {
+            return self.run_now(catalog, info, params, face, extras);
+        }
+        let started = std::time::Instant::now();
+        let result = span.in_scope(|| self.run_now(catalog, info, params, face, extras));
+        record_outcome(&span, started, &result);
+        result
+    }
+
+    fn run_now(
         &self,
         catalog: &Catalog,
         info: &MethodInfo,
@@ -194,7 +218,34 @@ impl Core {
         extras: CallExtras,
     ) -> Result<Output, RpcError> {
         let after = extras.after_response.clone();
-        let ctx = RequestContext::new(
+        let ctx = self.context(catalog, info, face, extras);
+        let Handler::Sync(f) = info.def.handler else {
+            return Err(RpcError::internal("not a synchronous method"));
+        };
+        let out = self
+            .prepare(info, &ctx, params, face)
+            .and_then(|(params, _)| validated(info, params))
+            .and_then(|params| invoke_sync(f, ctx.clone(), params, &self.env));
+        match out {
+            Ok(out) => {
+                self.queue_post_response(ctx, &out, after);
+                Ok(out)
+            }
+            Err(e) => {
+                self.log_failure(&ctx, &e);
+                Err(e)
+            }
+        }
+    }
+
+    fn context(
+        &self,
+        catalog: &Catalog,
+        info: &MethodInfo,
+        face: Face,
+        extras: CallExtras,
+    ) -> RequestContext {
+        RequestContext::new(
             info.def.name,
             catalog.group().name(),
             catalog.version(),
@@ -202,11 +253,18 @@ impl Core {
             self.env.clone(),
             self.state.clone(),
             extras,
-        );
-        let mut params = match super::params::prepare(info, params) {
-            Ok(p) => p,
-            Err(e) => return Err(self.failed(&ctx, e).await),
-        };
+        )
+    }
+
+    /// The params with defaults applied, and whether `$rpc.ignoreCache` asked to skip the cache.
+    fn prepare(
+        &self,
+        info: &MethodInfo,
+        ctx: &RequestContext,
+        params: Option<Value>,
+        face: Face,
+    ) -> Result<(Params, bool), RpcError> {
+        let mut params = super::params::prepare(info, params)?;
         let mut ignore_cache = false;
         // `$rpc` carries per-request options on JSON-RPC (MCP rejects it as an unknown argument).
         if face == Face::JsonRpc
@@ -218,6 +276,45 @@ impl Core {
         if !span.is_disabled() {
             span.record("rpc.request_id", tracing::field::display(ctx.request_id()));
         }
+        Ok((params, ignore_cache))
+    }
+
+    /// Queues the `post_response` listeners, if any, with a copy of the output.
+    fn queue_post_response(
+        &self,
+        ctx: RequestContext,
+        out: &Output,
+        after: Option<super::events::AfterResponse>,
+    ) {
+        if !self.listeners.has(EventKind::PostResponse) {
+            return;
+        }
+        let listeners = self.listeners.clone();
+        let mut copy = out.clone();
+        let job = Box::pin(async move {
+            let mut ev = Event::new(EventKind::PostResponse, &ctx).with_output(&mut copy);
+            listeners.emit_logged(&mut ev).await;
+        });
+        match after {
+            Some(a) => a.push(job),
+            None => self.background.spawn(job),
+        }
+    }
+
+    async fn call_inner(
+        &self,
+        catalog: &Catalog,
+        info: &MethodInfo,
+        params: Option<Value>,
+        face: Face,
+        extras: CallExtras,
+    ) -> Result<Output, RpcError> {
+        let after = extras.after_response.clone();
+        let ctx = self.context(catalog, info, face, extras);
+        let (mut params, mut ignore_cache) = match self.prepare(info, &ctx, params, face) {
+            Ok(p) => p,
+            Err(e) => return Err(self.failed(&ctx, e).await),
+        };
         let l = &*self.listeners;
         if l.has(EventKind::Request) {
             let mut ev = Event::new(EventKind::Request, &ctx)
@@ -267,18 +364,7 @@ impl Core {
             l.emit_logged(&mut Event::new(EventKind::Response, &ctx).with_output(&mut out))
                 .await;
         }
-        if l.has(EventKind::PostResponse) {
-            let listeners = self.listeners.clone();
-            let mut copy = out.clone();
-            let job = Box::pin(async move {
-                let mut ev = Event::new(EventKind::PostResponse, &ctx).with_output(&mut copy);
-                listeners.emit_logged(&mut ev).await;
-            });
-            match after {
-                Some(a) => a.push(job),
-                None => self.background.spawn(job),
-            }
-        }
+        self.queue_post_response(ctx, &out, after);
         Ok(out)
     }
 
@@ -289,11 +375,7 @@ impl Core {
         ctx: &RequestContext,
         params: Params,
     ) -> Result<Output, RpcError> {
-        let value = Value::Object(params);
-        super::validate::check(info, &value)?;
-        let Value::Object(mut params) = value else {
-            return Err(RpcError::internal("params are not an object"));
-        };
+        let mut params = validated(info, params)?;
         if self.listeners.has(EventKind::PreExecute) {
             self.listeners
                 .emit(&mut Event::new(EventKind::PreExecute, ctx).with_params(&mut params))
@@ -354,13 +436,71 @@ impl Core {
                 .emit_logged(&mut Event::new(EventKind::Error, ctx).with_error(&mut e))
                 .await;
         }
+        self.log_failure(ctx, &e);
+        e
+    }
+
+    fn log_failure(&self, ctx: &RequestContext, e: &RpcError) {
         if e.code() == codes::INTERNAL_ERROR {
             tracing::error!(request_id = %ctx.request_id(), method = ctx.method(), code = e.code(), message = e.message(), sources = ?e.source_chain(), location = %e.location(), "call failed");
         } else {
             tracing::debug!(request_id = %ctx.request_id(), method = ctx.method(), code = e.code(), message = e.message(), "call failed");
         }
-        e
     }
+}
+
+/// The `rpc.call` span of a call (disabled when no subscriber wants it).
+fn call_span(catalog: &Catalog, info: &MethodInfo, face: Face) -> tracing::Span {
+    tracing::info_span!(
+        "rpc.call",
+        otel.kind = "server",
+        rpc.system = "jsonrpc",
+        rpc.jsonrpc.version = "2.0",
+        rpc.method = info.def.name,
+        rpc.group = catalog.group().name(),
+        rpc.api_version = catalog.version(),
+        rpc.face = ?face,
+        rpc.request_id = tracing::field::Empty,
+        rpc.jsonrpc.error_code = tracing::field::Empty,
+        outcome = tracing::field::Empty,
+        duration_us = tracing::field::Empty,
+    )
+}
+
+/// Records the outcome and duration of a call on its span.
+fn record_outcome(
+    span: &tracing::Span,
+    started: std::time::Instant,
+    result: &Result<Output, RpcError>,
+) {
+    span.record("duration_us", started.elapsed().as_micros() as u64);
+    match result {
+        Ok(_) => span.record("outcome", "ok"),
+        Err(e) => span
+            .record("outcome", "error")
+            .record("rpc.jsonrpc.error_code", e.code()),
+    };
+}
+
+/// The params checked against the method's compiled schema.
+fn validated(info: &MethodInfo, params: Params) -> Result<Params, RpcError> {
+    let value = Value::Object(params);
+    super::validate::check(info, &value)?;
+    match value {
+        Value::Object(params) => Ok(params),
+        _ => Err(RpcError::internal("params are not an object")),
+    }
+}
+
+/// Calls a synchronous handler; a panic becomes -32603.
+fn invoke_sync(
+    f: fn(RequestContext, Params) -> Result<Output, RpcError>,
+    ctx: RequestContext,
+    params: Params,
+    env: &Environment,
+) -> Result<Output, RpcError> {
+    std::panic::catch_unwind(AssertUnwindSafe(|| f(ctx, params)))
+        .unwrap_or_else(|p| Err(RpcError::from_panic(p, env)))
 }
 
 /// The cache key of the effective arguments: defaults filled in, so `{}` and `{"key":"a"}`
@@ -385,8 +525,7 @@ async fn invoke(
     env: &Environment,
 ) -> Result<Output, RpcError> {
     match handler {
-        Handler::Sync(f) => std::panic::catch_unwind(AssertUnwindSafe(|| f(ctx, params)))
-            .unwrap_or_else(|p| Err(RpcError::from_panic(p, env))),
+        Handler::Sync(f) => invoke_sync(f, ctx, params, env),
         Handler::Async(f) => match std::panic::catch_unwind(AssertUnwindSafe(|| f(ctx, params))) {
             Ok(fut) => AssertUnwindSafe(fut)
                 .catch_unwind()

@@ -183,17 +183,27 @@ async fn run_one(
 ) -> Option<u16> {
     let result = match decode_params(req.params) {
         Ok(params) => {
-            core.call(CallRequest {
-                catalog,
-                method: &req.method,
-                params,
-                face: Face::JsonRpc,
-                extras: crate::context::CallExtras {
-                    after_response: after.clone(),
-                    ..Default::default()
-                },
-            })
-            .await
+            let extras = crate::context::CallExtras {
+                after_response: after.clone(),
+                ..Default::default()
+            };
+            match catalog.get(&req.method) {
+                // No pipeline future for a call that cannot suspend (see `Core::runs_now`).
+                Some(info) if core.runs_now(info) => {
+                    core.call_now(catalog, info, params, Face::JsonRpc, extras)
+                }
+                // Boxed: the pipeline's future is a few KB that this one would carry.
+                _ => {
+                    Box::pin(core.call(CallRequest {
+                        catalog,
+                        method: &req.method,
+                        params,
+                        face: Face::JsonRpc,
+                        extras,
+                    }))
+                    .await
+                }
+            }
         }
         Err(e) => Err(e),
     };

@@ -10,7 +10,7 @@ use super::protocol::{
 };
 use super::session::{EventStreams, SessionStore};
 use super::tools::{ListOptions, ToolPages};
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, MethodInfo};
 use crate::context::{CallExtras, Face};
 use crate::core::Core;
 use crate::error::{RpcError, codes};
@@ -116,6 +116,18 @@ pub struct Answer {
     pub status: u16,
     /// The JSON-RPC response.
     pub body: Vec<u8>,
+}
+
+/// What [`McpEndpoint::handle_now`] did with a message.
+// Matched at once by the caller; boxing the large variant would allocate for every async call.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+pub enum Handled {
+    /// Answered without waiting.
+    Answered(Answer),
+    /// A `tools/call` that has to wait (an async method, a cache, a lock or listeners): the
+    /// message and extras, untouched, for [`McpEndpoint::handle`].
+    Suspends(Message, CallExtras),
 }
 
 /// One MCP endpoint: a catalog served as tools.
@@ -390,11 +402,45 @@ impl McpEndpoint {
     /// Answers one request in `era`.
     /// The message is consumed: `tools/call` moves its arguments into the pipeline, uncopied.
     pub async fn handle(&self, msg: Message, era: Era, extras: CallExtras) -> Answer {
+        match self.handle_now(msg, era, extras) {
+            Handled::Answered(answer) => answer,
+            Handled::Suspends(msg, extras) => self.tools_call(msg, era, extras).await,
+        }
+    }
+
+    /// Answers one request without suspending when it can: everything but a `tools/call` for
+    /// which [`Core::runs_now`] does not hold, which is given back for [`McpEndpoint::handle`].
+    ///
+    /// Transports call this first so that the common call needs no pipeline future (see
+    /// [`Core::runs_now`]).
+    pub fn handle_now(&self, msg: Message, era: Era, extras: CallExtras) -> Handled {
         if msg.method == "tools/call" {
-            return self.tools_call(msg, era, extras).await;
+            let suspends = msg
+                .param_name()
+                .and_then(|name| self.catalog.get(name))
+                .is_some_and(|info| !self.core.runs_now(info));
+            if suspends {
+                return Handled::Suspends(msg, extras);
+            }
+            let Message { id, params, .. } = msg;
+            let mut extras = extras;
+            let answer = match self.tools_call_args(id.as_ref(), params, era, &mut extras) {
+                Ok((info, args)) => {
+                    let result = self.core.call_now(
+                        &self.catalog,
+                        info,
+                        Some(Value::Object(args)),
+                        Face::Mcp,
+                        extras,
+                    );
+                    self.tools_call_answer(id.as_ref(), era, info, result)
+                }
+                Err(answer) => answer,
+            };
+            return Handled::Answered(answer);
         }
         let id = msg.id.as_ref();
-        match (era, msg.method.as_str()) {
+        Handled::Answered(match (era, msg.method.as_str()) {
             (Era::Handshake(_), "initialize") => {
                 let requested = msg.requested_version();
                 self.ok(
@@ -408,7 +454,7 @@ impl McpEndpoint {
             (Era::Modern, "server/discover") => self.ok(id, era, self.discover_members.as_bytes()),
             (_, "tools/list") => self.tools_list(&msg, era, extras.language.as_deref()),
             (_, m) => self.method_not_found(id, era, m),
-        }
+        })
     }
 
     /// The members of an initialize result for `version`.
@@ -465,40 +511,74 @@ impl McpEndpoint {
     }
 
     async fn tools_call(&self, msg: Message, era: Era, mut extras: CallExtras) -> Answer {
-        let id = msg.id.as_ref();
-        let invalid = |m: &str| self.error(id, era, codes::INVALID_PARAMS, m, None);
-        let Some(Value::Object(mut params)) = msg.params else {
-            return invalid("Invalid request parameters");
-        };
-        if !params.get("name").is_some_and(Value::is_string) {
-            return invalid("Invalid request parameters: `name` must be a string");
-        }
-        // Taken out of the params, not cloned: the message ends here.
-        let arguments = match params.remove("arguments") {
-            None | Some(Value::Null) => Map::new(),
-            Some(Value::Object(a)) => a,
-            Some(_) => return invalid("Invalid request parameters: `arguments` must be an object"),
-        };
-        extras.progress_token = params
-            .get_mut("_meta")
-            .and_then(Value::as_object_mut)
-            .and_then(|m| m.remove("progressToken"));
-        let Some(name) = params.get("name").and_then(Value::as_str) else {
-            return invalid("Invalid request parameters");
-        };
-        let Some(info) = self.catalog.get(name) else {
-            return invalid(&format!("Unknown tool: {name}"));
+        let Message { id, params, .. } = msg;
+        let (info, args) = match self.tools_call_args(id.as_ref(), params, era, &mut extras) {
+            Ok(call) => call,
+            Err(answer) => return answer,
         };
         let result = self
             .core
             .call_method(
                 &self.catalog,
                 info,
-                Some(Value::Object(arguments)),
+                Some(Value::Object(args)),
                 Face::Mcp,
                 extras,
             )
             .await;
+        self.tools_call_answer(id.as_ref(), era, info, result)
+    }
+
+    /// The tool and arguments of a `tools/call`, or the answer to an invalid one; the progress
+    /// token moves into `extras`.
+    fn tools_call_args(
+        &self,
+        id: Option<&Value>,
+        params: Option<Value>,
+        era: Era,
+        extras: &mut CallExtras,
+    ) -> Result<(&Arc<MethodInfo>, Map<String, Value>), Answer> {
+        let invalid = |m: &str| self.error(id, era, codes::INVALID_PARAMS, m, None);
+        let Some(Value::Object(mut params)) = params else {
+            return Err(invalid("Invalid request parameters"));
+        };
+        if !params.get("name").is_some_and(Value::is_string) {
+            return Err(invalid(
+                "Invalid request parameters: `name` must be a string",
+            ));
+        }
+        // Taken out of the params, not cloned: the message ends here.
+        let arguments = match params.remove("arguments") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(a)) => a,
+            Some(_) => {
+                return Err(invalid(
+                    "Invalid request parameters: `arguments` must be an object",
+                ));
+            }
+        };
+        extras.progress_token = params
+            .get_mut("_meta")
+            .and_then(Value::as_object_mut)
+            .and_then(|m| m.remove("progressToken"));
+        let Some(name) = params.get("name").and_then(Value::as_str) else {
+            return Err(invalid("Invalid request parameters"));
+        };
+        let Some(info) = self.catalog.get(name) else {
+            return Err(invalid(&format!("Unknown tool: {name}")));
+        };
+        Ok((info, arguments))
+    }
+
+    /// The answer to a `tools/call` from the pipeline's result.
+    fn tools_call_answer(
+        &self,
+        id: Option<&Value>,
+        era: Era,
+        info: &MethodInfo,
+        result: Result<Output, RpcError>,
+    ) -> Answer {
+        let name = info.def.name;
         let mut members = self.open_result(id, era, 128, true);
         match result {
             Ok(Output::Json(raw)) => {

@@ -144,6 +144,8 @@ pub(crate) struct Guard {
     /// The route path (`/mcp/admin/v1`), for the resource metadata URL.
     pub path: String,
     pub env: crate::env::Environment,
+    /// The request timeout, which also bounds the token validation (408).
+    pub timeout: Option<std::time::Duration>,
 }
 
 fn token_of<'a>(req: &'a Request, header_name: &str) -> Option<&'a str> {
@@ -189,15 +191,19 @@ pub(crate) async fn require_token(State(g): State<Guard>, req: Request, next: Ne
     ) else {
         return refuse(&g, &req, None);
     };
-    let decision = g
-        .config
-        .validator
-        .validate(AuthRequest {
-            group: g.group,
-            face: g.face,
-            token,
-        })
-        .await;
+    let validation = g.config.validator.validate(AuthRequest {
+        group: g.group,
+        face: g.face,
+        token,
+    });
+    // The handler's own timeout starts after this: a stalled validator is cut here.
+    let decision = match g.timeout {
+        Some(limit) => match tokio::time::timeout(limit, validation).await {
+            Ok(d) => d,
+            Err(_) => return (StatusCode::REQUEST_TIMEOUT, "Request Timeout").into_response(),
+        },
+        None => validation.await,
+    };
     match decision {
         AuthDecision::Allow => next.run(req).await,
         other => refuse(&g, &req, Some(other)),

@@ -1,10 +1,12 @@
 //! The HTTP transport: an axum [`Router`] with one route per (group, version).
 
+use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
-use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, State};
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get, post};
@@ -16,8 +18,73 @@ use crate::catalog::Catalog;
 use crate::jsonrpc::envelope;
 use crate::server::ServerInner;
 
+/// What every route applies to a request: the body size limit and the time to the response
+/// head.
+///
+/// Applied in the handlers rather than as router layers: every axum layer boxes each
+/// request's future and clones the inner service per request.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RequestLimits {
+    /// The largest body accepted (then 413).
+    pub body: usize,
+    /// Until the response head: a slow upload or a stalled handler gets 408.
+    pub timeout: Option<Duration>,
+}
+
+impl RequestLimits {
+    pub(crate) fn of(server: &ServerInner) -> Self {
+        Self {
+            body: server.config.body_limit,
+            timeout: server.config.request_timeout,
+        }
+    }
+
+    /// Runs a handler under the request timeout. A handler that finishes without waiting never
+    /// registers the timer.
+    ///
+    /// A plain function returning the combinator, not an `async fn`: that would hold the
+    /// handler's future twice (as argument and as the timeout's inner future).
+    pub(crate) fn run<F: Future<Output = Response>>(
+        self,
+        handler: F,
+    ) -> impl Future<Output = Response> {
+        use futures_util::FutureExt as _;
+        use futures_util::future::Either;
+        fn or_408(r: Result<Response, tokio::time::error::Elapsed>) -> Response {
+            r.unwrap_or_else(|_| (StatusCode::REQUEST_TIMEOUT, "Request Timeout").into_response())
+        }
+        match self.timeout {
+            Some(limit) => Either::Left(tokio::time::timeout(limit, handler).map(or_408)),
+            None => Either::Right(handler),
+        }
+    }
+
+    /// The whole body, or the answer to one that is too large (413) or broken off (400), as
+    /// axum's `Bytes` extractor words them.
+    pub(crate) async fn read(self, body: Body) -> Result<Bytes, Response> {
+        use http_body_util::BodyExt as _;
+        match http_body_util::Limited::new(body, self.body)
+            .collect()
+            .await
+        {
+            Ok(collected) => Ok(collected.to_bytes()),
+            Err(e) if e.is::<http_body_util::LengthLimitError>() => Err((
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "Failed to buffer the request body: length limit exceeded",
+            )
+                .into_response()),
+            Err(e) => Err((
+                StatusCode::BAD_REQUEST,
+                format!("Failed to buffer the request body: {e}"),
+            )
+                .into_response()),
+        }
+    }
+}
+
 /// What one `/rpc/{group}/v{N}` route holds.
 struct RpcEndpoint {
+    limits: RequestLimits,
     server: Arc<ServerInner>,
     catalog: Arc<Catalog>,
     /// The OpenRPC document per language, built once.
@@ -38,6 +105,7 @@ pub(crate) fn rpc_router(server: &Arc<ServerInner>) -> Router {
             .map(|l| (l.clone(), server.openrpc_bytes(catalog, l, &path)))
             .collect();
         let ep = Arc::new(RpcEndpoint {
+            limits: RequestLimits::of(server),
             server: server.clone(),
             catalog: catalog.clone(),
             openrpc,
@@ -52,6 +120,7 @@ pub(crate) fn rpc_router(server: &Arc<ServerInner>) -> Router {
     for ((group, version), ep) in &server.mcp {
         let path = format!("{}/{group}/v{version}", server.config.mcp_prefix);
         let route = Arc::new(super::mcp::McpRoute {
+            limits: RequestLimits::of(server),
             ep: ep.clone(),
             hosts: server.config.hosts.clone(),
         });
@@ -72,19 +141,7 @@ pub(crate) fn rpc_router(server: &Arc<ServerInner>) -> Router {
         }
         router = router.route(&path, guarded(server, group, Face::Mcp, &path, methods));
     }
-    let router = router.layer(DefaultBodyLimit::max(server.config.body_limit));
-    match server.config.request_timeout {
-        Some(limit) => router.layer(axum::middleware::from_fn(
-            move |req, next: axum::middleware::Next| async move {
-                // Until the response headers: a slow upload or a stalled handler gets 408.
-                match tokio::time::timeout(limit, next.run(req)).await {
-                    Ok(res) => res,
-                    Err(_) => (StatusCode::REQUEST_TIMEOUT, "Request Timeout").into_response(),
-                }
-            },
-        )),
-        None => router,
-    }
+    router
 }
 
 fn guard(server: &Arc<ServerInner>, group: ApiGroup, face: Face, path: &str) -> super::auth::Guard {
@@ -94,6 +151,7 @@ fn guard(server: &Arc<ServerInner>, group: ApiGroup, face: Face, path: &str) -> 
         face,
         path: path.to_owned(),
         env: server.core.env().clone(),
+        timeout: server.config.request_timeout,
     }
 }
 
@@ -141,8 +199,23 @@ pub(crate) fn is_json_content_type(headers: &HeaderMap) -> bool {
     }
 }
 
-async fn rpc_post(State(ep): State<Arc<RpcEndpoint>>, headers: HeaderMap, body: Bytes) -> Response {
-    if !is_json_content_type(&headers) {
+/// `POST`: a plain function returning the future, so that the request is split before the
+/// future is built and only the body (not the head) is held.
+fn rpc_post(
+    State(ep): State<Arc<RpcEndpoint>>,
+    req: Request,
+) -> impl Future<Output = Response> + Send {
+    let (parts, body) = req.into_parts();
+    let json = is_json_content_type(&parts.headers);
+    ep.limits.run(rpc_post_inner(ep, json, body))
+}
+
+async fn rpc_post_inner(ep: Arc<RpcEndpoint>, json: bool, body: Body) -> Response {
+    let body = match ep.limits.read(body).await {
+        Ok(b) => b,
+        Err(answer) => return answer,
+    };
+    if !json {
         return (
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "Content-Type must be application/json",
@@ -235,5 +308,19 @@ pub(crate) fn run_after(
             )
         }
         _ => res,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    fn future_size<A, B, R, F: Fn(A, B) -> R>(_: &F) -> usize {
+        std::mem::size_of::<R>()
+    }
+
+    /// As for MCP: axum boxes this future for every request.
+    #[test]
+    fn the_rpc_post_future_stays_small() {
+        let size = future_size(&super::rpc_post);
+        assert!(size <= 1024, "the JSON-RPC POST future is {size} bytes");
     }
 }

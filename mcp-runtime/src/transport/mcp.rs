@@ -1,24 +1,30 @@
 //! Streamable HTTP for MCP: `/mcp/{group}/v{N}`, both protocol eras on one endpoint.
 
+use std::future::Future;
 use std::sync::Arc;
 
 use axum::body::{Body, Bytes};
-use axum::extract::State;
+use axum::extract::{Request, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
+use futures_util::future::BoxFuture;
 use serde_json::Value;
 
 use super::http::{is_json_content_type, json_response};
 use super::security::HostPolicy;
 use crate::context::CallExtras;
 use crate::mcp::envelope::Parsed;
-use crate::mcp::handler::{Answer, Incoming, McpEndpoint, Message, error_body, parse_message};
+use crate::mcp::handler::{
+    Answer, Handled, Incoming, McpEndpoint, Message, error_body, parse_message,
+};
 use crate::mcp::protocol::{self, Era};
 use crate::mcp::session::{EventStream, SessionStore};
 
 /// What one MCP route holds.
 pub(crate) struct McpRoute {
+    pub limits: super::http::RequestLimits,
     pub ep: Arc<McpEndpoint>,
     pub hosts: HostPolicy,
 }
@@ -164,34 +170,80 @@ fn precheck(route: &McpRoute, headers: &HeaderMap) -> Option<Response> {
     None
 }
 
-pub(crate) async fn post(
+/// A response, or the work that produces one when it has to wait (a session store, a
+/// batch, a call that suspends).
+///
+/// The waiting work is boxed where it is decided, so the handler's own future (which axum
+/// boxes again, and which every request carries) stays a few hundred bytes: the common call
+/// answers without waiting.
+enum Reply<'a> {
+    Now(Response),
+    Later(BoxFuture<'a, Response>),
+}
+
+impl Reply<'_> {
+    async fn into_response(self) -> Response {
+        match self {
+            Reply::Now(res) => res,
+            Reply::Later(work) => work.await,
+        }
+    }
+}
+
+impl From<Response> for Reply<'_> {
+    fn from(res: Response) -> Self {
+        Reply::Now(res)
+    }
+}
+
+/// `POST`: a plain function returning the future, so that the request is split before the
+/// future is built and not held twice.
+pub(crate) fn post(
     State(route): State<Arc<McpRoute>>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
+    req: Request,
+) -> impl Future<Output = Response> + Send {
+    let (parts, body) = req.into_parts();
+    route.limits.run(post_request(route, parts, body))
+}
+
+async fn post_request(route: Arc<McpRoute>, parts: Parts, body: Body) -> Response {
+    let route = &*route;
+    let body = match route.limits.read(body).await {
+        Ok(b) => b,
+        Err(answer) => return answer,
+    };
+    let headers = &parts.headers;
     let picked = route
         .ep
         .translations
-        .pick(header(&headers, "accept-language"));
-    match route.ep.language_header(picked) {
-        Some((lang, value)) => {
-            let mut res = post_inner(&route, &headers, body, lang).await;
-            let h = res.headers_mut();
+        .pick(header(headers, "accept-language"));
+    let precomputed = route.ep.language_header(picked);
+    let owned: Arc<str>;
+    let lang = match precomputed {
+        Some((lang, _)) => lang,
+        None => {
+            owned = Arc::from(picked);
+            &owned
+        }
+    };
+    // One await, on boxed work only: this future stays small.
+    let mut res = match post_inner(route, headers, body, lang) {
+        Reply::Now(res) => res,
+        Reply::Later(work) => work.await,
+    };
+    let h = res.headers_mut();
+    match precomputed {
+        Some((_, value)) => {
             h.insert(header::CONTENT_LANGUAGE, value.clone());
             if h.contains_key(header::VARY) {
                 merge_vary(h);
             } else {
                 h.insert(header::VARY, HeaderValue::from_static("Accept-Language"));
             }
-            res
         }
-        None => {
-            let lang: Arc<str> = Arc::from(picked);
-            let mut res = post_inner(&route, &headers, body, &lang).await;
-            set_language(res.headers_mut(), &lang);
-            res
-        }
+        None => set_language(h, lang),
     }
+    res
 }
 
 /// `Content-Language` and `Vary: Accept-Language` (merged into an existing `Vary`).
@@ -223,25 +275,26 @@ fn merge_vary(h: &mut HeaderMap) {
     }
 }
 
-async fn post_inner(
-    route: &Arc<McpRoute>,
-    headers: &HeaderMap,
+fn post_inner<'a>(
+    route: &'a McpRoute,
+    headers: &'a HeaderMap,
     body: Bytes,
-    lang: &Arc<str>,
-) -> Response {
+    lang: &'a Arc<str>,
+) -> Reply<'a> {
     if let Some(r) = precheck(route, headers) {
-        return r;
+        return r.into();
     }
     if !is_json_content_type(headers) {
         return (
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "Invalid Content-Type header",
         )
-            .into_response();
+            .into_response()
+            .into();
     }
     let accept = Accept::of(headers);
     if !accept.json && !accept.sse {
-        return StatusCode::NOT_ACCEPTABLE.into_response();
+        return StatusCode::NOT_ACCEPTABLE.into_response().into();
     }
     let parsed = match crate::mcp::envelope::parse_body(&body) {
         Ok(b) => b,
@@ -250,24 +303,26 @@ async fn post_inner(
                 StatusCode::BAD_REQUEST,
                 -32602,
                 &format!("Invalid params: {}", crate::core::json::message(&e)),
-            );
+            )
+            .into();
         }
-        Err(_) => return plain_error(StatusCode::BAD_REQUEST, -32700, "Parse error"),
+        Err(_) => return plain_error(StatusCode::BAD_REQUEST, -32700, "Parse error").into(),
     };
     let ep = &route.ep;
     let hdr_version = header(headers, VERSION);
     let single = match parsed {
         Parsed::Single(single) => single,
-        Parsed::Batch(items) => return batch(ep, headers, items, lang).await,
+        Parsed::Batch(items) => return Reply::Later(Box::pin(batch(ep, headers, items, lang))),
     };
     let msg = match single {
         Ok(Incoming::Request(m)) => m,
-        Ok(Incoming::Notification(_) | Incoming::Response) => return accepted(),
+        Ok(Incoming::Notification(_) | Incoming::Response) => return accepted().into(),
         Err((id, e)) => {
             return json_response(
                 StatusCode::BAD_REQUEST,
                 error_body(id.as_ref(), e.code(), e.message(), None),
-            );
+            )
+            .into();
         }
     };
     // Modern when the body carries a `_meta` revision or the header names a non-handshake one;
@@ -279,42 +334,82 @@ async fn post_inner(
         && (msg.meta_version().is_some()
             || hdr_version.is_some_and(|v| protocol::handshake_version(v).is_none()));
     if modern {
-        return modern_request(ep, headers, accept, msg, lang).await;
+        return modern_request(ep, headers, accept, msg, lang);
     }
+    let version = hdr_version.and_then(protocol::handshake_version);
+    match &ep.sessions {
+        Some(store) => Reply::Later(Box::pin(on_store(
+            ep,
+            store.as_ref(),
+            headers,
+            accept,
+            msg,
+            version,
+            lang,
+        ))),
+        None if msg.method == "initialize" => initialize(ep, msg, lang),
+        None => handshake_request(ep, accept, msg, version, None, lang),
+    }
+}
 
-    // Handshake era.
-    let mut session = None;
-    let mut version = hdr_version.and_then(protocol::handshake_version);
-    if let Some(store) = &ep.sessions
-        && msg.method != "initialize"
-    {
-        match session_of(store.as_ref(), headers).await {
-            Ok((sid, v)) => {
-                version = version.or_else(|| protocol::handshake_version(&v));
-                session = Some(sid.to_owned());
-            }
-            Err(answer) => return answer,
-        }
-    }
+/// A handshake-era request on a stateful endpoint: `initialize` creates a session, anything
+/// else must name a live one.
+async fn on_store(
+    ep: &Arc<McpEndpoint>,
+    store: &dyn SessionStore,
+    headers: &HeaderMap,
+    accept: Accept,
+    msg: Message,
+    version: Option<&'static str>,
+    lang: &Arc<str>,
+) -> Response {
     if msg.method == "initialize" {
-        let requested = msg.requested_version();
-        let negotiated = protocol::negotiate(requested);
-        let answer = ep
-            .handle(msg, Era::Handshake(negotiated), with_lang(lang))
-            .await;
-        let mut resp = answer_response(answer);
-        if let Some(store) = &ep.sessions {
-            match store.create(negotiated).await {
-                Ok(sid) => {
-                    if let Ok(v) = HeaderValue::from_str(&sid) {
-                        resp.headers_mut().insert(SESSION, v);
-                    }
+        let negotiated = protocol::negotiate(msg.requested_version());
+        let mut resp = initialize(ep, msg, lang).into_response().await;
+        match store.create(negotiated).await {
+            Ok(sid) => {
+                if let Ok(v) = HeaderValue::from_str(&sid) {
+                    resp.headers_mut().insert(SESSION, v);
                 }
-                Err(e) => return plain_error(StatusCode::SERVICE_UNAVAILABLE, -32603, e.message()),
             }
+            Err(e) => return plain_error(StatusCode::SERVICE_UNAVAILABLE, -32603, e.message()),
         }
         return resp;
     }
+    match session_of(store, headers).await {
+        Ok((sid, v)) => {
+            let version = version.or_else(|| protocol::handshake_version(&v));
+            let session = Some(sid.to_owned());
+            handshake_request(ep, accept, msg, version, session, lang)
+                .into_response()
+                .await
+        }
+        Err(answer) => answer,
+    }
+}
+
+/// `initialize`: the negotiated revision's result (a session, if any, is the caller's).
+fn initialize<'a>(ep: &'a McpEndpoint, msg: Message, lang: &Arc<str>) -> Reply<'a> {
+    let negotiated = protocol::negotiate(msg.requested_version());
+    answer(
+        ep,
+        msg,
+        Era::Handshake(negotiated),
+        with_lang(lang),
+        answer_response,
+    )
+}
+
+/// A handshake-era request other than `initialize`, with its session if the endpoint keeps
+/// them.
+fn handshake_request<'a>(
+    ep: &'a Arc<McpEndpoint>,
+    accept: Accept,
+    msg: Message,
+    version: Option<&'static str>,
+    session: Option<String>,
+    lang: &Arc<str>,
+) -> Reply<'a> {
     let era = Era::Handshake(version.unwrap_or(protocol::DEFAULT_NEGOTIATED));
     let wants_progress = msg
         .params
@@ -331,13 +426,30 @@ async fn post_inner(
             Some(sid) => ep.streams.open(sid, ep.opts.retry_ms),
             None => EventStream::new(None, 0),
         };
-        return spawn_sse(ep.clone(), msg, era, stream, lang);
+        return spawn_sse(ep.clone(), msg, era, stream, lang).into();
     }
-    json_answer(ep, msg, era, lang).await
+    json_answer(ep, msg, era, lang)
+}
+
+/// The answer to one message, turned into a response by `respond`: at once when the call
+/// cannot suspend (the common case), else through the pipeline's future, boxed here.
+fn answer<'a>(
+    ep: &'a McpEndpoint,
+    msg: Message,
+    era: Era,
+    extras: CallExtras,
+    respond: impl FnOnce(Answer) -> Response + Send + 'a,
+) -> Reply<'a> {
+    match ep.handle_now(msg, era, extras) {
+        Handled::Answered(a) => Reply::Now(respond(a)),
+        Handled::Suspends(msg, extras) => Reply::Later(Box::pin(async move {
+            respond(ep.handle(msg, era, extras).await)
+        })),
+    }
 }
 
 /// Answers with JSON; `post_response` work runs once the body is written.
-async fn json_answer(ep: &McpEndpoint, msg: Message, era: Era, lang: &Arc<str>) -> Response {
+fn json_answer<'a>(ep: &'a McpEndpoint, msg: Message, era: Era, lang: &Arc<str>) -> Reply<'a> {
     let after = ep
         .core
         .has_post_response()
@@ -346,7 +458,9 @@ async fn json_answer(ep: &McpEndpoint, msg: Message, era: Era, lang: &Arc<str>) 
         after_response: after.clone(),
         ..with_lang(lang)
     };
-    super::http::run_after(answer_response(ep.handle(msg, era, extras).await), after)
+    answer(ep, msg, era, extras, move |a| {
+        super::http::run_after(answer_response(a), after)
+    })
 }
 
 fn spawn_sse(
@@ -372,25 +486,25 @@ fn spawn_sse(
     sse_response(stream.body(0))
 }
 
-async fn modern_request(
-    ep: &Arc<McpEndpoint>,
+fn modern_request<'a>(
+    ep: &'a Arc<McpEndpoint>,
     headers: &HeaderMap,
     accept: Accept,
     msg: Message,
     lang: &Arc<str>,
-) -> Response {
+) -> Reply<'a> {
     let id = msg.id.as_ref();
     if let Err(a) = ep.check_modern_keys(&msg) {
-        return answer_response(a);
+        return answer_response(a).into();
     }
-    let mismatch = |m: &str| answer_response(ep.error(id, Era::Modern, -32020, m, None));
+    let mismatch = |m: &str| answer_response(ep.error(id, Era::Modern, -32020, m, None)).into();
     if header(headers, VERSION) != msg.meta_version() {
         return mismatch(
             "mcp-protocol-version header does not match the request envelope's protocol version",
         );
     }
     if let Err(a) = ep.check_modern_version(&msg) {
-        return answer_response(a);
+        return answer_response(a).into();
     }
     if headers.get_all("mcp-method").iter().count() != 1
         || header(headers, "mcp-method") != Some(msg.method.as_str())
@@ -416,9 +530,10 @@ async fn modern_request(
             Era::Modern,
             EventStream::new(None, 0),
             lang,
-        );
+        )
+        .into();
     }
-    json_answer(ep, msg, Era::Modern, lang).await
+    json_answer(ep, msg, Era::Modern, lang)
 }
 
 /// A batch: only 2025-03-26 allows them ("MUST support receiving"); answered as one array.
@@ -494,7 +609,10 @@ fn session_route<'r>(
 }
 
 pub(crate) async fn get(State(route): State<Arc<McpRoute>>, headers: HeaderMap) -> Response {
-    let (route, headers) = (&route, &headers);
+    route.limits.run(get_inner(&route, &headers)).await
+}
+
+async fn get_inner(route: &McpRoute, headers: &HeaderMap) -> Response {
     let ep = &route.ep;
     let store = match session_route(route, headers) {
         Ok(store) => store,
@@ -512,7 +630,10 @@ pub(crate) async fn get(State(route): State<Arc<McpRoute>>, headers: HeaderMap) 
 }
 
 pub(crate) async fn delete(State(route): State<Arc<McpRoute>>, headers: HeaderMap) -> Response {
-    let (route, headers) = (&route, &headers);
+    route.limits.run(delete_inner(&route, &headers)).await
+}
+
+async fn delete_inner(route: &McpRoute, headers: &HeaderMap) -> Response {
     let ep = &route.ep;
     let store = match session_route(route, headers) {
         Ok(store) => store,
@@ -532,5 +653,22 @@ pub(crate) async fn delete(State(route): State<Arc<McpRoute>>, headers: HeaderMa
         }
         Ok(false) => missing_session(),
         Err(e) => plain_error(StatusCode::SERVICE_UNAVAILABLE, -32603, e.message()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The size of the future a two-argument handler returns.
+    fn future_size<A, B, R, F: Fn(A, B) -> R>(_: &F) -> usize {
+        std::mem::size_of::<R>()
+    }
+
+    /// axum moves this future into a fresh box for every request: work that waits is boxed
+    /// where it is decided, so the common call does not carry the pipeline's future (4.4 KB
+    /// when it was inline).
+    #[test]
+    fn the_post_future_stays_small() {
+        let size = future_size(&super::post);
+        assert!(size <= 1024, "the MCP POST future is {size} bytes");
     }
 }
