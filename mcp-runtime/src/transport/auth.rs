@@ -200,7 +200,7 @@ pub(crate) async fn require_token(State(g): State<Guard>, req: Request, next: Ne
     let decision = match g.timeout {
         Some(limit) => match tokio::time::timeout(limit, validation).await {
             Ok(d) => d,
-            Err(_) => return (StatusCode::REQUEST_TIMEOUT, "Request Timeout").into_response(),
+            Err(_) => return super::http::timed_out(),
         },
         None => validation.await,
     };

@@ -51,7 +51,7 @@ impl RequestLimits {
         use futures_util::FutureExt as _;
         use futures_util::future::Either;
         fn or_408(r: Result<Response, tokio::time::error::Elapsed>) -> Response {
-            r.unwrap_or_else(|_| (StatusCode::REQUEST_TIMEOUT, "Request Timeout").into_response())
+            r.unwrap_or_else(|_| timed_out())
         }
         match self.timeout {
             Some(limit) => Either::Left(tokio::time::timeout(limit, handler).map(or_408)),
@@ -80,6 +80,11 @@ impl RequestLimits {
                 .into_response()),
         }
     }
+}
+
+/// The answer once the request timeout has passed.
+pub(crate) fn timed_out() -> Response {
+    (StatusCode::REQUEST_TIMEOUT, "Request Timeout").into_response()
 }
 
 /// What one `/rpc/{group}/v{N}` route holds.
@@ -313,9 +318,7 @@ pub(crate) fn run_after(
 
 #[cfg(test)]
 mod tests {
-    fn future_size<A, B, R, F: Fn(A, B) -> R>(_: &F) -> usize {
-        std::mem::size_of::<R>()
-    }
+    use super::super::future_size;
 
     /// As for MCP: axum boxes this future for every request.
     #[test]

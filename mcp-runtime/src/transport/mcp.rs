@@ -658,10 +658,7 @@ async fn delete_inner(route: &McpRoute, headers: &HeaderMap) -> Response {
 
 #[cfg(test)]
 mod tests {
-    /// The size of the future a two-argument handler returns.
-    fn future_size<A, B, R, F: Fn(A, B) -> R>(_: &F) -> usize {
-        std::mem::size_of::<R>()
-    }
+    use super::super::future_size;
 
     /// axum moves this future into a fresh box for every request: work that waits is boxed
     /// where it is decided, so the common call does not carry the pipeline's future (4.4 KB

@@ -8,3 +8,9 @@ pub mod serve;
 pub mod stdio;
 
 pub use security::HostPolicy;
+
+/// The size of the future a two-argument handler returns (axum boxes it for every request).
+#[cfg(test)]
+pub(crate) fn future_size<A, B, R, F: Fn(A, B) -> R>(_: &F) -> usize {
+    std::mem::size_of::<R>()
+}
