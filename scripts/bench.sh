@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Benchmarks mcp-runtime against rmcp 3.x and a bare axum handler, then writes
 # docs/benchmarks.md (issue 7). On this 2-core machine a run from a clean checkout takes about
-# 14 minutes (about 5 of them building dependencies: the servers in release, the compile
-# stage's crates in debug); a later run, with them built, about 10.
+# 14 minutes (about 6 of them building: the servers in release, then the compile stage's
+# dependencies in debug and release, beside the profile stage); a later run, with them built,
+# about 10.
 #
-#   scripts/bench.sh [STAGE...]     stages: build http criterion compile profile report
+#   scripts/bench.sh [STAGE...]     stages: build http criterion profile compile report
 #                                   (default: all of them, in that order)
 #
 #   build      release build of bench-mcp-runtime, bench-rmcp, bench-axum, bench-profile
@@ -12,9 +13,12 @@
 #              connections (3 alternating rounds), 1-connection latency, success checks,
 #              server CPU per request, peak RSS
 #   criterion  the in-process benches (benches/benches/inprocess.rs), pinned to core 1
+#   profile    callgrind over bench-profile (mcp-runtime's in-process tools/call) and over the
+#              mcp-runtime and axum servers; when the compile stage follows, its (untimed)
+#              dependency builds run meanwhile, since callgrind counts instructions, which a
+#              busy machine does not change
 #   compile    generated 200-method crates under target/bench-compile/: #[rpc_method] vs
 #              plain fns, rmcp #[tool] vs plain methods; debug and release build times
-#   profile    callgrind over bench-profile (mcp-runtime's in-process tools/call)
 #   report     docs/benchmarks.md from the results (target/bench-results/)
 #
 # Environment: BENCH_DURATION (s per load run, default 10), BENCH_ROUNDS (default 3),
@@ -35,7 +39,7 @@ METHODS=200
 SERVER_CPU=1
 CLIENT_CPU=0
 STAGES=("$@")
-[ ${#STAGES[@]} -eq 0 ] && STAGES=(build http criterion compile profile report)
+[ ${#STAGES[@]} -eq 0 ] && STAGES=(build http criterion profile compile report)
 mkdir -p "$OUT"
 START=$SECONDS
 
@@ -557,13 +561,42 @@ prebuild() {
     (cd "$COMPILE_DIR/$1/rt-plain" && CARGO_TARGET_DIR="$(target_of "$1")" cargo build -q "${flags[@]}") >&2
 }
 
-stage_compile() {
-    need awk
-    local fw variant profile rep res
-    rm -f "$OUT/compile.jsonl"
+# The generated crates and their dependencies, for both profiles. In release this still compiles
+# mcp-macros, mcp-runtime and benches once more: cargo hashes a path package's location relative
+# to the workspace root, and each generated crate is a workspace of its own.
+prepare_compile() {
+    local profile
     for profile in debug release; do
         gen_crates "$profile"
         prebuild "$profile"
+    done
+}
+
+# prepare_compile in the background (see the profile stage); stage_compile waits for it.
+PREPARE_PID=
+start_prepare_compile() {
+    log "building the compile stage's dependencies beside the profile stage (log: $OUT/prepare.log)"
+    # Its own process group (set -m), so that a failing stage can stop the whole build.
+    set -m
+    prepare_compile >"$OUT/prepare.log" 2>&1 &
+    PREPARE_PID=$!
+    set +m
+    trap 'kill -- -"$PREPARE_PID" 2>/dev/null || true' EXIT
+}
+
+stage_compile() {
+    need awk
+    local fw variant profile rep res
+    if [ -n "$PREPARE_PID" ]; then
+        log "waiting for the compile stage's dependency builds"
+        wait "$PREPARE_PID" || die "building the compile stage's dependencies failed (see $OUT/prepare.log)"
+        PREPARE_PID=
+        trap - EXIT
+    else
+        prepare_compile
+    fi
+    rm -f "$OUT/compile.jsonl"
+    for profile in debug release; do
         for fw in rt rmcp; do
             for rep in $(seq 1 "$COMPILE_REPS"); do
                 for variant in macro plain; do
@@ -588,8 +621,12 @@ stage_profile() {
     mkdir -p "$P"
     # In process: only the measured loop is counted (after a warm-up call), so setup drops out.
     for mode in call modern baseline list:10:50 list:10000:50 list:10:10 list:10000:10 startup; do
-        f=$n
-        [ "$mode" = startup ] && f=1
+        # Per-call counts do not depend on N; the tools/list pages cost more under callgrind.
+        case "$mode" in
+            startup) f=1 ;;
+            list:*) f=2000 ;;
+            *) f=$n ;;
+        esac
         log "callgrind: bench-profile $mode $f"
         line="$(valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*measured*' \
             --callgrind-out-file="$P/callgrind.${mode//:/-}.out" \
@@ -618,6 +655,8 @@ profile_server() {
         curl -s -o /dev/null "http://127.0.0.1:$port/" && break
         sleep 0.2
     done
+    # Only the requests are counted: the counters are zeroed once the server answers.
+    callgrind_control -z "$vpid" >/dev/null || die "callgrind_control could not reach bench-$s"
     line="$(taskset -c "$CLIENT_CPU" wrk -t1 -c1 -d10s -s "$(lua_of "$s/handshake")" \
         "http://127.0.0.1:$port${MCP_PATH[$s]}" | sed -n 's/^RESULT //p')"
     kill "$vpid"
@@ -662,8 +701,12 @@ for stage in "${STAGES[@]}"; do
 done
 # A full run starts the stage timings afresh.
 [ ${#STAGES[@]} -eq 6 ] && rm -f "$OUT/stages.jsonl"
-for stage in "${STAGES[@]}"; do
+for i in "${!STAGES[@]}"; do
+    stage="${STAGES[$i]}"
     t=$SECONDS
+    if [ "$stage" = profile ] && [[ " ${STAGES[*]:$i} " == *" compile "* ]]; then
+        start_prepare_compile
+    fi
     "stage_$stage"
     [ "$stage" = report ] || stage_time "$stage" $((SECONDS - t))
 done
