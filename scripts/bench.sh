@@ -22,7 +22,7 @@
 #   report     docs/benchmarks.md from the results (target/bench-results/)
 #
 # Environment: BENCH_DURATION (s per load run, default 10), BENCH_ROUNDS (default 3),
-# BENCH_LAT_DURATION (s per 1-connection run, default 3), BENCH_COMPILE_REPS (builds per crate
+# BENCH_LAT_DURATION (s per 1-connection run, default 2), BENCH_COMPILE_REPS (builds per crate
 # and profile, best kept; default 1).
 set -euo pipefail
 
@@ -33,7 +33,7 @@ OUT="$TARGET/bench-results"
 BIN="$TARGET/release"
 DURATION="${BENCH_DURATION:-10}"
 ROUNDS="${BENCH_ROUNDS:-3}"
-LAT_DURATION="${BENCH_LAT_DURATION:-3}"
+LAT_DURATION="${BENCH_LAT_DURATION:-2}"
 COMPILE_REPS="${BENCH_COMPILE_REPS:-1}"
 METHODS=200
 SERVER_CPU=1
