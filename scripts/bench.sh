@@ -270,7 +270,7 @@ stage_criterion() {
     local r m k
     for r in 1 2 3 4 5; do
         for m in call:300000 modern:200000 jsonrpc:500000 baseline:300000 list:10:10:1000000 \
-            list:10000:10:1000000; do
+            list:10000:10:1000000 list:10:50:1000000 list:10000:50:1000000; do
             k="${m##*:}"
             record alternating.jsonl "{\"round\":$r,$(taskset -c "$SERVER_CPU" "$BIN/bench-profile" \
                 "${m%:*}" "$k" 2>/dev/null | sed -n 's/^RESULT {//p')"

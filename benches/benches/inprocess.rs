@@ -47,7 +47,7 @@ fn last_page_body(ep: &mcp_runtime::mcp::McpEndpoint) -> String {
     let mut body = LIST_BODY.to_owned();
     loop {
         let out: serde_json::Value =
-            serde_json::from_slice(&mcp_in_process(ep, body.as_bytes())).expect("JSON");
+            serde_json::from_slice(&mcp_in_process(ep, body.as_bytes()).into_vec()).expect("JSON");
         match out["result"]["nextCursor"].as_str() {
             Some(c) => {
                 body = format!(

@@ -9,7 +9,7 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 use mcp_runtime::mcp::envelope::{Parsed, parse_body};
-use mcp_runtime::mcp::handler::Incoming;
+use mcp_runtime::mcp::handler::{AnswerBody, Incoming};
 use mcp_runtime::mcp::{Era, McpEndpoint};
 use mcp_runtime::prelude::*;
 use mcp_runtime::registry::{Handler, MethodDef, ParamDef, ParamKind, Params, SourceLocation};
@@ -154,8 +154,10 @@ pub fn run_ready<F: Future>(f: F) -> F::Output {
 }
 
 /// Request bytes to response bytes through an MCP endpoint, as Streamable HTTP does it
-/// (parse, message checks, era, `McpEndpoint::handle`), minus HTTP.
-pub fn mcp_in_process(ep: &McpEndpoint, body: &[u8]) -> Vec<u8> {
+/// (parse, message checks, era, `McpEndpoint::handle`), minus HTTP: the body's parts as the
+/// transport hands them to hyper (a tools/list page is the written opening plus the shared
+/// precomputed page).
+pub fn mcp_in_process(ep: &McpEndpoint, body: &[u8]) -> AnswerBody {
     // The transport's reader: the envelope straight from the bytes, duplicate keys refused.
     let Ok(Parsed::Single(Ok(Incoming::Request(msg)))) = parse_body(body) else {
         panic!("not a request");
@@ -254,7 +256,7 @@ mod tests {
         let server = server().unwrap();
         let ep = server.mcp_endpoint("bench", 1).unwrap();
         for body in [CALL_BODY, MODERN_CALL_BODY] {
-            let out = String::from_utf8(mcp_in_process(ep, body.as_bytes())).unwrap();
+            let out = String::from_utf8(mcp_in_process(ep, body.as_bytes()).into_vec()).unwrap();
             assert!(out.contains(EXPECTED), "{out}");
         }
         let base = String::from_utf8(serde_baseline(CALL_BODY.as_bytes()).unwrap()).unwrap();
@@ -265,13 +267,13 @@ mod tests {
         let defs = synthetic_defs(120);
         let s = synthetic_server(&defs, None);
         let ep = s.mcp_endpoint("synthetic", 1).unwrap();
-        let out = String::from_utf8(mcp_in_process(ep, LIST_BODY.as_bytes())).unwrap();
+        let out = String::from_utf8(mcp_in_process(ep, LIST_BODY.as_bytes()).into_vec()).unwrap();
         assert!(
             out.contains("tool_00049") && !out.contains("tool_00050"),
             "{out}"
         );
         let call = CALL_BODY.replace("\"add\"", "\"tool_00119\"");
-        let out = String::from_utf8(mcp_in_process(ep, call.as_bytes())).unwrap();
+        let out = String::from_utf8(mcp_in_process(ep, call.as_bytes()).into_vec()).unwrap();
         assert!(out.contains(EXPECTED), "{out}");
     }
 }

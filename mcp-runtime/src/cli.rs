@@ -410,7 +410,7 @@ async fn tools(ep: &McpEndpoint, lang: &str) -> Result<Value, String> {
             ..CallExtras::default()
         };
         let answer = ep.handle(msg, Era::Modern, extras).await;
-        let mut reply: Value = serde_json::from_slice(&answer.body)
+        let mut reply: Value = serde_json::from_slice(&answer.body.into_vec())
             .map_err(|e| format!("tools/list answered invalid JSON: {e}"))?;
         if let Some(e) = reply.get("error") {
             return Err(format!("tools/list failed: {e}"));

@@ -116,7 +116,7 @@ async fn a_response_listener_changes_the_result_on_both_faces() {
             Default::default(),
         )
         .await;
-    let v: Value = serde_json::from_slice(&a.body).unwrap();
+    let v: Value = serde_json::from_slice(&a.body.to_vec()).unwrap();
     assert_eq!(
         v["result"]["structuredContent"],
         json!({"result":"[decorate]"})
@@ -131,7 +131,7 @@ async fn a_response_listener_changes_the_result_on_both_faces() {
     let a = ep
         .handle(msg, mcp_runtime::mcp::Era::Modern, Default::default())
         .await;
-    let v: Value = serde_json::from_slice(&a.body).unwrap();
+    let v: Value = serde_json::from_slice(&a.body.to_vec()).unwrap();
     assert_eq!(v["result"]["isError"], true);
     assert_eq!(v["result"]["resultType"], "complete");
 }

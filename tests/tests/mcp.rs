@@ -1143,6 +1143,42 @@ async fn modern_tools_list_has_cache_members() {
     );
 }
 
+/// A page is sent as the written opening plus the shared precomputed page: one body with an
+/// exact `Content-Length` (not chunked), byte for byte what one buffer would hold.
+#[tokio::test]
+async fn tools_list_pages_are_sent_with_their_length() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let legacy = r#"{"jsonrpc":"2.0","id":"a\"b","method":"tools/list"}"#;
+    let (status, h, body) = post(&url, &[], legacy).await;
+    assert_eq!(status, 200);
+    assert!(
+        body.starts_with(r#"{"jsonrpc":"2.0","id":"a\"b","result":{"tools":[{"#),
+        "{body}"
+    );
+    assert!(body.ends_with("]}}"), "{body}");
+    assert_eq!(
+        hdr(&h, "content-length"),
+        Some(body.len().to_string().as_str())
+    );
+    assert_eq!(hdr(&h, "transfer-encoding"), None);
+
+    let req = modern_req(json!(9), "tools/list", json!({})).to_string();
+    let (status, h, body) = post(&url, &modern_headers("tools/list", None), &req).await;
+    assert_eq!(status, 200);
+    assert!(
+        body.starts_with(r#"{"jsonrpc":"2.0","id":9,"result":{"resultType":"complete","tools":[{"#),
+        "{body}"
+    );
+    let meta = json!({ "_meta": result_meta() }).to_string();
+    let tail = format!(r#","cacheScope":"public",{}}}}}"#, &meta[1..meta.len() - 1]);
+    assert!(body.ends_with(&tail), "{body}");
+    assert_eq!(
+        hdr(&h, "content-length"),
+        Some(body.len().to_string().as_str())
+    );
+    assert_eq!(hdr(&h, "transfer-encoding"), None);
+}
+
 #[tokio::test]
 async fn modern_tools_list_pages_keep_cache_scope() {
     let base = spawn(example_prod().mcp_page_size(2).build().unwrap()).await;

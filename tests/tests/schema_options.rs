@@ -25,7 +25,7 @@ async fn tools_of(builder: ServerBuilder, group: &str) -> Value {
             Default::default(),
         )
         .await;
-    let v: Value = serde_json::from_slice(&a.body).unwrap();
+    let v: Value = serde_json::from_slice(&a.body.to_vec()).unwrap();
     let mut by_name = serde_json::Map::new();
     for t in v["result"]["tools"].as_array().unwrap() {
         by_name.insert(t["name"].as_str().unwrap().to_owned(), t.clone());

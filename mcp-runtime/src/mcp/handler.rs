@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use bytes::Bytes;
 use serde_json::{Map, Value, json};
 
 use super::protocol::{
@@ -115,7 +116,68 @@ pub struct Answer {
     /// HTTP status.
     pub status: u16,
     /// The JSON-RPC response.
-    pub body: Vec<u8>,
+    pub body: AnswerBody,
+}
+
+/// The JSON bytes of an answer: those written for the request, then bytes shared by every
+/// answer that ends the same way (a precomputed tools/list page with the result's closing).
+///
+/// A page is served by cloning a reference count, not by copying it: the Streamable HTTP
+/// transport sends the two parts as two frames of one body (hyper writes them with one
+/// vectored write), so the cost of a page does not grow with its size.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AnswerBody {
+    head: Vec<u8>,
+    shared: Bytes,
+}
+
+impl AnswerBody {
+    /// The body's length in bytes.
+    pub fn len(&self) -> usize {
+        self.head.len() + self.shared.len()
+    }
+
+    /// Whether the body has no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The two parts, in order: the bytes written for this answer, then the shared ones
+    /// (empty for every answer but a tools/list page).
+    pub fn parts(&self) -> (&[u8], &[u8]) {
+        (&self.head, &self.shared)
+    }
+
+    /// The parts, owned (for transports that write them one after the other).
+    pub fn into_parts(self) -> (Vec<u8>, Bytes) {
+        (self.head, self.shared)
+    }
+
+    /// The body in one buffer (copies the shared part, if any).
+    pub fn to_vec(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.len());
+        out.extend_from_slice(&self.head);
+        out.extend_from_slice(&self.shared);
+        out
+    }
+
+    /// The body in one buffer; without a shared part, the written buffer itself.
+    pub fn into_vec(self) -> Vec<u8> {
+        if self.shared.is_empty() {
+            self.head
+        } else {
+            self.to_vec()
+        }
+    }
+}
+
+impl From<Vec<u8>> for AnswerBody {
+    fn from(head: Vec<u8>) -> Self {
+        Self {
+            head,
+            shared: Bytes::new(),
+        }
+    }
 }
 
 /// What [`McpEndpoint::handle_now`] did with a message.
@@ -202,6 +264,8 @@ impl McpEndpoint {
         translations: Arc<crate::i18n::Translations>,
         debug: bool,
     ) -> Self {
+        let server_info = json!({ "name": server_name, "version": server_version }).to_string();
+        let meta_member = format!("\"_meta\":{{\"{META_SERVER_INFO}\":{server_info}}}");
         // Built once per language: a translated tools/list costs what an untranslated one does.
         let pages = translations
             .languages()
@@ -209,7 +273,7 @@ impl McpEndpoint {
             .map(|l| {
                 (
                     l.clone(),
-                    ToolPages::build(&catalog, &translations, l, &opts.list),
+                    ToolPages::build(&catalog, &translations, l, &opts.list, &meta_member),
                 )
             })
             .collect();
@@ -228,7 +292,6 @@ impl McpEndpoint {
         if !bad.is_empty() {
             tracing::error!(group = catalog.group().name(), problems = ?bad, "MCP endpoint disabled: invalid tool names");
         }
-        let server_info = json!({ "name": server_name, "version": server_version }).to_string();
         let mut discover = format!(
             "\"supportedVersions\":{},\"capabilities\":{{\"tools\":{{}}}}",
             json!(protocol::MODERN_VERSIONS)
@@ -240,7 +303,6 @@ impl McpEndpoint {
             ",\"ttlMs\":{},\"cacheScope\":\"public\"",
             opts.list.ttl_ms
         ));
-        let meta_member = format!("\"_meta\":{{\"{META_SERVER_INFO}\":{server_info}}}");
         Self {
             core,
             catalog,
@@ -320,7 +382,27 @@ impl McpEndpoint {
         out.extend_from_slice(b"}}");
         Answer {
             status: 200,
-            body: out,
+            body: out.into(),
+        }
+    }
+
+    /// A result whose members and closing are precomputed (a tools/list page): only the
+    /// opening is written, the rest is shared.
+    fn ok_shared(&self, id: Option<&Value>, era: Era, rest: &Bytes) -> Answer {
+        let mut head = Vec::with_capacity(64);
+        head.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+        write_id(&mut head, id);
+        head.extend_from_slice(if era.is_modern() {
+            b",\"result\":{\"resultType\":\"complete\","
+        } else {
+            b",\"result\":{"
+        });
+        Answer {
+            status: 200,
+            body: AnswerBody {
+                head,
+                shared: rest.clone(),
+            },
         }
     }
 
@@ -340,7 +422,7 @@ impl McpEndpoint {
         };
         Answer {
             status,
-            body: error_body(id, code, message, data),
+            body: error_body(id, code, message, data).into(),
         }
     }
 
@@ -497,7 +579,7 @@ impl McpEndpoint {
             );
         };
         match pages.page(cursor, self.opts.list.page_size) {
-            Ok(page) => self.ok(
+            Ok(page) => self.ok_shared(
                 id,
                 era,
                 if era.is_modern() {

@@ -151,12 +151,13 @@ impl Serialize for Portable<'_> {
     }
 }
 
-/// One page of tools/list, as the inside of the result object (`"tools":[...],...`) per era.
+/// One page of tools/list per era: the result after its opening brace (and, on the modern era,
+/// after `"resultType":"complete",`), up to the response's end: `"tools":[...],...}}`.
 #[derive(Debug, Clone)]
 pub struct Page {
-    /// Handshake-era result members.
+    /// Handshake-era result members and closing.
     pub legacy: Bytes,
-    /// Modern result members (with `ttlMs` and `cacheScope`).
+    /// Modern result members (with `ttlMs`, `cacheScope` and the `_meta` stamp) and closing.
     pub modern: Bytes,
 }
 
@@ -172,12 +173,13 @@ pub fn cursor(offset: usize) -> String {
 }
 
 impl ToolPages {
-    /// Builds every page once.
+    /// Builds every page once; `meta_member` is the `_meta` member stamped on modern results.
     pub fn build(
         catalog: &Catalog,
         translations: &Translations,
         lang: &str,
         opts: &ListOptions,
+        meta_member: &str,
     ) -> Self {
         let group = catalog.group().name();
         let methods = catalog.methods();
@@ -210,15 +212,20 @@ impl ToolPages {
             if next < methods.len() {
                 buf.extend_from_slice(format!(",\"nextCursor\":\"{}\"", cursor(next)).as_bytes());
             }
-            let legacy_len = buf.len();
+            let members = buf.len();
+            buf.extend_from_slice(b"}}");
+            let legacy = Bytes::copy_from_slice(&buf);
+            buf.truncate(members);
             buf.extend_from_slice(
-                format!(",\"ttlMs\":{},\"cacheScope\":\"public\"", opts.ttl_ms).as_bytes(),
+                format!(
+                    ",\"ttlMs\":{},\"cacheScope\":\"public\",{meta_member}}}}}",
+                    opts.ttl_ms
+                )
+                .as_bytes(),
             );
-            // One buffer per page: the handshake-era page is a prefix of the modern one.
-            let modern = Bytes::copy_from_slice(&buf);
             pages.push(Page {
-                legacy: modern.slice(..legacy_len),
-                modern,
+                legacy,
+                modern: Bytes::copy_from_slice(&buf),
             });
         }
         Self { pages }

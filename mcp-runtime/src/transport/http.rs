@@ -189,6 +189,44 @@ pub(crate) fn json_response(status: StatusCode, body: impl Into<axum::body::Body
     res
 }
 
+/// A body of bytes written for the response followed by bytes shared with other responses (a
+/// precomputed page): two frames with an exact length, so hyper sends the length header and
+/// writes both frames with one vectored write, copying neither.
+pub(crate) fn two_part_body(head: Vec<u8>, shared: Bytes) -> Body {
+    if shared.is_empty() {
+        return Body::from(head);
+    }
+    Body::new(TwoParts {
+        frames: [Some(Bytes::from(head)), Some(shared)],
+    })
+}
+
+struct TwoParts {
+    frames: [Option<Bytes>; 2],
+}
+
+impl http_body::Body for TwoParts {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
+        let next = self.frames.iter_mut().find_map(Option::take);
+        std::task::Poll::Ready(next.map(|b| Ok(http_body::Frame::data(b))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.frames.iter().all(Option::is_none)
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        let len = self.frames.iter().flatten().map(Bytes::len).sum::<usize>();
+        http_body::SizeHint::with_exact(len as u64)
+    }
+}
+
 /// Whether a `Content-Type` header, if any, is JSON.
 pub(crate) fn is_json_content_type(headers: &HeaderMap) -> bool {
     match headers

@@ -37,9 +37,10 @@ fn header<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
 }
 
 fn answer_response(a: Answer) -> Response {
+    let (head, shared) = a.body.into_parts();
     json_response(
         StatusCode::from_u16(a.status).unwrap_or(StatusCode::OK),
-        a.body,
+        super::http::two_part_body(head, shared),
     )
 }
 
@@ -480,7 +481,7 @@ fn spawn_sse(
     let s = stream.clone();
     tokio::spawn(async move {
         let answer = ep.handle(msg, era, extras).await;
-        s.push_message(&answer.body);
+        s.push_message(&answer.body.into_vec());
         s.finish();
     });
     sse_response(stream.body(0))
@@ -571,7 +572,9 @@ async fn batch(
                 "Invalid Request: initialize cannot be batched",
                 None,
             )),
-            Ok(Incoming::Request(m)) => Some(ep.handle(m, era, with_lang(lang)).await.body),
+            Ok(Incoming::Request(m)) => {
+                Some(ep.handle(m, era, with_lang(lang)).await.body.into_vec())
+            }
             Ok(_) => None,
             Err((id, e)) => Some(error_body(id.as_ref(), e.code(), e.message(), None)),
         }

@@ -73,7 +73,7 @@ where
         };
         let era = if msg.method != "initialize" && msg.meta_version().is_some() {
             if let Err(a) = ep.check_modern_meta(&msg) {
-                let _ = tx.send(a.body);
+                let _ = tx.send(a.body.into_vec());
                 continue;
             }
             Era::Modern
@@ -107,7 +107,7 @@ where
                     },
                 )
                 .await;
-            let _ = tx.send(answer.body);
+            let _ = tx.send(answer.body.into_vec());
         });
     }
     while tasks.join_next().await.is_some() {}
