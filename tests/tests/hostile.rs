@@ -283,6 +283,59 @@ async fn a_panicking_listener_is_an_internal_error_and_the_server_survives() {
     }
 }
 
+/// A listener that panics in `handle` itself, before it returns its future.
+struct PanicsBeforeItsFuture;
+
+impl mcp_runtime::core::Listener for PanicsBeforeItsFuture {
+    fn handle<'a, 'b: 'a>(
+        &'a self,
+        event: &'a mut mcp_runtime::core::Event<'b>,
+    ) -> futures_util::future::BoxFuture<'a, Result<(), mcp_runtime::RpcError>> {
+        if event.method() == "Catalog.tree" {
+            panic!("listener bug outside its future");
+        }
+        Box::pin(async { Ok(()) })
+    }
+}
+
+#[tokio::test]
+async fn a_listener_panicking_before_its_future_is_an_internal_error_on_both_faces() {
+    let server = builder()
+        .listener(EventKind::PreExecute, 0, PanicsBeforeItsFuture)
+        .build()
+        .unwrap();
+    let addr = start(server).await;
+    let (s, b) = post(
+        &addr,
+        "/rpc/mcp/v1",
+        "application/json",
+        r#"{"jsonrpc":"2.0","method":"Catalog.tree","id":1}"#,
+    )
+    .await;
+    assert_eq!(s, 200);
+    assert_eq!(
+        json(&b),
+        json!({"jsonrpc":"2.0","id":1,"error":{"code":-32603,
+            "message":"listener `hostile::PanicsBeforeItsFuture` panicked",
+            "data":{"exception":"panic"}}})
+    );
+    let (s, b) = post(
+        &addr,
+        "/mcp/mcp/v1",
+        "application/json",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"Catalog.tree","arguments":{}}}"#,
+    )
+    .await;
+    assert_eq!(s, 200);
+    assert_eq!(
+        json(&b),
+        json!({"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":
+            "{\"code\":-32603,\"message\":\"listener `hostile::PanicsBeforeItsFuture` panicked\",\"data\":{\"exception\":\"panic\"}}"}],
+            "isError":true}})
+    );
+    still_serving(&addr).await;
+}
+
 #[tokio::test]
 async fn two_thousand_requests_with_64_in_flight_all_succeed() {
     let addr = start(builder().build().unwrap()).await;

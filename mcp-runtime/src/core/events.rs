@@ -164,6 +164,9 @@ impl<'a> Event<'a> {
 }
 
 /// A listener: async, may fail (which rejects the call on `request` and `pre_execute`).
+///
+/// A panic, in `handle` or in the future it returns, is an error like a failure: -32603
+/// ``listener `NAME` panicked`` with `{"exception":"panic"}`.
 pub trait Listener: Send + Sync + 'static {
     /// Handles one event.
     fn handle<'a, 'b: 'a>(
@@ -282,11 +285,18 @@ impl Listeners {
     /// Runs the listeners of an event in order; the first failure (or panic) stops and is returned.
     pub async fn emit(&self, event: &mut Event<'_>) -> Result<(), RpcError> {
         for e in &self.by_kind[event.kind.index()] {
-            // Panics while the future runs are caught; listeners do their work inside the future
-            // (closures and `#[rpc_listener]` functions are called there).
-            let r = AssertUnwindSafe(e.listener.handle(event))
-                .catch_unwind()
-                .await;
+            // A panic is caught both while the listener builds its future (an `impl Listener`
+            // may do work before returning it) and while the future runs.
+            let ev = &mut *event;
+            let build = AssertUnwindSafe(move || {
+                // Moved out of the closure, so the future may borrow it (the closure is FnOnce).
+                let ev = ev;
+                e.listener.handle(ev)
+            });
+            let r = match std::panic::catch_unwind(build) {
+                Ok(fut) => AssertUnwindSafe(fut).catch_unwind().await,
+                Err(panic) => Err(panic),
+            };
             match r {
                 Ok(Ok(())) => {}
                 Ok(Err(err)) => return Err(err),
