@@ -233,7 +233,10 @@ impl ServerBuilder {
         self
     }
 
-    /// A time limit for every async method (its future is dropped when it passes).
+    /// A time limit for every method: when it passes, the call fails with -32500 ``Method 'NAME'
+    /// timed out after N ms``. An async method's future is dropped then; a sync method, which
+    /// cannot be stopped, runs on tokio's blocking pool and finishes there (holding its lock, if
+    /// any, until it returns).
     pub fn method_timeout(mut self, d: std::time::Duration) -> Self {
         self.config.method_timeout = Some(d);
         self

@@ -6,9 +6,26 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use mcp_runtime::core::EventKind;
+use mcp_runtime::prelude::{ApiGroup, rpc_method};
 use mcp_runtime::{Environment, Server, ServerBuilder};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+const SLOW: ApiGroup = ApiGroup::mcp("slow");
+
+/// Blocks its thread for `ms` milliseconds (a sync method that ignores time limits).
+#[rpc_method(name = "Slow.block", groups = [SLOW])]
+fn block(ms: u64) -> u64 {
+    std::thread::sleep(Duration::from_millis(ms));
+    ms
+}
+
+/// Blocks its thread for `ms` milliseconds, one call per `key` at a time.
+#[rpc_method(name = "Slow.locked", groups = [SLOW], lock(param = "key", ttl = "10s"))]
+fn locked(key: u64, ms: u64) -> u64 {
+    std::thread::sleep(Duration::from_millis(ms));
+    key
+}
 
 fn builder() -> ServerBuilder {
     examples::builder().env(Environment::PROD)
@@ -249,6 +266,62 @@ async fn a_method_past_its_time_limit_is_dropped_with_a_clear_error() {
     )
     .await;
     assert_eq!(json(&b)["result"]["paid"], true);
+}
+
+#[tokio::test]
+async fn a_sync_method_past_its_time_limit_answers_and_keeps_its_lock_until_it_returns() {
+    let server = builder()
+        .method_timeout(Duration::from_millis(100))
+        .build()
+        .unwrap();
+    let addr = start(server).await;
+    // The test runtime has one thread: the server answers only if the method is off it.
+    let (_, b) = post(
+        &addr,
+        "/rpc/slow/v1",
+        "application/json",
+        r#"{"jsonrpc":"2.0","method":"Slow.block","params":{"ms":600},"id":1}"#,
+    )
+    .await;
+    assert_eq!(
+        json(&b),
+        json!({"jsonrpc":"2.0","id":1,"error":{"code":-32500,
+            "message":"Method 'Slow.block' timed out after 100 ms",
+            "data":{"exception":"Ufo\\RpcError\\RpcRuntimeException"}}})
+    );
+    let (_, b) = post(&addr, "/mcp/slow/v1", "application/json", r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"Slow.block","arguments":{"ms":600}}}"#).await;
+    assert_eq!(
+        json(&b),
+        json!({"jsonrpc":"2.0","id":2,"result":{"isError":true,"content":[{"type":"text",
+            "text":r#"{"code":-32500,"message":"Method 'Slow.block' timed out after 100 ms","data":{"exception":"Ufo\\RpcError\\RpcRuntimeException"}}"#}]}})
+    );
+    still_serving(&addr).await;
+    // Within the limit, the result.
+    let (_, b) = post(
+        &addr,
+        "/rpc/slow/v1",
+        "application/json",
+        r#"{"jsonrpc":"2.0","method":"Slow.block","params":{"ms":1},"id":3}"#,
+    )
+    .await;
+    assert_eq!(b, r#"{"jsonrpc":"2.0","id":3,"result":1}"#);
+    // Cut, the method still runs: its lock is refused to the next call until it returns.
+    let call = r#"{"jsonrpc":"2.0","method":"Slow.locked","params":{"key":7,"ms":600},"id":4}"#;
+    let (_, b) = post(&addr, "/rpc/slow/v1", "application/json", call).await;
+    assert_eq!(
+        json(&b)["error"]["message"],
+        "Method 'Slow.locked' timed out after 100 ms"
+    );
+    let (_, b) = post(&addr, "/rpc/slow/v1", "application/json", call).await;
+    assert_eq!(
+        json(&b)["error"],
+        json!({"code":-32400,"message":"Method 'Slow.locked' is locked.",
+            "data":{"exception":"Ufo\\RpcError\\RpcLogicException"}})
+    );
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    let fast = r#"{"jsonrpc":"2.0","method":"Slow.locked","params":{"key":7,"ms":1},"id":5}"#;
+    let (_, b) = post(&addr, "/rpc/slow/v1", "application/json", fast).await;
+    assert_eq!(b, r#"{"jsonrpc":"2.0","id":5,"result":7}"#);
 }
 
 #[tokio::test]

@@ -47,7 +47,7 @@ pub struct Core {
     cache: SharedCache,
     locks: SharedLocks,
     background: super::events::Background,
-    /// Per-method time limits (async methods), by name; and the default for the rest.
+    /// Per-method time limits, by name; and the default for the rest.
     timeouts: Arc<std::collections::HashMap<String, Duration>>,
     default_timeout: Option<Duration>,
 }
@@ -92,7 +92,7 @@ impl Core {
         self
     }
 
-    /// Sets time limits: a default for every async method, and per method by name.
+    /// Sets time limits: a default for every method, and per method by name.
     pub fn with_timeouts(
         mut self,
         default: Option<Duration>,
@@ -170,13 +170,14 @@ impl Core {
     }
 
     /// Whether a call of `info` can finish without suspending: a synchronous method with no
-    /// cache, no lock and no awaited listener (`post_response` work is queued, not awaited).
+    /// cache, no lock, no time limit and no awaited listener (`post_response` work is queued, not awaited).
     ///
     /// Transports answer such calls without building the pipeline's future (a few KB that
     /// every enclosing future would carry and copy); [`Core::call_now`] runs them.
     pub fn runs_now(&self, info: &MethodInfo) -> bool {
         matches!(info.def.handler, Handler::Sync(_))
             && info.def.lock.is_none()
+            && self.limit(info).is_none()
             && !info.def.cache.is_some_and(|p| p.active_in(&self.env))
             && !self.listeners.awaits_any()
     }
@@ -381,7 +382,7 @@ impl Core {
                 .emit(&mut Event::new(EventKind::PreExecute, ctx).with_params(&mut params))
                 .await?;
         }
-        let guard = match &info.def.lock {
+        let mut guard = match &info.def.lock {
             Some(policy) => {
                 let key = lock_key(info.def.name, policy, &params);
                 match LockGuard::acquire(&self.locks, key, policy).await {
@@ -402,32 +403,56 @@ impl Core {
             }
             None => None,
         };
-        let limit = self
-            .timeouts
-            .get(info.def.name)
-            .copied()
-            .or(self.default_timeout);
-        let result = match limit {
-            // The future is dropped on timeout (its lock guard too); sync methods cannot be cut.
-            Some(d) => match tokio::time::timeout(
-                d,
-                invoke(info.def.handler, ctx.clone(), params, &self.env),
-            )
-            .await
-            {
-                Ok(r) => r,
-                Err(_) => Err(RpcError::runtime(format!(
-                    "Method '{}' timed out after {} ms",
-                    info.def.name,
-                    d.as_millis()
-                ))),
-            },
-            None => invoke(info.def.handler, ctx.clone(), params, &self.env).await,
+        let result = match (self.limit(info), info.def.handler) {
+            // A thread cannot be stopped: a sync method with a limit runs on the blocking pool,
+            // so the call can answer when the limit passes while the method runs on.
+            (Some(d), Handler::Sync(f)) => {
+                let (span, ctx, env) = (tracing::Span::current(), ctx.clone(), self.env.clone());
+                let mut job = tokio::task::spawn_blocking(move || {
+                    let _span = span.enter();
+                    invoke_sync(f, ctx, params, &env)
+                });
+                match tokio::time::timeout(d, &mut job).await {
+                    Ok(joined) => joined.unwrap_or_else(|e| {
+                        Err(RpcError::internal(format!(
+                            "Method '{}' did not finish: {e}",
+                            info.def.name
+                        )))
+                    }),
+                    Err(_) => {
+                        // The lock stays taken until the method really returns.
+                        if let Some(g) = guard.take() {
+                            self.background.spawn(Box::pin(async move {
+                                let _ = job.await;
+                                g.release().await;
+                            }));
+                        }
+                        Err(timed_out(info.def.name, d))
+                    }
+                }
+            }
+            // The future is dropped on timeout (its lock guard is released below).
+            (Some(d), handler) => {
+                match tokio::time::timeout(d, invoke(handler, ctx.clone(), params, &self.env)).await
+                {
+                    Ok(r) => r,
+                    Err(_) => Err(timed_out(info.def.name, d)),
+                }
+            }
+            (None, handler) => invoke(handler, ctx.clone(), params, &self.env).await,
         };
         if let Some(g) = guard {
             g.release().await;
         }
         result
+    }
+
+    /// The time limit of a method, if any: its own, else the default.
+    fn limit(&self, info: &MethodInfo) -> Option<Duration> {
+        self.timeouts
+            .get(info.def.name)
+            .copied()
+            .or(self.default_timeout)
     }
 
     async fn failed(&self, ctx: &RequestContext, mut e: RpcError) -> RpcError {
@@ -490,6 +515,14 @@ fn validated(info: &MethodInfo, params: Params) -> Result<Params, RpcError> {
         Value::Object(params) => Ok(params),
         _ => Err(RpcError::internal("params are not an object")),
     }
+}
+
+/// The error of a call cut by its time limit.
+fn timed_out(method: &str, limit: Duration) -> RpcError {
+    RpcError::runtime(format!(
+        "Method '{method}' timed out after {} ms",
+        limit.as_millis()
+    ))
 }
 
 /// Calls a synchronous handler; a panic becomes -32603.
