@@ -5,19 +5,10 @@ use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 use mcp_runtime::transport::auth::{AuthDecision, AuthRequest, TokenValidator};
-use mcp_runtime::{Environment, Server, ServerBuilder};
 use serde_json::{Value, json};
 
-fn builder() -> ServerBuilder {
-    examples::builder().env(Environment::PROD)
-}
-
-async fn start(server: Server) -> String {
-    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = l.local_addr().unwrap();
-    tokio::spawn(async move { server.serve_listener(l, std::future::pending()).await });
-    format!("http://{addr}")
-}
+mod support;
+use support::{example_prod, serve_url};
 
 async fn send(req: reqwest::RequestBuilder) -> (u16, Option<String>, Value) {
     let r = req.send().await.unwrap();
@@ -57,7 +48,13 @@ fn mcp(base: &str, token: Option<&str>) -> reqwest::RequestBuilder {
 
 #[tokio::test]
 async fn json_rpc_missing_wrong_and_right_tokens() {
-    let base = start(builder().api_tokens(["s3cret", "other"]).build().unwrap()).await;
+    let base = serve_url(
+        example_prod()
+            .api_tokens(["s3cret", "other"])
+            .build()
+            .unwrap(),
+    )
+    .await;
     assert_eq!(
         send(rpc(&base, None)).await,
         (
@@ -91,7 +88,7 @@ async fn json_rpc_missing_wrong_and_right_tokens() {
 
 #[tokio::test]
 async fn the_openrpc_document_of_a_protected_group_needs_the_token_too() {
-    let base = start(builder().api_tokens(["s3cret"]).build().unwrap()).await;
+    let base = serve_url(example_prod().api_tokens(["s3cret"]).build().unwrap()).await;
     let get = |t: Option<&str>| {
         let r = reqwest::Client::new().get(format!("{base}/rpc/admin/v1"));
         match t {
@@ -110,8 +107,8 @@ async fn the_openrpc_document_of_a_protected_group_needs_the_token_too() {
 
 #[tokio::test]
 async fn a_custom_token_header() {
-    let base = start(
-        builder()
+    let base = serve_url(
+        example_prod()
             .api_tokens(["s3cret"])
             .token_header("Ufo-RPC-Token")
             .build()
@@ -133,7 +130,13 @@ async fn a_custom_token_header() {
 
 #[tokio::test]
 async fn no_tokens_configured_refuses_everyone() {
-    let base = start(builder().api_tokens(Vec::<String>::new()).build().unwrap()).await;
+    let base = serve_url(
+        example_prod()
+            .api_tokens(Vec::<String>::new())
+            .build()
+            .unwrap(),
+    )
+    .await;
     assert_eq!(
         send(rpc(&base, Some(("authorization", "Bearer anything"))))
             .await
@@ -145,8 +148,8 @@ async fn no_tokens_configured_refuses_everyone() {
 
 #[tokio::test]
 async fn mcp_is_an_oauth_resource_server() {
-    let base = start(
-        builder()
+    let base = serve_url(
+        example_prod()
             .api_tokens(["s3cret"])
             .authorization_servers(["https://auth.example.com"], &["admin"])
             .build()
@@ -208,7 +211,13 @@ impl TokenValidator for Scoped {
 
 #[tokio::test]
 async fn a_pluggable_validator_and_insufficient_scope() {
-    let base = start(builder().token_validator(Arc::new(Scoped)).build().unwrap()).await;
+    let base = serve_url(
+        example_prod()
+            .token_validator(Arc::new(Scoped))
+            .build()
+            .unwrap(),
+    )
+    .await;
     assert_eq!(send(mcp(&base, Some("admin-1"))).await.0, 200);
     let (s, challenge, body) = send(mcp(&base, Some("user-1"))).await;
     assert_eq!(s, 403);
@@ -239,12 +248,12 @@ impl TokenValidator for Stalled {
 
 #[tokio::test]
 async fn a_stalled_validator_is_cut_by_the_request_timeout() {
-    let server = builder()
+    let server = example_prod()
         .token_validator(Arc::new(Stalled))
         .request_timeout(Some(std::time::Duration::from_millis(200)))
         .build()
         .unwrap();
-    let base = start(server).await;
+    let base = serve_url(server).await;
     let r = mcp(&base, Some("admin-1")).send().await.unwrap();
     assert_eq!(r.status().as_u16(), 408);
     assert_eq!(r.text().await.unwrap(), "Request Timeout");

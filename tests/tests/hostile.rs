@@ -1,15 +1,18 @@
 //! Hostile input, limits, isolation and load: every bad request gets a clear error and the
 //! server keeps serving, on `/rpc` and `/mcp`.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use mcp_runtime::core::EventKind;
 use mcp_runtime::prelude::{ApiGroup, rpc_method};
-use mcp_runtime::{Environment, Server, ServerBuilder};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+mod support;
+use support::{example_prod, serve};
 
 const SLOW: ApiGroup = ApiGroup::mcp("slow");
 
@@ -27,18 +30,12 @@ fn locked(key: u64, ms: u64) -> u64 {
     key
 }
 
-fn builder() -> ServerBuilder {
-    examples::builder().env(Environment::PROD)
-}
-
-async fn start(server: Server) -> String {
-    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = l.local_addr().unwrap();
-    tokio::spawn(async move { server.serve_listener(l, std::future::pending()).await });
-    addr.to_string()
-}
-
-async fn post(addr: &str, path: &str, ct: &str, body: impl Into<reqwest::Body>) -> (u16, String) {
+async fn post(
+    addr: &SocketAddr,
+    path: &str,
+    ct: &str,
+    body: impl Into<reqwest::Body>,
+) -> (u16, String) {
     let r = reqwest::Client::new()
         .post(format!("http://{addr}{path}"))
         .header("content-type", ct)
@@ -50,7 +47,7 @@ async fn post(addr: &str, path: &str, ct: &str, body: impl Into<reqwest::Body>) 
     (r.status().as_u16(), r.text().await.unwrap_or_default())
 }
 
-async fn still_serving(addr: &str) {
+async fn still_serving(addr: &SocketAddr) {
     let (s, b) = post(
         addr,
         "/rpc/mcp/v1",
@@ -70,7 +67,7 @@ fn json(b: &str) -> Value {
 
 #[tokio::test]
 async fn deep_nesting_is_a_parse_error_on_both_faces() {
-    let addr = start(builder().build().unwrap()).await;
+    let addr = serve(example_prod().build().unwrap()).await;
     let deep = "[".repeat(200_000);
     let (s, b) = post(&addr, "/rpc/mcp/v1", "application/json", deep.clone()).await;
     assert_eq!(s, 500);
@@ -100,7 +97,7 @@ async fn deep_nesting_is_a_parse_error_on_both_faces() {
 
 #[tokio::test]
 async fn invalid_utf8_is_a_parse_error() {
-    let addr = start(builder().build().unwrap()).await;
+    let addr = serve(example_prod().build().unwrap()).await;
     let body: Vec<u8> = b"{\"jsonrpc\":\"2.0\",\"method\":\"Catalog.ping\",\"params\":{\"who\":\"\xff\xfe\"},\"id\":1}".to_vec();
     let (s, b) = post(&addr, "/rpc/mcp/v1", "application/json", body.clone()).await;
     assert_eq!((s, json(&b)["error"]["code"].clone()), (500, json!(-32700)));
@@ -111,7 +108,7 @@ async fn invalid_utf8_is_a_parse_error() {
 
 #[tokio::test]
 async fn wrong_content_type_and_oversized_bodies() {
-    let addr = start(builder().body_limit(64 * 1024).build().unwrap()).await;
+    let addr = serve(example_prod().body_limit(64 * 1024).build().unwrap()).await;
     for path in ["/rpc/mcp/v1", "/mcp/mcp/v1"] {
         let (s, _) = post(
             &addr,
@@ -133,7 +130,7 @@ async fn wrong_content_type_and_oversized_bodies() {
 
 #[tokio::test]
 async fn duplicate_keys_and_huge_keys_are_invalid_params() {
-    let addr = start(builder().build().unwrap()).await;
+    let addr = serve(example_prod().build().unwrap()).await;
     let (_, b) = post(
         &addr,
         "/rpc/mcp/v1",
@@ -159,7 +156,7 @@ async fn duplicate_keys_and_huge_keys_are_invalid_params() {
 
 #[tokio::test]
 async fn huge_batches_are_refused_whole() {
-    let addr = start(builder().max_batch(100).build().unwrap()).await;
+    let addr = serve(example_prod().max_batch(100).build().unwrap()).await;
     let items: Vec<Value> = (0..101)
         .map(|i| json!({"jsonrpc":"2.0","method":"Catalog.ping","id":i}))
         .collect();
@@ -179,12 +176,12 @@ async fn huge_batches_are_refused_whole() {
 
 #[tokio::test]
 async fn a_stalled_client_is_cut_off_and_others_are_served() {
-    let server = builder()
+    let server = example_prod()
         .header_timeout(Duration::from_millis(300))
         .request_timeout(Some(Duration::from_millis(300)))
         .build()
         .unwrap();
-    let addr = start(server).await;
+    let addr = serve(server).await;
     // Headers never finished: the connection is closed after the header timeout.
     let mut slow = tokio::net::TcpStream::connect(&addr).await.unwrap();
     slow.write_all(b"POST /rpc/mcp/v1 HTTP/1.1\r\nHost: 127.0.0.1\r\n")
@@ -221,11 +218,11 @@ async fn a_stalled_client_is_cut_off_and_others_are_served() {
 
 #[tokio::test]
 async fn a_method_past_its_time_limit_is_dropped_with_a_clear_error() {
-    let server = builder()
+    let server = example_prod()
         .method_timeout_for("Jobs.run", Duration::from_millis(150))
         .build()
         .unwrap();
-    let addr = start(server).await;
+    let addr = serve(server).await;
     let (_, b) = post(
         &addr,
         "/rpc/mcp/v1",
@@ -241,11 +238,11 @@ async fn a_method_past_its_time_limit_is_dropped_with_a_clear_error() {
     let (_, b) = post(&addr, "/mcp/mcp/v1", "application/json", r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Jobs.run","arguments":{"steps":5,"step_ms":200}}}"#).await;
     assert_eq!(json(&b)["result"]["isError"], true);
     // A timed-out method releases its lock: the guard is dropped with its future.
-    let server = builder()
+    let server = example_prod()
         .method_timeout_for("Orders.pay", Duration::from_millis(100))
         .build()
         .unwrap();
-    let addr = start(server).await;
+    let addr = serve(server).await;
     let (_, b) = post(
         &addr,
         "/rpc/mcp/v1",
@@ -270,11 +267,11 @@ async fn a_method_past_its_time_limit_is_dropped_with_a_clear_error() {
 
 #[tokio::test]
 async fn a_sync_method_past_its_time_limit_answers_and_keeps_its_lock_until_it_returns() {
-    let server = builder()
+    let server = example_prod()
         .method_timeout(Duration::from_millis(100))
         .build()
         .unwrap();
-    let addr = start(server).await;
+    let addr = serve(server).await;
     // The test runtime has one thread: the server answers only if the method is off it.
     let (_, b) = post(
         &addr,
@@ -326,7 +323,7 @@ async fn a_sync_method_past_its_time_limit_answers_and_keeps_its_lock_until_it_r
 
 #[tokio::test]
 async fn a_panicking_listener_is_an_internal_error_and_the_server_survives() {
-    let server = builder()
+    let server = example_prod()
         .on(EventKind::Request, |ev| {
             if ev.method() == "Catalog.tree" {
                 panic!("listener bug");
@@ -336,7 +333,7 @@ async fn a_panicking_listener_is_an_internal_error_and_the_server_survives() {
         .on(EventKind::PostResponse, |_| panic!("late listener bug"))
         .build()
         .unwrap();
-    let addr = start(server).await;
+    let addr = serve(server).await;
     let (s, b) = post(
         &addr,
         "/rpc/mcp/v1",
@@ -373,11 +370,11 @@ impl mcp_runtime::core::Listener for PanicsBeforeItsFuture {
 
 #[tokio::test]
 async fn a_listener_panicking_before_its_future_is_an_internal_error_on_both_faces() {
-    let server = builder()
+    let server = example_prod()
         .listener(EventKind::PreExecute, 0, PanicsBeforeItsFuture)
         .build()
         .unwrap();
-    let addr = start(server).await;
+    let addr = serve(server).await;
     let (s, b) = post(
         &addr,
         "/rpc/mcp/v1",
@@ -411,13 +408,13 @@ async fn a_listener_panicking_before_its_future_is_an_internal_error_on_both_fac
 
 #[tokio::test]
 async fn two_thousand_requests_with_64_in_flight_all_succeed() {
-    let addr = start(builder().build().unwrap()).await;
+    let addr = serve(example_prod().build().unwrap()).await;
     let client = reqwest::Client::new();
     let sem = Arc::new(tokio::sync::Semaphore::new(64));
     let mut tasks = Vec::new();
     for i in 0..2000u32 {
         let permit = sem.clone().acquire_owned().await.unwrap();
-        let (client, addr) = (client.clone(), addr.clone());
+        let client = client.clone();
         tasks.push(tokio::spawn(async move {
             let _p = permit;
             let (path, body) = if i % 2 == 0 {
@@ -441,7 +438,7 @@ async fn two_thousand_requests_with_64_in_flight_all_succeed() {
 async fn graceful_shutdown_finishes_in_flight_calls_and_their_post_response_work() {
     let ran = Arc::new(AtomicUsize::new(0));
     let seen = ran.clone();
-    let server = builder()
+    let server = example_prod()
         .on(EventKind::PostResponse, move |ev| {
             if ev.method() == "Orders.pay" {
                 seen.fetch_add(1, Ordering::SeqCst);
@@ -452,7 +449,7 @@ async fn graceful_shutdown_finishes_in_flight_calls_and_their_post_response_work
         .build()
         .unwrap();
     let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = l.local_addr().unwrap().to_string();
+    let addr = l.local_addr().unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let serving = tokio::spawn(async move {
         server
@@ -461,9 +458,8 @@ async fn graceful_shutdown_finishes_in_flight_calls_and_their_post_response_work
             })
             .await
     });
-    let a = addr.clone();
     let call = tokio::spawn(async move {
-        post(&a, "/rpc/mcp/v1", "application/json", r#"{"jsonrpc":"2.0","method":"Orders.pay","params":{"order_id":5,"hold_ms":400},"id":1}"#).await
+        post(&addr, "/rpc/mcp/v1", "application/json", r#"{"jsonrpc":"2.0","method":"Orders.pay","params":{"order_id":5,"hold_ms":400},"id":1}"#).await
     });
     tokio::time::sleep(Duration::from_millis(100)).await;
     stop.send(()).unwrap();

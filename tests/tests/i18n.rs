@@ -6,6 +6,9 @@ use mcp_runtime::prelude::*;
 use mcp_runtime::{BuildError, Environment};
 use serde_json::Value;
 
+mod support;
+use support::serve_url;
+
 const G: ApiGroup = ApiGroup::mcp("i18n");
 
 /// Doc title of one.
@@ -76,13 +79,6 @@ fn server() -> Server {
         .expect("valid translations")
 }
 
-async fn start(server: Server) -> String {
-    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = l.local_addr().unwrap();
-    tokio::spawn(async move { server.serve_listener(l, std::future::pending()).await });
-    format!("http://{addr}")
-}
-
 const MODERN_META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
 
 /// tools/list with an optional Accept-Language: (Content-Language, Vary, tools by name).
@@ -123,7 +119,7 @@ async fn list(base: &str, lang: Option<&str>, modern: bool) -> (String, String, 
 
 #[tokio::test]
 async fn every_link_of_the_title_chain() {
-    let base = start(server()).await;
+    let base = serve_url(server()).await;
     let (_, _, uk) = list(&base, Some("uk"), false).await;
     assert_eq!(
         uk["T.one"]["title"], "group-uk one",
@@ -156,7 +152,7 @@ async fn every_link_of_the_title_chain() {
 
 #[tokio::test]
 async fn each_field_has_its_own_chain() {
-    let base = start(server()).await;
+    let base = serve_url(server()).await;
     let (_, _, uk) = list(&base, Some("uk"), false).await;
     // Title from the group file, description from the base default file, param from group+uk.
     assert_eq!(uk["T.one"]["title"], "group-uk one");
@@ -178,7 +174,7 @@ async fn each_field_has_its_own_chain() {
 
 #[tokio::test]
 async fn accept_language_cases_on_both_eras() {
-    let base = start(server()).await;
+    let base = serve_url(server()).await;
     for modern in [false, true] {
         for (header, expected, title) in [
             (Some("uk"), "uk", "group-uk one"),
@@ -200,7 +196,7 @@ async fn accept_language_cases_on_both_eras() {
 
 #[tokio::test]
 async fn openrpc_is_translated_and_carries_the_headers() {
-    let base = start(server()).await;
+    let base = serve_url(server()).await;
     let res = reqwest::Client::new()
         .get(format!("{base}/rpc/i18n/v1"))
         .header("accept-language", "uk-UA")

@@ -15,6 +15,9 @@ use mcp_runtime::{Environment, ServerBuilder};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+mod support;
+use support::serve;
+
 // ---------------------------------------------------------------------------------------------
 // A probe group that exists only in this test binary: it makes notifications observable (a
 // counter) and has an `Option` and a defaulted parameter to echo back.
@@ -102,13 +105,7 @@ impl Reply {
 
 /// Serves `server` on a free port of this test's runtime.
 async fn start(server: Server) -> Peer {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        server
-            .serve_listener(listener, std::future::pending())
-            .await
-    });
+    let addr = serve(server).await;
     let http = reqwest::Client::builder()
         .no_proxy()
         .build()

@@ -16,6 +16,9 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
+mod support;
+use support::{example_prod, serve_url};
+
 // ---------------------------------------------------------------------------------------------
 // Fixtures and helpers
 // ---------------------------------------------------------------------------------------------
@@ -42,12 +45,6 @@ fn env_meta() -> Value {
 /// The `_meta` member of modern results.
 fn result_meta() -> Value {
     json!({"io.modelcontextprotocol/serverInfo": server_info()})
-}
-
-/// The example server's builder (`examples::builder()`), pinned to production so error texts
-/// do not depend on `APP_ENV`.
-fn example_prod() -> ServerBuilder {
-    examples::builder().env(Environment::PROD)
 }
 
 /// The example's methods without its translation files: tool texts come from the doc comments.
@@ -86,17 +83,9 @@ fn tool_names(tools: &[Value]) -> Vec<String> {
         .collect()
 }
 
-/// Serves `server` on a free loopback port; returns `http://127.0.0.1:PORT`.
-async fn spawn(server: Server) -> String {
-    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = l.local_addr().unwrap();
-    tokio::spawn(async move { server.serve_listener(l, std::future::pending()).await });
-    format!("http://{addr}")
-}
-
 /// The example server (`examples::server()`), served.
 async fn example() -> String {
-    spawn(examples::server().unwrap()).await
+    serve_url(examples::server().unwrap()).await
 }
 
 fn client() -> reqwest::Client {
@@ -473,7 +462,7 @@ fn tool<'a>(tools: &'a [Value], name: &str) -> &'a Value {
 async fn tools_list_exact_tools_sorted_without_rpc_only_methods() {
     let server = examples::server().unwrap();
     let expected = mcp_tool_names(&server);
-    let url = format!("{}/mcp/mcp/v1", spawn(server).await);
+    let url = format!("{}/mcp/mcp/v1", serve_url(server).await);
     let (status, _, body) = post_json(
         &url,
         &[],
@@ -526,7 +515,7 @@ async fn tools_list_exact_untranslated_tools() {
     // Without translation files, titles and descriptions come from the doc comments.
     let url = format!(
         "{}/mcp/mcp/v1",
-        spawn(untranslated().build().unwrap()).await
+        serve_url(untranslated().build().unwrap()).await
     );
     let (status, _, body) = post_json(
         &url,
@@ -542,7 +531,7 @@ async fn tools_list_exact_untranslated_tools() {
 
 #[tokio::test]
 async fn tools_list_schema_dialect_can_be_switched_off() {
-    let base = spawn(example_prod().mcp_schema_dialect(false).build().unwrap()).await;
+    let base = serve_url(example_prod().mcp_schema_dialect(false).build().unwrap()).await;
     let url = format!("{base}/mcp/mcp/v1");
     let (_, _, body) = post_json(
         &url,
@@ -569,7 +558,7 @@ async fn tools_list_schema_dialect_can_be_switched_off() {
 async fn tools_list_pagination() {
     let server = example_prod().mcp_page_size(2).build().unwrap();
     let expected = mcp_tool_names(&server);
-    let url = format!("{}/mcp/mcp/v1", spawn(server).await);
+    let url = format!("{}/mcp/mcp/v1", serve_url(server).await);
     let list = |id: i64, cursor: Option<&str>| match cursor {
         None => json!({"jsonrpc":"2.0","id":id,"method":"tools/list"}),
         Some(c) => json!({"jsonrpc":"2.0","id":id,"method":"tools/list","params":{"cursor":c}}),
@@ -720,7 +709,7 @@ async fn tools_call_without_arguments_uses_empty_object() {
 
 #[tokio::test]
 async fn tools_call_method_error_is_tool_error() {
-    let base = spawn(example_prod().build().unwrap()).await;
+    let base = serve_url(example_prod().build().unwrap()).await;
     let url = format!("{base}/mcp/mcp/v1");
     let (status, _, body) = post_json(&url, &[], &call(6, "Catalog.get", json!({"id": 99}))).await;
     assert_eq!(status, 200);
@@ -815,7 +804,7 @@ async fn tools_call_invalid_arguments_as_tool_error_option() {
         .mcp_invalid_arguments(InvalidArguments::ToolError)
         .build()
         .unwrap();
-    let url = format!("{}/mcp/mcp/v1", spawn(server).await);
+    let url = format!("{}/mcp/mcp/v1", serve_url(server).await);
     let (status, _, body) =
         post_json(&url, &[], &call(7, "Catalog.search", json!({"limit": "a"}))).await;
     assert_eq!(status, 200);
@@ -954,7 +943,7 @@ const WAV_SILENCE: &str = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0Y
 
 #[tokio::test]
 async fn conformance_content_tools_exact_blocks() {
-    let base = spawn(example_prod().build().unwrap()).await;
+    let base = serve_url(example_prod().build().unwrap()).await;
     let url = format!("{base}/mcp/conformance/v1");
     let sid = open_session(&url, "2025-11-25").await;
     let session = [
@@ -1181,7 +1170,7 @@ async fn tools_list_pages_are_sent_with_their_length() {
 
 #[tokio::test]
 async fn modern_tools_list_pages_keep_cache_scope() {
-    let base = spawn(example_prod().mcp_page_size(2).build().unwrap()).await;
+    let base = serve_url(example_prod().mcp_page_size(2).build().unwrap()).await;
     let url = format!("{base}/mcp/mcp/v1");
     let req = modern_req(json!(1), "tools/list", json!({}));
     let (_, _, p1) = post_json(&url, &modern_headers("tools/list", None), &req).await;
@@ -1242,7 +1231,7 @@ async fn modern_tools_call_success() {
 
 #[tokio::test]
 async fn modern_tools_call_tool_errors_at_200() {
-    let base = spawn(example_prod().build().unwrap()).await;
+    let base = serve_url(example_prod().build().unwrap()).await;
     let url = format!("{base}/mcp/mcp/v1");
     let req = modern_req(
         json!(4),
@@ -2100,7 +2089,7 @@ async fn accept_without_json_or_sse_is_406() {
 #[tokio::test]
 async fn body_over_limit_is_413() {
     let server = example_prod().body_limit(256).build().unwrap();
-    let url = format!("{}/mcp/mcp/v1", spawn(server).await);
+    let url = format!("{}/mcp/mcp/v1", serve_url(server).await);
     let big = call(1, "Catalog.ping", json!({"who": "w".repeat(300)})).to_string();
     let (status, _, body) = post(&url, &[], &big).await;
     assert_eq!(status, 413);
@@ -2120,7 +2109,7 @@ async fn host_policy_any_lets_foreign_hosts_through() {
         .allowed_hosts(HostPolicy::any())
         .build()
         .unwrap();
-    let url = format!("{}/mcp/mcp/v1", spawn(server).await);
+    let url = format!("{}/mcp/mcp/v1", serve_url(server).await);
     let (status, _, body) = post(
         &url,
         &[
@@ -2140,7 +2129,7 @@ async fn host_policy_only_allows_named_hosts() {
         .allowed_hosts(HostPolicy::only(["mcp.example.com"]))
         .build()
         .unwrap();
-    let url = format!("{}/mcp/mcp/v1", spawn(server).await);
+    let url = format!("{}/mcp/mcp/v1", serve_url(server).await);
     let (status, _, _) = post(&url, &[("host", "mcp.example.com:443")], &init_body()).await;
     assert_eq!(status, 200);
     let (status, _, _) = post(&url, &[], &init_body()).await;
@@ -2189,7 +2178,7 @@ async fn bad_server(env: Environment) -> String {
         .env(env)
         .build()
         .unwrap();
-    spawn(server).await
+    serve_url(server).await
 }
 
 async fn assert_every_mcp_request_fails(base: &str, message: &str) {

@@ -3,6 +3,9 @@
 use mcp_runtime::prelude::*;
 use serde_json::{Value, json};
 
+mod support;
+use support::serve;
+
 const V: ApiGroup = ApiGroup::mcp("versioned");
 
 /// In v1 only.
@@ -52,9 +55,7 @@ fn catalogs_inherit_and_drop() {
 #[tokio::test]
 async fn each_version_has_its_routes() {
     let server = Server::builder().env(Environment::PROD).build().unwrap();
-    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = l.local_addr().unwrap();
-    tokio::spawn(async move { server.serve_listener(l, std::future::pending()).await });
+    let addr = serve(server).await;
     let call = |v: u32, method: &'static str| async move {
         let r: Value = reqwest::Client::new()
             .post(format!("http://{addr}/rpc/versioned/v{v}"))

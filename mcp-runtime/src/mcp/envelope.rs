@@ -243,7 +243,8 @@ impl<'de> Visitor<'de> for KeySeed {
 }
 
 /// Reads the `jsonrpc` member: whether it is the string `"2.0"` (any other value, read
-/// strictly and dropped, is `false`).
+/// strictly and dropped, is `false`). Not `Strict` and a comparison: that would allocate the
+/// string on every message, where this compares the borrowed one.
 struct IsVersion;
 
 impl<'de> DeserializeSeed<'de> for IsVersion {
