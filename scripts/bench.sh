@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks mcp-runtime against rmcp 3.x and a bare axum handler, then writes
-# docs/benchmarks.md (issue 7). On this 2-core machine a run from a clean checkout takes 12 to
-# 14½ minutes (4 to 5 of them building: the servers in release, then the compile stage's
+# docs/benchmarks.md (issue 7). On this 2-core machine a run from a clean checkout takes 11 to
+# 14½ minutes (3 to 5 of them building: the servers in release, then the compile stage's
 # dependencies in debug and release, beside the profile stage); a later run, with them built,
 # about 10.
 #
