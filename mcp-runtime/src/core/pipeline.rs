@@ -170,7 +170,8 @@ impl Core {
     }
 
     /// Whether a call of `info` can finish without suspending: a synchronous method with no
-    /// cache, no lock, no time limit and no awaited listener (`post_response` work is queued, not awaited).
+    /// cache, no lock, no time limit and no awaited listener (`post_response` work is queued,
+    /// not awaited).
     ///
     /// Transports answer such calls without building the pipeline's future (a few KB that
     /// every enclosing future would carry and copy); [`Core::call_now`] runs them.
