@@ -47,11 +47,15 @@ async fn post(
     (r.status().as_u16(), r.text().await.unwrap_or_default())
 }
 
+/// POSTs a body with `Content-Type: application/json`.
+async fn post_json(addr: &SocketAddr, path: &str, body: impl Into<reqwest::Body>) -> (u16, String) {
+    post(addr, path, "application/json", body).await
+}
+
 async fn still_serving(addr: &SocketAddr) {
-    let (s, b) = post(
+    let (s, b) = post_json(
         addr,
         "/rpc/mcp/v1",
-        "application/json",
         r#"{"jsonrpc":"2.0","method":"Catalog.ping","id":1}"#,
     )
     .await;
@@ -69,7 +73,7 @@ fn json(b: &str) -> Value {
 async fn deep_nesting_is_a_parse_error_on_both_faces() {
     let addr = serve(example_prod().build().unwrap()).await;
     let deep = "[".repeat(200_000);
-    let (s, b) = post(&addr, "/rpc/mcp/v1", "application/json", deep.clone()).await;
+    let (s, b) = post_json(&addr, "/rpc/mcp/v1", deep.clone()).await;
     assert_eq!(s, 500);
     assert_eq!(json(&b)["error"]["code"], -32700);
     // Deep params inside a well-formed envelope: refused when the params are decoded.
@@ -78,13 +82,13 @@ async fn deep_nesting_is_a_parse_error_on_both_faces() {
         "[".repeat(5000),
         "]".repeat(5000)
     );
-    let (s, b) = post(&addr, "/rpc/mcp/v1", "application/json", nested_params).await;
+    let (s, b) = post_json(&addr, "/rpc/mcp/v1", nested_params).await;
     assert_eq!((s, json(&b)["error"]["code"].clone()), (200, json!(-32602)));
     assert_eq!(
         json(&b)["error"]["message"],
         "Invalid params: recursion limit exceeded"
     );
-    let (s, b) = post(&addr, "/mcp/mcp/v1", "application/json", deep).await;
+    let (s, b) = post_json(&addr, "/mcp/mcp/v1", deep).await;
     assert_eq!(
         (s, b.as_str()),
         (
@@ -99,9 +103,9 @@ async fn deep_nesting_is_a_parse_error_on_both_faces() {
 async fn invalid_utf8_is_a_parse_error() {
     let addr = serve(example_prod().build().unwrap()).await;
     let body: Vec<u8> = b"{\"jsonrpc\":\"2.0\",\"method\":\"Catalog.ping\",\"params\":{\"who\":\"\xff\xfe\"},\"id\":1}".to_vec();
-    let (s, b) = post(&addr, "/rpc/mcp/v1", "application/json", body.clone()).await;
+    let (s, b) = post_json(&addr, "/rpc/mcp/v1", body.clone()).await;
     assert_eq!((s, json(&b)["error"]["code"].clone()), (500, json!(-32700)));
-    let (s, b) = post(&addr, "/mcp/mcp/v1", "application/json", body).await;
+    let (s, b) = post_json(&addr, "/mcp/mcp/v1", body).await;
     assert_eq!((s, json(&b)["error"]["code"].clone()), (400, json!(-32700)));
     still_serving(&addr).await;
 }
@@ -122,7 +126,7 @@ async fn wrong_content_type_and_oversized_bodies() {
             r#"{{"jsonrpc":"2.0","method":"Catalog.ping","params":{{"who":"{}"}},"id":1}}"#,
             "x".repeat(100 * 1024)
         );
-        let (s, _) = post(&addr, path, "application/json", big).await;
+        let (s, _) = post_json(&addr, path, big).await;
         assert_eq!(s, 413, "{path}");
     }
     still_serving(&addr).await;
@@ -131,10 +135,9 @@ async fn wrong_content_type_and_oversized_bodies() {
 #[tokio::test]
 async fn duplicate_keys_and_huge_keys_are_invalid_params() {
     let addr = serve(example_prod().build().unwrap()).await;
-    let (_, b) = post(
+    let (_, b) = post_json(
         &addr,
         "/rpc/mcp/v1",
-        "application/json",
         r#"{"jsonrpc":"2.0","method":"Catalog.get","params":{"id":1,"id":2},"id":7}"#,
     )
     .await;
@@ -143,13 +146,13 @@ async fn duplicate_keys_and_huge_keys_are_invalid_params() {
         json!({"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Invalid params: duplicate key `id`",
             "data":{"exception":"Ufo\\RpcError\\RpcBadParamException"}}})
     );
-    let (s, b) = post(&addr, "/mcp/mcp/v1", "application/json", r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Catalog.get","arguments":{"id":1,"id":2}}}"#).await;
+    let (s, b) = post_json(&addr, "/mcp/mcp/v1", r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Catalog.get","arguments":{"id":1,"id":2}}}"#).await;
     assert_eq!(s, 400);
     assert_eq!(json(&b)["error"]["code"], -32602);
     let key = "k".repeat(100_000);
     let body =
         format!(r#"{{"jsonrpc":"2.0","method":"Catalog.ping","params":{{"{key}":1}},"id":1}}"#);
-    let (_, b) = post(&addr, "/rpc/mcp/v1", "application/json", body).await;
+    let (_, b) = post_json(&addr, "/rpc/mcp/v1", body).await;
     assert_eq!(json(&b)["error"]["code"], -32602);
     still_serving(&addr).await;
 }
@@ -160,13 +163,7 @@ async fn huge_batches_are_refused_whole() {
     let items: Vec<Value> = (0..101)
         .map(|i| json!({"jsonrpc":"2.0","method":"Catalog.ping","id":i}))
         .collect();
-    let (_, b) = post(
-        &addr,
-        "/rpc/mcp/v1",
-        "application/json",
-        serde_json::to_string(&items).unwrap(),
-    )
-    .await;
+    let (_, b) = post_json(&addr, "/rpc/mcp/v1", serde_json::to_string(&items).unwrap()).await;
     assert_eq!(json(&b)["error"]["code"], -32600);
     assert_eq!(
         json(&b)["error"]["message"],
@@ -223,10 +220,9 @@ async fn a_method_past_its_time_limit_is_dropped_with_a_clear_error() {
         .build()
         .unwrap();
     let addr = serve(server).await;
-    let (_, b) = post(
+    let (_, b) = post_json(
         &addr,
         "/rpc/mcp/v1",
-        "application/json",
         r#"{"jsonrpc":"2.0","method":"Jobs.run","params":{"steps":5,"step_ms":200},"id":1}"#,
     )
     .await;
@@ -235,7 +231,7 @@ async fn a_method_past_its_time_limit_is_dropped_with_a_clear_error() {
         json(&b)["error"]["message"],
         "Method 'Jobs.run' timed out after 150 ms"
     );
-    let (_, b) = post(&addr, "/mcp/mcp/v1", "application/json", r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Jobs.run","arguments":{"steps":5,"step_ms":200}}}"#).await;
+    let (_, b) = post_json(&addr, "/mcp/mcp/v1", r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Jobs.run","arguments":{"steps":5,"step_ms":200}}}"#).await;
     assert_eq!(json(&b)["result"]["isError"], true);
     // A timed-out method releases its lock: the guard is dropped with its future.
     let server = example_prod()
@@ -243,10 +239,9 @@ async fn a_method_past_its_time_limit_is_dropped_with_a_clear_error() {
         .build()
         .unwrap();
     let addr = serve(server).await;
-    let (_, b) = post(
+    let (_, b) = post_json(
         &addr,
         "/rpc/mcp/v1",
-        "application/json",
         r#"{"jsonrpc":"2.0","method":"Orders.pay","params":{"order_id":9,"hold_ms":1000},"id":1}"#,
     )
     .await;
@@ -255,10 +250,9 @@ async fn a_method_past_its_time_limit_is_dropped_with_a_clear_error() {
         "Method 'Orders.pay' timed out after 100 ms"
     );
     tokio::time::sleep(Duration::from_millis(50)).await;
-    let (_, b) = post(
+    let (_, b) = post_json(
         &addr,
         "/rpc/mcp/v1",
-        "application/json",
         r#"{"jsonrpc":"2.0","method":"Orders.pay","params":{"order_id":9},"id":2}"#,
     )
     .await;
@@ -273,10 +267,9 @@ async fn a_sync_method_past_its_time_limit_answers_and_keeps_its_lock_until_it_r
         .unwrap();
     let addr = serve(server).await;
     // The test runtime has one thread: the server answers only if the method is off it.
-    let (_, b) = post(
+    let (_, b) = post_json(
         &addr,
         "/rpc/slow/v1",
-        "application/json",
         r#"{"jsonrpc":"2.0","method":"Slow.block","params":{"ms":600},"id":1}"#,
     )
     .await;
@@ -286,7 +279,7 @@ async fn a_sync_method_past_its_time_limit_answers_and_keeps_its_lock_until_it_r
             "message":"Method 'Slow.block' timed out after 100 ms",
             "data":{"exception":"Ufo\\RpcError\\RpcRuntimeException"}}})
     );
-    let (_, b) = post(&addr, "/mcp/slow/v1", "application/json", r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"Slow.block","arguments":{"ms":600}}}"#).await;
+    let (_, b) = post_json(&addr, "/mcp/slow/v1", r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"Slow.block","arguments":{"ms":600}}}"#).await;
     assert_eq!(
         json(&b),
         json!({"jsonrpc":"2.0","id":2,"result":{"isError":true,"content":[{"type":"text",
@@ -294,22 +287,21 @@ async fn a_sync_method_past_its_time_limit_answers_and_keeps_its_lock_until_it_r
     );
     still_serving(&addr).await;
     // Within the limit, the result.
-    let (_, b) = post(
+    let (_, b) = post_json(
         &addr,
         "/rpc/slow/v1",
-        "application/json",
         r#"{"jsonrpc":"2.0","method":"Slow.block","params":{"ms":1},"id":3}"#,
     )
     .await;
     assert_eq!(b, r#"{"jsonrpc":"2.0","id":3,"result":1}"#);
     // Cut, the method still runs: its lock is refused to the next call until it returns.
     let call = r#"{"jsonrpc":"2.0","method":"Slow.locked","params":{"key":7,"ms":600},"id":4}"#;
-    let (_, b) = post(&addr, "/rpc/slow/v1", "application/json", call).await;
+    let (_, b) = post_json(&addr, "/rpc/slow/v1", call).await;
     assert_eq!(
         json(&b)["error"]["message"],
         "Method 'Slow.locked' timed out after 100 ms"
     );
-    let (_, b) = post(&addr, "/rpc/slow/v1", "application/json", call).await;
+    let (_, b) = post_json(&addr, "/rpc/slow/v1", call).await;
     assert_eq!(
         json(&b)["error"],
         json!({"code":-32400,"message":"Method 'Slow.locked' is locked.",
@@ -317,7 +309,7 @@ async fn a_sync_method_past_its_time_limit_answers_and_keeps_its_lock_until_it_r
     );
     tokio::time::sleep(Duration::from_millis(900)).await;
     let fast = r#"{"jsonrpc":"2.0","method":"Slow.locked","params":{"key":7,"ms":1},"id":5}"#;
-    let (_, b) = post(&addr, "/rpc/slow/v1", "application/json", fast).await;
+    let (_, b) = post_json(&addr, "/rpc/slow/v1", fast).await;
     assert_eq!(b, r#"{"jsonrpc":"2.0","id":5,"result":7}"#);
 }
 
@@ -334,10 +326,9 @@ async fn a_panicking_listener_is_an_internal_error_and_the_server_survives() {
         .build()
         .unwrap();
     let addr = serve(server).await;
-    let (s, b) = post(
+    let (s, b) = post_json(
         &addr,
         "/rpc/mcp/v1",
-        "application/json",
         r#"{"jsonrpc":"2.0","method":"Catalog.tree","id":1}"#,
     )
     .await;
@@ -375,10 +366,9 @@ async fn a_listener_panicking_before_its_future_is_an_internal_error_on_both_fac
         .build()
         .unwrap();
     let addr = serve(server).await;
-    let (s, b) = post(
+    let (s, b) = post_json(
         &addr,
         "/rpc/mcp/v1",
-        "application/json",
         r#"{"jsonrpc":"2.0","method":"Catalog.tree","id":1}"#,
     )
     .await;
@@ -389,11 +379,7 @@ async fn a_listener_panicking_before_its_future_is_an_internal_error_on_both_fac
             "message":"listener `hostile::PanicsBeforeItsFuture` panicked",
             "data":{"exception":"panic"}}})
     );
-    let (s, b) = post(
-        &addr,
-        "/mcp/mcp/v1",
-        "application/json",
-        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"Catalog.tree","arguments":{}}}"#,
+    let (s, b) = post_json(&addr, "/mcp/mcp/v1", r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"Catalog.tree","arguments":{}}}"#,
     )
     .await;
     assert_eq!(s, 200);
@@ -459,7 +445,7 @@ async fn graceful_shutdown_finishes_in_flight_calls_and_their_post_response_work
             .await
     });
     let call = tokio::spawn(async move {
-        post(&addr, "/rpc/mcp/v1", "application/json", r#"{"jsonrpc":"2.0","method":"Orders.pay","params":{"order_id":5,"hold_ms":400},"id":1}"#).await
+        post_json(&addr, "/rpc/mcp/v1", r#"{"jsonrpc":"2.0","method":"Orders.pay","params":{"order_id":5,"hold_ms":400},"id":1}"#).await
     });
     tokio::time::sleep(Duration::from_millis(100)).await;
     stop.send(()).unwrap();

@@ -11,10 +11,8 @@
 //!
 //! A listener that fails or panics after the call is logged and never breaks the response.
 
-use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 
-use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 use serde_json::value::RawValue;
 
@@ -285,18 +283,9 @@ impl Listeners {
     /// Runs the listeners of an event in order; the first failure (or panic) stops and is returned.
     pub async fn emit(&self, event: &mut Event<'_>) -> Result<(), RpcError> {
         for e in &self.by_kind[event.kind.index()] {
-            // A panic is caught both while the listener builds its future (an `impl Listener`
-            // may do work before returning it) and while the future runs.
+            // An `impl Listener` may panic before it returns its future, or while it runs.
             let ev = &mut *event;
-            let build = AssertUnwindSafe(move || {
-                // Moved out of the closure, so the future may borrow it (the closure is FnOnce).
-                let ev = ev;
-                e.listener.handle(ev)
-            });
-            let r = match std::panic::catch_unwind(build) {
-                Ok(fut) => AssertUnwindSafe(fut).catch_unwind().await,
-                Err(panic) => Err(panic),
-            };
+            let r = super::pipeline::catch_panics(move || e.listener.handle(ev)).await;
             match r {
                 Ok(Ok(())) => {}
                 Ok(Err(err)) => return Err(err),

@@ -551,6 +551,17 @@ fn effective_key(info: &MethodInfo, version: u32, params: &Params) -> String {
     cache_key(info.def.name, version, &Value::Object(effective))
 }
 
+/// Builds a future and runs it, catching a panic in either step: an async handler or a
+/// listener may panic before it returns its future as well as while it runs.
+pub(crate) async fn catch_panics<Fut: std::future::Future>(
+    build: impl FnOnce() -> Fut,
+) -> std::thread::Result<Fut::Output> {
+    match std::panic::catch_unwind(AssertUnwindSafe(build)) {
+        Ok(fut) => AssertUnwindSafe(fut).catch_unwind().await,
+        Err(panic) => Err(panic),
+    }
+}
+
 /// Calls the handler; a panic becomes -32603 and the worker keeps serving.
 async fn invoke(
     handler: Handler,
@@ -560,13 +571,9 @@ async fn invoke(
 ) -> Result<Output, RpcError> {
     match handler {
         Handler::Sync(f) => invoke_sync(f, ctx, params, env),
-        Handler::Async(f) => match std::panic::catch_unwind(AssertUnwindSafe(|| f(ctx, params))) {
-            Ok(fut) => AssertUnwindSafe(fut)
-                .catch_unwind()
-                .await
-                .unwrap_or_else(|p| Err(RpcError::from_panic(p, env))),
-            Err(p) => Err(RpcError::from_panic(p, env)),
-        },
+        Handler::Async(f) => catch_panics(|| f(ctx, params))
+            .await
+            .unwrap_or_else(|p| Err(RpcError::from_panic(p, env))),
     }
 }
 
