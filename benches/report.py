@@ -204,15 +204,37 @@ def short(name):
 
 
 def top_functions(name, n=20):
-    f = os.path.join(OUT, "profile", f"self.{name}.txt")
+    """The n functions of a run with the highest self cost, read from the raw callgrind file.
+
+    Not from `callgrind_annotate --inclusive=no`: for a server whose counters were zeroed while
+    it ran (`callgrind_control -z`), valgrind 3.19's annotate puts the whole cost on `clone`.
+    """
+    f = os.path.join(OUT, "profile", f"callgrind.{name}.out")
     if not os.path.exists(f):
         return []
-    rows = []
-    for line in open(f):
-        m = re.match(r"^\s*([\d,]+)\s+\(\s*([\d.]+)%\)\s+(\S.*)$", line)
-        if m and "PROGRAM TOTALS" not in line:
-            rows.append((int(m.group(1).replace(",", "")), float(m.group(2)), short(m.group(3))))
-    return rows[:n]
+    names, cost = {}, {}
+    fn, after_calls = None, False
+    for line in open(f, errors="replace"):
+        c = line[:1]
+        if c.isdigit() or c in "+-*":
+            # The cost line after `calls=` is the callee's inclusive cost, not the caller's own.
+            if after_calls:
+                after_calls = False
+            elif fn is not None:
+                cost[fn] = cost.get(fn, 0) + int(line.split()[-1])
+        elif line.startswith(("fn=", "cfn=")):
+            # Names are compressed: `(id) name` the first time, `(id)` after.
+            m = re.match(r"c?fn=\((\d+)\)(?: (.*))?$", line.rstrip("\n"))
+            if m:
+                if m.group(2) is not None:
+                    names[m.group(1)] = m.group(2)
+                if c == "f":
+                    fn = names.get(m.group(1), m.group(1))
+        elif line.startswith("calls="):
+            after_calls = True
+    total = sum(cost.values()) or 1
+    top = sorted(cost.items(), key=lambda kv: -kv[1])[:n]
+    return [(ir, 100.0 * ir / total, short(fname)) for fname, ir in top]
 
 
 def alloc_calls(name):

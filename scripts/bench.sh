@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks mcp-runtime against rmcp 3.x and a bare axum handler, then writes
-# docs/benchmarks.md (issue 7). On this 2-core machine a run from a clean checkout takes 11 to
-# 14½ minutes (3 to 5 of them building: the servers in release, then the compile stage's
+# docs/benchmarks.md (issue 7). On this 2-core machine a run from a clean checkout takes about
+# 11 to 14½ minutes (3 to 5 of them building: the servers in release, then the compile stage's
 # dependencies in debug and release, beside the profile stage); a later run, with them built,
 # about 10.
 #
@@ -633,8 +633,6 @@ stage_profile() {
             "$BIN/bench-profile" "$mode" "$f" 2>"$P/valgrind.${mode//:/-}.log" |
             sed -n 's/^RESULT //p')"
         [ -n "$line" ] || die "bench-profile $mode printed no result"
-        callgrind_annotate --inclusive=no "$P/callgrind.${mode//:/-}.out" \
-            >"$P/self.${mode//:/-}.txt" 2>/dev/null
         callgrind_annotate --inclusive=yes --tree=calling "$P/callgrind.${mode//:/-}.out" \
             >"$P/tree.${mode//:/-}.txt" 2>/dev/null
         record profile.jsonl "$line"
@@ -662,7 +660,6 @@ profile_server() {
     kill "$vpid"
     wait "$vpid" || true
     record profile.jsonl "{\"server\":\"$s\",\"http\":$line}"
-    callgrind_annotate --inclusive=no "$P/callgrind.http-$s.out" >"$P/self.http-$s.txt" 2>/dev/null
     callgrind_annotate --inclusive=yes --tree=calling "$P/callgrind.http-$s.out" \
         >"$P/tree.http-$s.txt" 2>/dev/null
 }
