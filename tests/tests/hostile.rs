@@ -326,13 +326,7 @@ async fn a_panicking_listener_is_an_internal_error_and_the_server_survives() {
         .build()
         .unwrap();
     let addr = serve(server).await;
-    let (s, b) = post_json(
-        &addr,
-        "/rpc/mcp/v1",
-        r#"{"jsonrpc":"2.0","method":"Catalog.tree","id":1}"#,
-    )
-    .await;
-    assert_eq!(s, 200);
+    let b = catalog_tree_on_rpc(&addr).await;
     assert_eq!(json(&b)["error"]["code"], -32603);
     assert!(
         !b.contains("listener.rs") && !b.contains("backtrace"),
@@ -342,6 +336,18 @@ async fn a_panicking_listener_is_an_internal_error_and_the_server_survives() {
     for _ in 0..3 {
         still_serving(&addr).await;
     }
+}
+
+/// `Catalog.tree` (id 1) posted to `/rpc`: the body of its 200 answer.
+async fn catalog_tree_on_rpc(addr: &SocketAddr) -> String {
+    let (s, b) = post_json(
+        addr,
+        "/rpc/mcp/v1",
+        r#"{"jsonrpc":"2.0","method":"Catalog.tree","id":1}"#,
+    )
+    .await;
+    assert_eq!(s, 200, "{b}");
+    b
 }
 
 /// A listener that panics in `handle` itself, before it returns its future.
@@ -366,13 +372,7 @@ async fn a_listener_panicking_before_its_future_is_an_internal_error_on_both_fac
         .build()
         .unwrap();
     let addr = serve(server).await;
-    let (s, b) = post_json(
-        &addr,
-        "/rpc/mcp/v1",
-        r#"{"jsonrpc":"2.0","method":"Catalog.tree","id":1}"#,
-    )
-    .await;
-    assert_eq!(s, 200);
+    let b = catalog_tree_on_rpc(&addr).await;
     assert_eq!(
         json(&b),
         json!({"jsonrpc":"2.0","id":1,"error":{"code":-32603,
