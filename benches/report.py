@@ -705,6 +705,8 @@ def calls_table(title, data, div, show_calls=True, name=None):
     w("|---|---|---|")
     w(f"| {total / div:,.0f} | | **(the function itself, inclusive)** |")
     for ir, calls, name in rows:
+        if round(ir / div) == 0:
+            continue  # Under half an instruction per call (or per method): noise in this table.
         w(f"| {ir / div:,.0f} | {f'{calls / div:.0f}' if show_calls else ''} | `{esc(name)}` |")
     w("")
 
