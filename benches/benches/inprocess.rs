@@ -12,7 +12,8 @@ use std::time::Duration;
 
 use benches::*;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use mcp_runtime::jsonrpc::envelope::{Limits, handle};
+use mcp_runtime::Limits;
+use mcp_runtime::jsonrpc::handle;
 
 fn tools_call(c: &mut Criterion) {
     let server = server().expect("the bench server");
@@ -31,7 +32,7 @@ fn tools_call(c: &mut Criterion) {
                 server.core(),
                 catalog,
                 black_box(JSONRPC_CALL_BODY.as_bytes()),
-                Limits::default(),
+                &Limits::default(),
                 None,
             ))
         })

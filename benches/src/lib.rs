@@ -8,8 +8,7 @@ use std::net::SocketAddr;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use mcp_runtime::mcp::envelope::{Parsed, parse_body};
-use mcp_runtime::mcp::handler::{AnswerBody, Incoming};
+use mcp_runtime::mcp::handler::{AnswerBody, Message};
 use mcp_runtime::mcp::{Era, McpEndpoint};
 use mcp_runtime::prelude::*;
 use mcp_runtime::registry::{Handler, MethodDef, ParamDef, ParamKind, Params, SourceLocation};
@@ -158,8 +157,8 @@ pub fn run_ready<F: Future>(f: F) -> F::Output {
 /// transport hands them to hyper (a tools/list page is the written opening plus the shared
 /// precomputed page).
 pub fn mcp_in_process(ep: &McpEndpoint, body: &[u8]) -> AnswerBody {
-    // The transport's reader: the envelope straight from the bytes, duplicate keys refused.
-    let Ok(Parsed::Single(Ok(Incoming::Request(msg)))) = parse_body(body) else {
+    // The edge's reader: the envelope straight from the bytes, duplicate keys refused.
+    let Ok(msg) = Message::read(body) else {
         panic!("not a request");
     };
     let era = if msg.meta_version().is_some() {

@@ -5,12 +5,13 @@
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use mcp_runtime::jsonrpc::envelope::{Limits, handle};
+use mcp_runtime::Limits;
+use mcp_runtime::jsonrpc::handle;
 
 fuzz_target!(|data: &[u8]| {
     let server = common::server();
     let catalog = server.registry().catalog("mcp", 1).expect("catalog");
-    let reply = common::rt().block_on(handle(server.core(), catalog, data, Limits::default(), None));
+    let reply = common::rt().block_on(handle(server.core(), catalog, data, &Limits::default(), None));
     if let Some(body) = reply.body {
         let v: serde_json::Value = serde_json::from_slice(&body).expect("replies are JSON");
         assert!(v.is_object() || v.is_array());

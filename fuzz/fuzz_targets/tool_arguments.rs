@@ -18,5 +18,12 @@ fuzz_target!(|data: &[u8]| {
     if matches!(info.name(), "Jobs.run" | "Orders.pay") {
         return;
     }
-    let _ = common::rt().block_on(server.core().call_method(catalog, info, Some(args), Face::Mcp, CallExtras::default()));
+    let call = mcp_runtime::core::CallRequest {
+        catalog,
+        info,
+        params: Some(args),
+        face: Face::Mcp,
+        extras: CallExtras::default(),
+    };
+    let _ = common::rt().block_on(server.core().call(call));
 });

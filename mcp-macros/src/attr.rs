@@ -1,9 +1,12 @@
-//! Parsing of the attributes' arguments with `parse_nested_meta`.
+//! Parsing: the attributes' arguments, read with `parse_nested_meta` through one shared key
+//! parser ([`parse_keys`]) that reports unknown keys (with a did-you-mean) and duplicate keys
+//! the same way for every attribute. Each attribute's key names are constants next to its
+//! parser.
 
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenStream};
 use syn::meta::ParseNestedMeta;
 use syn::punctuated::Punctuated;
-use syn::{Expr, LitBool, LitInt, LitStr, Path, Token};
+use syn::{Attribute, Expr, LitBool, LitInt, LitStr, Path, Token};
 
 use crate::ctxt::Ctxt;
 
@@ -14,58 +17,284 @@ pub struct Spanned<T> {
     pub span: Span,
 }
 
-pub const RPC_METHOD_KEYS: &str = "name, groups, version, removed_in, cache, lock, crate";
-pub const MCP_TOOL_KEYS: &str =
-    "title, read_only_hint, destructive_hint, idempotent_hint, open_world_hint";
-pub const PARAM_KEYS: &str = "default, rename, context, min_length, max_length, length, min, max, range, \
-     exclusive_min, exclusive_max, pattern, email, url, uuid, one_of, not_blank, min_items, max_items, check";
-pub const CACHE_KEYS: &str = "ttl, envs";
-pub const LOCK_KEYS: &str = "param, ttl, wait";
-
-/// `cache(ttl = "60s", envs = ["prod"])`.
-pub struct CacheArgs {
-    pub ttl_ms: u64,
-    pub envs: Option<Vec<String>>,
+/// An attribute (or a nested list such as `cache(...)`) and the keys it takes, for the shared
+/// parser and its messages.
+pub struct Keys {
+    /// The name in messages: "unknown `rpc_method` key".
+    pub attr: &'static str,
+    pub keys: &'static [&'static str],
 }
 
-/// `lock(param = "order_id", ttl = "10s", wait = "2s")`.
-pub struct LockArgs {
-    pub param: Option<Spanned<String>>,
-    pub ttl_ms: u64,
-    pub wait_ms: u64,
-}
-pub const SERVICE_KEYS: &str = "name, concat, groups, version, crate";
+impl Keys {
+    /// The keys as a list for messages: "name, groups, version".
+    pub fn list(&self) -> String {
+        self.keys.join(", ")
+    }
 
-#[derive(Default)]
-pub struct RpcMethodArgs {
-    pub name: Option<Spanned<String>>,
-    pub groups: Option<Spanned<Vec<Path>>>,
-    pub version: Option<Spanned<u32>>,
-    pub removed_in: Option<Spanned<u32>>,
-    pub krate: Option<Path>,
-    pub cache: Option<CacheArgs>,
-    pub lock: Option<LockArgs>,
-    /// Keys that were written, valid or not (so a bad value is not also reported as missing).
-    pub seen: Vec<String>,
+    /// The key `meta` names, if it is one of these.
+    fn find(&self, meta: &ParseNestedMeta) -> Option<&'static str> {
+        self.keys.iter().copied().find(|k| meta.path.is_ident(k))
+    }
 }
 
-#[derive(Default)]
-pub struct McpToolArgs {
-    pub title: Option<String>,
-    pub read_only_hint: Option<bool>,
-    pub destructive_hint: Option<bool>,
-    pub idempotent_hint: Option<bool>,
-    pub open_world_hint: Option<bool>,
+// ---------------------------------------------------------------------------------------------
+// The shared key parser.
+
+/// Parses a key list with `parse_nested_meta`, records errors in `cx` and keeps going after a
+/// bad entry. An unknown key (with a did-you-mean) and a key given twice are errors; every other
+/// key is passed to `each` with its constant. Returns the keys that were written, valid or not
+/// (so a bad value is not also reported as missing).
+pub fn parse_keys(
+    cx: &Ctxt,
+    tokens: TokenStream,
+    spec: &Keys,
+    each: impl FnMut(&'static str, &ParseNestedMeta) -> syn::Result<()>,
+) -> Vec<&'static str> {
+    let mut seen = Vec::new();
+    parse_keys_seen(cx, tokens, spec, &mut seen, each);
+    seen
 }
 
-#[derive(Default)]
-pub struct ParamArgs {
-    pub default: Option<Expr>,
-    pub rename: Option<Spanned<String>>,
-    pub context: bool,
-    /// JSON Schema keywords of the constraints, in order: `("minLength", "1")`.
-    pub keywords: Vec<(String, String)>,
-    pub check: Option<Path>,
+/// [`parse_keys`] for an attribute that may be written several times (`#[rpc(...)]`): a key
+/// in `seen` was given by an earlier one.
+pub fn parse_keys_seen(
+    cx: &Ctxt,
+    tokens: TokenStream,
+    spec: &Keys,
+    seen: &mut Vec<&'static str>,
+    mut each: impl FnMut(&'static str, &ParseNestedMeta) -> syn::Result<()>,
+) {
+    let parser = syn::meta::parser(|meta| {
+        if let Err(e) = known_key(&meta, spec, seen).and_then(|key| each(key, &meta)) {
+            cx.syn_error(e);
+            // Skip the rest of this entry (up to the next top-level `,`), wherever the error
+            // left off, so the next keys are still checked and nothing is reported twice.
+            while !meta.input.is_empty() && !meta.input.peek(Token![,]) {
+                meta.input.parse::<proc_macro2::TokenTree>()?;
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = syn::parse::Parser::parse2(parser, tokens) {
+        cx.syn_error(e);
+        // The rest of the list is unknown: count every key as written, so none is also
+        // reported as missing.
+        for key in spec.keys {
+            if !seen.contains(key) {
+                seen.push(key);
+            }
+        }
+    }
+}
+
+/// A nested key list (`cache(ttl = "60s")`), with the same rules as [`parse_keys`]; its first
+/// error ends the list and is the error of the whole entry.
+pub fn parse_nested_keys(
+    meta: &ParseNestedMeta,
+    spec: &Keys,
+    mut each: impl FnMut(&'static str, &ParseNestedMeta) -> syn::Result<()>,
+) -> syn::Result<()> {
+    let mut seen = Vec::new();
+    meta.parse_nested_meta(|m| {
+        let key = known_key(&m, spec, &mut seen)?;
+        each(key, &m)
+    })
+}
+
+/// The key of an entry: an error if it is unknown or was already given.
+fn known_key(
+    meta: &ParseNestedMeta,
+    spec: &Keys,
+    seen: &mut Vec<&'static str>,
+) -> syn::Result<&'static str> {
+    let Some(key) = spec.find(meta) else {
+        return Err(unknown(meta, spec));
+    };
+    if seen.contains(&key) {
+        return Err(syn::Error::new_spanned(
+            &meta.path,
+            format!("duplicate key `{key}`: give it once"),
+        ));
+    }
+    seen.push(key);
+    Ok(key)
+}
+
+pub fn path_name(path: &Path) -> String {
+    path.segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect::<Vec<_>>()
+        .join("::")
+}
+
+fn unknown(meta: &ParseNestedMeta, spec: &Keys) -> syn::Error {
+    let key = path_name(&meta.path);
+    let hint = suggest(&key, spec.keys)
+        .map(|k| format!(" (did you mean `{k}`?)"))
+        .unwrap_or_default();
+    syn::Error::new_spanned(
+        &meta.path,
+        format!(
+            "unknown `{}` key `{key}`{hint}; expected one of: {}",
+            spec.attr,
+            spec.list()
+        ),
+    )
+}
+
+/// The known key closest to a misspelt one, if any is close enough.
+fn suggest(key: &str, keys: &[&'static str]) -> Option<&'static str> {
+    // A known key the user wrote only the start of (`read_only` for `read_only_hint`).
+    if key.len() >= 4
+        && let Some(k) = keys.iter().find(|k| k.starts_with(key))
+    {
+        return Some(k);
+    }
+    keys.iter()
+        .map(|k| (edit_distance(key, k), *k))
+        .filter(|(d, k)| *d <= (k.len().max(key.len()) / 3).max(1))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+/// Edit distance with adjacent transpositions (`nmae` is one edit from `name`), in bytes (keys
+/// are ASCII).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    // d[i][j]: distance between a[..i] and b[..j].
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut v = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                v = v.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = v;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+// ---------------------------------------------------------------------------------------------
+// Values.
+
+fn lit_str(meta: &ParseNestedMeta) -> syn::Result<Spanned<String>> {
+    let lit: LitStr = meta.value()?.parse().map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            format!(
+                "`{0}` expects a string literal: `{0} = \"...\"`",
+                path_name(&meta.path)
+            ),
+        )
+    })?;
+    Ok(Spanned {
+        value: lit.value(),
+        span: lit.span(),
+    })
+}
+
+fn lit_u32(meta: &ParseNestedMeta) -> syn::Result<Spanned<u32>> {
+    let lit: LitInt = meta.value()?.parse().map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            format!(
+                "`{0}` expects an integer literal: `{0} = 1`",
+                path_name(&meta.path)
+            ),
+        )
+    })?;
+    Ok(Spanned {
+        value: lit.base10_parse()?,
+        span: lit.span(),
+    })
+}
+
+/// An `i32` literal, optionally negative: `priority = -10`.
+fn lit_i32(meta: &ParseNestedMeta) -> syn::Result<i32> {
+    let value = meta.value()?;
+    let neg = value.parse::<Option<Token![-]>>()?.is_some();
+    let lit: LitInt = value.parse().map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            format!(
+                "`{0}` expects an integer literal: `{0} = 10` or `{0} = -10`",
+                path_name(&meta.path)
+            ),
+        )
+    })?;
+    let n: i32 = lit.base10_parse()?;
+    Ok(if neg { -n } else { n })
+}
+
+fn groups(meta: &ParseNestedMeta) -> syn::Result<Spanned<Vec<Path>>> {
+    let value = meta.value()?;
+    if !value.peek(syn::token::Bracket) {
+        let msg = "expected a list of group constants in brackets: `groups = [MCP]` or \
+                   `groups = [MCP, INTERNAL]`";
+        return Err(match value.parse::<Expr>() {
+            Ok(e) => syn::Error::new_spanned(e, msg),
+            Err(_) => value.error(msg),
+        });
+    }
+    let content;
+    let bracket = syn::bracketed!(content in value);
+    let list = Punctuated::<Path, Token![,]>::parse_terminated(&content).map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            "expected the path of an `ApiGroup` constant: `groups = [MCP, INTERNAL]`",
+        )
+    })?;
+    Ok(Spanned {
+        value: list.into_iter().collect(),
+        span: bracket.span.join(),
+    })
+}
+
+/// `crate = "path"`.
+pub fn krate(meta: &ParseNestedMeta) -> syn::Result<Path> {
+    let s = lit_str(meta)?;
+    syn::parse_str::<Path>(&s.value)
+        .map_err(|_| syn::Error::new(s.span, "expected a path: `crate = \"my_runtime\"`"))
+}
+
+/// A bool flag: `key` alone means true, or `key = true|false`.
+fn flag(meta: &ParseNestedMeta) -> syn::Result<bool> {
+    if meta.input.peek(Token![=]) {
+        let lit: LitBool = meta.value()?.parse().map_err(|e| {
+            syn::Error::new(
+                e.span(),
+                format!(
+                    "`{0}` expects `true` or `false`: `{0} = true`, or `{0}` alone for true",
+                    path_name(&meta.path)
+                ),
+            )
+        })?;
+        Ok(lit.value)
+    } else {
+        Ok(true)
+    }
+}
+
+/// A key without a value: `context`.
+fn bare(meta: &ParseNestedMeta, example: &str) -> syn::Result<()> {
+    if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
+        return Err(meta.error(format!(
+            "`{}` takes no value: `{example}`",
+            path_name(&meta.path)
+        )));
+    }
+    Ok(())
 }
 
 /// A duration: `"500ms"`, `"10s"`, `"2m"`, `"1h"`, or an integer of seconds.
@@ -115,7 +344,15 @@ fn string_list(meta: &ParseNestedMeta) -> syn::Result<Vec<String>> {
     }
     let content;
     syn::bracketed!(content in value);
-    let list = Punctuated::<LitStr, Token![,]>::parse_terminated(&content)?;
+    let list = Punctuated::<LitStr, Token![,]>::parse_terminated(&content).map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            format!(
+                "expected a string literal: `{} = [\"prod\"]`",
+                path_name(&meta.path)
+            ),
+        )
+    })?;
     Ok(list.into_iter().map(|l| l.value()).collect())
 }
 
@@ -143,6 +380,34 @@ fn number(meta: &ParseNestedMeta) -> syn::Result<String> {
     })
 }
 
+/// A list of literals as a JSON array's text: `one_of = ["a", "b"]`.
+fn literal_list(meta: &ParseNestedMeta) -> syn::Result<String> {
+    let value = meta.value()?;
+    if !value.peek(syn::token::Bracket) {
+        return Err(value.error(format!(
+            "expected a list of literals in brackets: `{} = [\"a\", \"b\"]`",
+            path_name(&meta.path)
+        )));
+    }
+    let content;
+    syn::bracketed!(content in value);
+    let list = Punctuated::<syn::Lit, Token![,]>::parse_terminated(&content)?;
+    let items: Vec<String> = list
+        .iter()
+        .map(|l| match l {
+            syn::Lit::Str(s) => Ok(json_string(&s.value())),
+            syn::Lit::Int(i) => Ok(i.base10_digits().to_owned()),
+            syn::Lit::Float(f) => Ok(f.base10_digits().to_owned()),
+            syn::Lit::Bool(b) => Ok(b.value.to_string()),
+            other => Err(syn::Error::new_spanned(
+                other,
+                "expected a string, number or bool literal",
+            )),
+        })
+        .collect::<syn::Result<_>>()?;
+    Ok(format!("[{}]", items.join(",")))
+}
+
 /// A JSON string literal.
 pub fn json_string(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
@@ -162,56 +427,396 @@ pub fn json_string(s: &str) -> String {
     out
 }
 
+// ---------------------------------------------------------------------------------------------
+// Keys shared by several attributes.
+
+pub const NAME: &str = "name";
+pub const GROUPS: &str = "groups";
+pub const VERSION: &str = "version";
+pub const CRATE: &str = "crate";
+
+// ---------------------------------------------------------------------------------------------
+// `#[rpc_method(...)]`.
+
+pub const REMOVED_IN: &str = "removed_in";
+pub const CACHE: &str = "cache";
+pub const LOCK: &str = "lock";
+
+pub const RPC_METHOD: Keys = Keys {
+    attr: "rpc_method",
+    keys: &[NAME, GROUPS, VERSION, REMOVED_IN, CACHE, LOCK, CRATE],
+};
+
+#[derive(Default)]
+pub struct RpcMethodArgs {
+    pub name: Option<Spanned<String>>,
+    pub groups: Option<Spanned<Vec<Path>>>,
+    pub version: Option<Spanned<u32>>,
+    pub removed_in: Option<Spanned<u32>>,
+    pub krate: Option<Path>,
+    pub cache: Option<CacheArgs>,
+    pub lock: Option<LockArgs>,
+    /// Keys that were written, valid or not (so a bad value is not also reported as missing).
+    pub seen: Vec<&'static str>,
+}
+
+impl RpcMethodArgs {
+    /// Whether `key` was written (even with a bad value).
+    pub fn has(&self, key: &str) -> bool {
+        self.seen.contains(&key)
+    }
+}
+
+pub fn parse_rpc_method(cx: &Ctxt, tokens: TokenStream) -> RpcMethodArgs {
+    let mut args = RpcMethodArgs::default();
+    args.seen = parse_keys(cx, tokens, &RPC_METHOD, |key, meta| {
+        match key {
+            NAME => args.name = Some(lit_str(meta)?),
+            GROUPS => args.groups = Some(groups(meta)?),
+            VERSION => args.version = Some(lit_u32(meta)?),
+            REMOVED_IN => args.removed_in = Some(lit_u32(meta)?),
+            CRATE => args.krate = Some(krate(meta)?),
+            CACHE => args.cache = Some(cache(meta)?),
+            LOCK => args.lock = Some(lock(meta)?),
+            _ => unreachable!("a key of RPC_METHOD"),
+        }
+        Ok(())
+    });
+    args
+}
+
+// `cache(...)`.
+
+pub const TTL: &str = "ttl";
+pub const ENVS: &str = "envs";
+
+pub const CACHE_KEYS: Keys = Keys {
+    attr: "cache",
+    keys: &[TTL, ENVS],
+};
+
+/// `cache(ttl = "60s", envs = ["prod"])`.
+pub struct CacheArgs {
+    pub ttl_ms: u64,
+    pub envs: Option<Vec<String>>,
+}
+
+fn cache(meta: &ParseNestedMeta) -> syn::Result<CacheArgs> {
+    let mut c = CacheArgs {
+        ttl_ms: 60_000,
+        envs: None,
+    };
+    parse_nested_keys(meta, &CACHE_KEYS, |key, m| {
+        match key {
+            TTL => c.ttl_ms = duration_ms(m)?,
+            ENVS => c.envs = Some(string_list(m)?),
+            _ => unreachable!("a key of CACHE_KEYS"),
+        }
+        Ok(())
+    })?;
+    Ok(c)
+}
+
+// `lock(...)`, or `lock` alone.
+
+pub const PARAM: &str = "param";
+pub const WAIT: &str = "wait";
+
+pub const LOCK_KEYS: Keys = Keys {
+    attr: "lock",
+    keys: &[PARAM, TTL, WAIT],
+};
+
+/// `lock(param = "order_id", ttl = "10s", wait = "2s")`.
+pub struct LockArgs {
+    pub param: Option<Spanned<String>>,
+    pub ttl_ms: u64,
+    pub wait_ms: u64,
+}
+
+fn lock(meta: &ParseNestedMeta) -> syn::Result<LockArgs> {
+    let mut l = LockArgs {
+        param: None,
+        ttl_ms: 30_000,
+        wait_ms: 0,
+    };
+    if meta.input.peek(syn::token::Paren) {
+        parse_nested_keys(meta, &LOCK_KEYS, |key, m| {
+            match key {
+                PARAM => l.param = Some(lit_str(m)?),
+                TTL => l.ttl_ms = duration_ms(m)?,
+                WAIT => l.wait_ms = duration_ms(m)?,
+                _ => unreachable!("a key of LOCK_KEYS"),
+            }
+            Ok(())
+        })?;
+    }
+    Ok(l)
+}
+
+// ---------------------------------------------------------------------------------------------
+// `#[mcp_tool(...)]`.
+
+pub const MCP_TOOL_ATTR: &str = "mcp_tool";
+pub const TITLE: &str = "title";
+pub const READ_ONLY_HINT: &str = "read_only_hint";
+pub const DESTRUCTIVE_HINT: &str = "destructive_hint";
+pub const IDEMPOTENT_HINT: &str = "idempotent_hint";
+pub const OPEN_WORLD_HINT: &str = "open_world_hint";
+
+pub const MCP_TOOL: Keys = Keys {
+    attr: MCP_TOOL_ATTR,
+    keys: &[
+        TITLE,
+        READ_ONLY_HINT,
+        DESTRUCTIVE_HINT,
+        IDEMPOTENT_HINT,
+        OPEN_WORLD_HINT,
+    ],
+};
+
+#[derive(Default)]
+pub struct McpToolArgs {
+    pub title: Option<String>,
+    pub read_only_hint: Option<bool>,
+    pub destructive_hint: Option<bool>,
+    pub idempotent_hint: Option<bool>,
+    pub open_world_hint: Option<bool>,
+}
+
+pub fn parse_mcp_tool(cx: &Ctxt, tokens: TokenStream) -> McpToolArgs {
+    let mut args = McpToolArgs::default();
+    parse_keys(cx, tokens, &MCP_TOOL, |key, meta| {
+        match key {
+            TITLE => args.title = Some(lit_str(meta)?.value),
+            READ_ONLY_HINT => args.read_only_hint = Some(flag(meta)?),
+            DESTRUCTIVE_HINT => args.destructive_hint = Some(flag(meta)?),
+            IDEMPOTENT_HINT => args.idempotent_hint = Some(flag(meta)?),
+            OPEN_WORLD_HINT => args.open_world_hint = Some(flag(meta)?),
+            _ => unreachable!("a key of MCP_TOOL"),
+        }
+        Ok(())
+    });
+    args
+}
+
+/// Removes the `#[mcp_tool(...)]` attributes from a function's attributes and parses them; a
+/// second one is an error.
+pub fn take_mcp_tool(cx: &Ctxt, attrs: &mut Vec<Attribute>) -> Option<McpToolArgs> {
+    let mut tool = None;
+    let mut kept = Vec::with_capacity(attrs.len());
+    for a in attrs.drain(..) {
+        if !attr_is(&a, MCP_TOOL_ATTR) {
+            kept.push(a);
+        } else if tool.is_some() {
+            cx.error_spanned_by(&a, "duplicate `#[mcp_tool]` attribute");
+        } else {
+            let tokens = match &a.meta {
+                syn::Meta::List(l) => l.tokens.clone(),
+                _ => TokenStream::new(),
+            };
+            tool = Some(parse_mcp_tool(cx, tokens));
+        }
+    }
+    *attrs = kept;
+    tool
+}
+
+// ---------------------------------------------------------------------------------------------
+// `#[param(...)]` on a parameter.
+
+pub const PARAM_ATTR: &str = "param";
+pub const DEFAULT: &str = "default";
+pub const RENAME: &str = "rename";
+pub const CONTEXT: &str = "context";
+pub const MIN_LENGTH: &str = "min_length";
+pub const MAX_LENGTH: &str = "max_length";
+pub const LENGTH: &str = "length";
+pub const MIN: &str = "min";
+pub const MAX: &str = "max";
+pub const RANGE: &str = "range";
+pub const EXCLUSIVE_MIN: &str = "exclusive_min";
+pub const EXCLUSIVE_MAX: &str = "exclusive_max";
+pub const PATTERN: &str = "pattern";
+pub const EMAIL: &str = "email";
+pub const URL: &str = "url";
+pub const UUID: &str = "uuid";
+pub const ONE_OF: &str = "one_of";
+pub const NOT_BLANK: &str = "not_blank";
+pub const MIN_ITEMS: &str = "min_items";
+pub const MAX_ITEMS: &str = "max_items";
+pub const CHECK: &str = "check";
+
+pub const PARAM_KEYS: Keys = Keys {
+    attr: PARAM_ATTR,
+    keys: &[
+        DEFAULT,
+        RENAME,
+        CONTEXT,
+        MIN_LENGTH,
+        MAX_LENGTH,
+        LENGTH,
+        MIN,
+        MAX,
+        RANGE,
+        EXCLUSIVE_MIN,
+        EXCLUSIVE_MAX,
+        PATTERN,
+        EMAIL,
+        URL,
+        UUID,
+        ONE_OF,
+        NOT_BLANK,
+        MIN_ITEMS,
+        MAX_ITEMS,
+        CHECK,
+    ],
+};
+
+/// The keys of `length(...)` and `range(...)`.
+pub const MIN_MAX_LENGTH: Keys = Keys {
+    attr: LENGTH,
+    keys: &[MIN, MAX],
+};
+pub const MIN_MAX_RANGE: Keys = Keys {
+    attr: RANGE,
+    keys: &[MIN, MAX],
+};
+
+#[derive(Default)]
+pub struct ParamArgs {
+    pub default: Option<Expr>,
+    pub rename: Option<Spanned<String>>,
+    pub context: bool,
+    /// JSON Schema keywords of the constraints, in order: `("minLength", "1")`.
+    pub keywords: Vec<(String, String)>,
+    /// The `pattern = "..."` regular expressions as written (checked by `check`).
+    pub patterns: Vec<Spanned<String>>,
+    pub check: Option<Path>,
+}
+
+impl ParamArgs {
+    /// Whether a key only a JSON parameter can have was written: `default`, `rename`, a
+    /// constraint or `check`.
+    pub fn is_json(&self) -> bool {
+        self.default.is_some()
+            || self.rename.is_some()
+            || !self.keywords.is_empty()
+            || self.check.is_some()
+    }
+}
+
+pub fn parse_param(cx: &Ctxt, attr: &Attribute) -> ParamArgs {
+    let mut args = ParamArgs::default();
+    let tokens = match &attr.meta {
+        syn::Meta::List(list) => list.tokens.clone(),
+        other => {
+            cx.error_spanned_by(
+                other,
+                format!(
+                    "expected `#[param(...)]` with one of: {}",
+                    PARAM_KEYS.list()
+                ),
+            );
+            return args;
+        }
+    };
+    parse_keys(cx, tokens, &PARAM_KEYS, |key, meta| {
+        let kw = &mut args.keywords;
+        match key {
+            DEFAULT => {
+                if !meta.input.peek(Token![=]) {
+                    return Err(syn::Error::new_spanned(
+                        &meta.path,
+                        "`default` needs a value: `#[param(default = 10)]` (an `Option<T>` \
+                         parameter is optional without one)",
+                    ));
+                }
+                args.default = Some(meta.value()?.parse()?);
+            }
+            RENAME => args.rename = Some(lit_str(meta)?),
+            CONTEXT => {
+                bare(meta, "#[param(context)]")?;
+                args.context = true;
+            }
+            MIN_LENGTH => kw.push(("minLength".into(), number(meta)?)),
+            MAX_LENGTH => kw.push(("maxLength".into(), number(meta)?)),
+            LENGTH => min_max(meta, &MIN_MAX_LENGTH, "minLength", "maxLength", kw)?,
+            MIN_ITEMS => kw.push(("minItems".into(), number(meta)?)),
+            MAX_ITEMS => kw.push(("maxItems".into(), number(meta)?)),
+            MIN => kw.push(("minimum".into(), number(meta)?)),
+            MAX => kw.push(("maximum".into(), number(meta)?)),
+            RANGE => min_max(meta, &MIN_MAX_RANGE, "minimum", "maximum", kw)?,
+            EXCLUSIVE_MIN => kw.push(("exclusiveMinimum".into(), number(meta)?)),
+            EXCLUSIVE_MAX => kw.push(("exclusiveMaximum".into(), number(meta)?)),
+            PATTERN => {
+                let p = lit_str(meta)?;
+                kw.push(("pattern".into(), json_string(&p.value)));
+                args.patterns.push(p);
+            }
+            EMAIL => kw.push(("format".into(), json_string("email"))),
+            URL => kw.push(("format".into(), json_string("uri"))),
+            UUID => kw.push(("format".into(), json_string("uuid"))),
+            NOT_BLANK => {
+                kw.push(("minLength".into(), "1".into()));
+                kw.push(("pattern".into(), json_string("\\S")));
+            }
+            ONE_OF => kw.push(("enum".into(), literal_list(meta)?)),
+            CHECK => args.check = Some(meta.value()?.parse()?),
+            _ => unreachable!("a key of PARAM_KEYS"),
+        }
+        Ok(())
+    });
+    args
+}
+
 fn min_max(
     meta: &ParseNestedMeta,
+    spec: &Keys,
     lo: &str,
     hi: &str,
     out: &mut Vec<(String, String)>,
 ) -> syn::Result<()> {
-    meta.parse_nested_meta(|m| {
-        if m.path.is_ident("min") {
-            out.push((lo.to_owned(), number(&m)?));
-        } else if m.path.is_ident("max") {
-            out.push((hi.to_owned(), number(&m)?));
-        } else {
-            return Err(m.error("expected `min = N` or `max = N`"));
-        }
+    parse_nested_keys(meta, spec, |key, m| {
+        let keyword = if key == MIN { lo } else { hi };
+        out.push((keyword.to_owned(), number(m)?));
         Ok(())
     })
 }
 
-/// A light syntax check of a pattern at compile time: balanced groups and classes.
-fn regex_syntax_ok(p: &str) -> Result<(), &'static str> {
-    let (mut depth, mut class, mut escaped) = (0i32, false, false);
-    for c in p.chars() {
-        if escaped {
-            escaped = false;
-            continue;
-        }
-        match c {
-            '\\' => escaped = true,
-            '[' if !class => class = true,
-            ']' if class => class = false,
-            '(' if !class => depth += 1,
-            ')' if !class => {
-                depth -= 1;
-                if depth < 0 {
-                    return Err("unbalanced `)`");
-                }
+/// A parameter's `#[param]` arguments and doc comments, removed from its attributes; a second
+/// `#[param]` is an error.
+pub fn take_param(cx: &Ctxt, attrs: &mut Vec<Attribute>) -> (ParamArgs, String) {
+    let mut doc_attrs = Vec::new();
+    let mut args = ParamArgs::default();
+    let mut seen = false;
+    attrs.retain(|a| {
+        if a.path().is_ident("doc") {
+            doc_attrs.push(a.clone());
+            false
+        } else if a.path().is_ident(PARAM_ATTR) {
+            if seen {
+                cx.error_spanned_by(a, "duplicate `#[param]` attribute: put every key in one");
             }
-            _ => {}
+            seen = true;
+            args = parse_param(cx, a);
+            false
+        } else {
+            true
         }
-    }
-    if escaped {
-        Err("trailing backslash")
-    } else if class {
-        Err("unclosed `[`")
-    } else if depth != 0 {
-        Err("unclosed `(`")
-    } else {
-        Ok(())
-    }
+    });
+    (args, doc_text(&doc_attrs))
 }
+
+// ---------------------------------------------------------------------------------------------
+// `#[rpc_service(...)]`.
+
+pub const CONCAT: &str = "concat";
+
+pub const RPC_SERVICE: Keys = Keys {
+    attr: "rpc_service",
+    keys: &[NAME, CONCAT, GROUPS, VERSION, CRATE],
+};
 
 #[derive(Default)]
 pub struct ServiceArgs {
@@ -221,417 +826,105 @@ pub struct ServiceArgs {
     pub version: Option<Spanned<u32>>,
     pub krate: Option<Path>,
     /// Keys that were written, valid or not.
-    pub seen: Vec<String>,
-}
-
-impl RpcMethodArgs {
-    /// Whether `key` was written (even with a bad value).
-    pub fn has(&self, key: &str) -> bool {
-        self.seen.iter().any(|k| k == key)
-    }
+    pub seen: Vec<&'static str>,
 }
 
 impl ServiceArgs {
     /// Whether `key` was written (even with a bad value).
     pub fn has(&self, key: &str) -> bool {
-        self.seen.iter().any(|k| k == key)
+        self.seen.contains(&key)
     }
 }
 
-fn lit_str(meta: &ParseNestedMeta) -> syn::Result<Spanned<String>> {
-    let lit: LitStr = meta.value()?.parse().map_err(|e| {
-        syn::Error::new(
-            e.span(),
-            format!(
-                "`{0}` expects a string literal: `{0} = \"...\"`",
-                path_name(&meta.path)
-            ),
-        )
-    })?;
-    Ok(Spanned {
-        value: lit.value(),
-        span: lit.span(),
-    })
-}
-
-fn lit_u32(meta: &ParseNestedMeta) -> syn::Result<Spanned<u32>> {
-    let lit: LitInt = meta.value()?.parse().map_err(|e| {
-        syn::Error::new(
-            e.span(),
-            format!(
-                "`{0}` expects an integer literal: `{0} = 1`",
-                path_name(&meta.path)
-            ),
-        )
-    })?;
-    Ok(Spanned {
-        value: lit.base10_parse()?,
-        span: lit.span(),
-    })
-}
-
-fn groups(meta: &ParseNestedMeta) -> syn::Result<Spanned<Vec<Path>>> {
-    let value = meta.value()?;
-    if !value.peek(syn::token::Bracket) {
-        let msg = "expected a list of group constants in brackets: `groups = [MCP]` or \
-                   `groups = [MCP, INTERNAL]`";
-        return Err(match value.parse::<Expr>() {
-            Ok(e) => syn::Error::new_spanned(e, msg),
-            Err(_) => value.error(msg),
-        });
-    }
-    let content;
-    let bracket = syn::bracketed!(content in value);
-    let list = Punctuated::<Path, Token![,]>::parse_terminated(&content).map_err(|e| {
-        syn::Error::new(
-            e.span(),
-            "expected the path of an `ApiGroup` constant: `groups = [MCP, INTERNAL]`",
-        )
-    })?;
-    Ok(Spanned {
-        value: list.into_iter().collect(),
-        span: bracket.span.join(),
-    })
-}
-
-pub fn krate(meta: &ParseNestedMeta) -> syn::Result<Path> {
-    let s = lit_str(meta)?;
-    syn::parse_str::<Path>(&s.value)
-        .map_err(|_| syn::Error::new(s.span, "expected a path: `crate = \"my_runtime\"`"))
-}
-
-/// A bool flag: `key` alone means true, or `key = true|false`.
-fn flag(meta: &ParseNestedMeta) -> syn::Result<bool> {
-    if meta.input.peek(Token![=]) {
-        let lit: LitBool = meta.value()?.parse().map_err(|e| {
-            syn::Error::new(
-                e.span(),
-                format!(
-                    "`{0}` expects `true` or `false`: `{0} = true`, or `{0}` alone for true",
-                    path_name(&meta.path)
-                ),
-            )
-        })?;
-        Ok(lit.value)
-    } else {
-        Ok(true)
-    }
-}
-
-fn is_one_of(meta: &ParseNestedMeta, keys: &str) -> bool {
-    keys.split(", ").any(|k| meta.path.is_ident(k))
-}
-
-pub fn path_name(path: &Path) -> String {
-    path.segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect::<Vec<_>>()
-        .join("::")
-}
-
-pub fn unknown(meta: &ParseNestedMeta, attr: &str, keys: &str) -> syn::Error {
-    let key = path_name(&meta.path);
-    let hint = suggest(&key, keys)
-        .map(|k| format!(" (did you mean `{k}`?)"))
-        .unwrap_or_default();
-    syn::Error::new_spanned(
-        &meta.path,
-        format!("unknown `{attr}` key `{key}`{hint}; expected one of: {keys}"),
-    )
-}
-
-/// The known key closest to a misspelt one, if any is close enough.
-fn suggest<'k>(key: &str, keys: &'k str) -> Option<&'k str> {
-    // A known key the user wrote only the start of (`read_only` for `read_only_hint`).
-    if key.len() >= 4
-        && let Some(k) = keys.split(", ").find(|k| k.starts_with(key))
-    {
-        return Some(k);
-    }
-    keys.split(", ")
-        .map(|k| (edit_distance(key, k), k))
-        .filter(|(d, k)| *d <= (k.len().max(key.len()) / 3).max(1))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, k)| k)
-}
-
-/// Edit distance with adjacent transpositions (`nmae` is one edit from `name`), in bytes (keys
-/// are ASCII).
-fn edit_distance(a: &str, b: &str) -> usize {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    // d[i][j]: distance between a[..i] and b[..j].
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                v = v.min(d[i - 2][j - 2] + 1);
-            }
-            d[i][j] = v;
-        }
-    }
-    d[a.len()][b.len()]
-}
-
-/// Records `key` as written; a second occurrence is an error.
-pub fn first_time(meta: &ParseNestedMeta, seen: &mut Vec<String>) -> syn::Result<()> {
-    let key = path_name(&meta.path);
-    if seen.contains(&key) {
-        return Err(syn::Error::new_spanned(
-            &meta.path,
-            format!("duplicate key `{key}`: give it once"),
-        ));
-    }
-    seen.push(key);
-    Ok(())
-}
-
-/// Runs `parse_nested_meta` and records errors in `cx`; keeps going after a bad key.
-pub fn parse_list(
-    cx: &Ctxt,
-    tokens: proc_macro2::TokenStream,
-    mut each: impl FnMut(&ParseNestedMeta) -> syn::Result<()>,
-) {
-    let parser = syn::meta::parser(|meta| {
-        if let Err(e) = each(&meta) {
-            cx.syn_error(e);
-            // Skip the rest of this entry (up to the next top-level `,`), wherever the error
-            // left off, so the next keys are still checked and nothing is reported twice.
-            while !meta.input.is_empty() && !meta.input.peek(Token![,]) {
-                meta.input.parse::<proc_macro2::TokenTree>()?;
-            }
-        }
-        Ok(())
-    });
-    if let Err(e) = syn::parse::Parser::parse2(parser, tokens) {
-        cx.syn_error(e);
-    }
-}
-
-pub fn parse_rpc_method(cx: &Ctxt, tokens: proc_macro2::TokenStream) -> RpcMethodArgs {
-    let mut args = RpcMethodArgs::default();
-    parse_list(cx, tokens, |meta| {
-        if is_one_of(meta, RPC_METHOD_KEYS) {
-            first_time(meta, &mut args.seen)?;
-        }
-        if meta.path.is_ident("name") {
-            args.name = Some(lit_str(meta)?);
-        } else if meta.path.is_ident("groups") {
-            args.groups = Some(groups(meta)?);
-        } else if meta.path.is_ident("version") {
-            args.version = Some(lit_u32(meta)?);
-        } else if meta.path.is_ident("removed_in") {
-            args.removed_in = Some(lit_u32(meta)?);
-        } else if meta.path.is_ident("crate") {
-            args.krate = Some(krate(meta)?);
-        } else if meta.path.is_ident("cache") {
-            let mut c = CacheArgs {
-                ttl_ms: 60_000,
-                envs: None,
-            };
-            meta.parse_nested_meta(|m| {
-                if m.path.is_ident("ttl") {
-                    c.ttl_ms = duration_ms(&m)?;
-                } else if m.path.is_ident("envs") {
-                    c.envs = Some(string_list(&m)?);
-                } else {
-                    return Err(unknown(&m, "cache", CACHE_KEYS));
-                }
-                Ok(())
-            })?;
-            args.cache = Some(c);
-        } else if meta.path.is_ident("lock") {
-            let mut l = LockArgs {
-                param: None,
-                ttl_ms: 30_000,
-                wait_ms: 0,
-            };
-            if meta.input.peek(syn::token::Paren) {
-                meta.parse_nested_meta(|m| {
-                    if m.path.is_ident("param") {
-                        l.param = Some(lit_str(&m)?);
-                    } else if m.path.is_ident("ttl") {
-                        l.ttl_ms = duration_ms(&m)?;
-                    } else if m.path.is_ident("wait") {
-                        l.wait_ms = duration_ms(&m)?;
-                    } else {
-                        return Err(unknown(&m, "lock", LOCK_KEYS));
-                    }
-                    Ok(())
-                })?;
-            }
-            args.lock = Some(l);
-        } else {
-            return Err(unknown(meta, "rpc_method", RPC_METHOD_KEYS));
-        }
-
-        Ok(())
-    });
-    args
-}
-
-pub fn parse_mcp_tool(cx: &Ctxt, tokens: proc_macro2::TokenStream) -> McpToolArgs {
-    let mut args = McpToolArgs::default();
-    let mut seen = Vec::new();
-    parse_list(cx, tokens, |meta| {
-        if is_one_of(meta, MCP_TOOL_KEYS) {
-            first_time(meta, &mut seen)?;
-        }
-        if meta.path.is_ident("title") {
-            args.title = Some(lit_str(meta)?.value);
-        } else if meta.path.is_ident("read_only_hint") {
-            args.read_only_hint = Some(flag(meta)?);
-        } else if meta.path.is_ident("destructive_hint") {
-            args.destructive_hint = Some(flag(meta)?);
-        } else if meta.path.is_ident("idempotent_hint") {
-            args.idempotent_hint = Some(flag(meta)?);
-        } else if meta.path.is_ident("open_world_hint") {
-            args.open_world_hint = Some(flag(meta)?);
-        } else {
-            return Err(unknown(meta, "mcp_tool", MCP_TOOL_KEYS));
-        }
-        Ok(())
-    });
-    args
-}
-
-pub fn parse_param(cx: &Ctxt, attr: &syn::Attribute) -> ParamArgs {
-    let mut args = ParamArgs::default();
-    let tokens = match &attr.meta {
-        syn::Meta::List(list) => list.tokens.clone(),
-        other => {
-            cx.error_spanned_by(
-                other,
-                format!("expected `#[param(...)]` with one of: {PARAM_KEYS}"),
-            );
-            return args;
-        }
-    };
-    let mut seen = Vec::new();
-    parse_list(cx, tokens, |meta| {
-        if is_one_of(meta, PARAM_KEYS) {
-            first_time(meta, &mut seen)?;
-        }
-        if meta.path.is_ident("default") {
-            if !meta.input.peek(Token![=]) {
-                return Err(syn::Error::new_spanned(
-                    &meta.path,
-                    "`default` needs a value: `#[param(default = 10)]` (an `Option<T>` parameter \
-                     is optional without one)",
-                ));
-            }
-            args.default = Some(meta.value()?.parse()?);
-        } else if meta.path.is_ident("rename") {
-            args.rename = Some(lit_str(meta)?);
-        } else if meta.path.is_ident("context") {
-            if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
-                return Err(meta.error("`context` takes no value: `#[param(context)]`"));
-            }
-            args.context = true;
-        } else if meta.path.is_ident("min_length") {
-            args.keywords.push(("minLength".into(), number(meta)?));
-        } else if meta.path.is_ident("max_length") {
-            args.keywords.push(("maxLength".into(), number(meta)?));
-        } else if meta.path.is_ident("length") {
-            min_max(meta, "minLength", "maxLength", &mut args.keywords)?;
-        } else if meta.path.is_ident("min_items") {
-            args.keywords.push(("minItems".into(), number(meta)?));
-        } else if meta.path.is_ident("max_items") {
-            args.keywords.push(("maxItems".into(), number(meta)?));
-        } else if meta.path.is_ident("min") {
-            args.keywords.push(("minimum".into(), number(meta)?));
-        } else if meta.path.is_ident("max") {
-            args.keywords.push(("maximum".into(), number(meta)?));
-        } else if meta.path.is_ident("range") {
-            min_max(meta, "minimum", "maximum", &mut args.keywords)?;
-        } else if meta.path.is_ident("exclusive_min") {
-            args.keywords
-                .push(("exclusiveMinimum".into(), number(meta)?));
-        } else if meta.path.is_ident("exclusive_max") {
-            args.keywords
-                .push(("exclusiveMaximum".into(), number(meta)?));
-        } else if meta.path.is_ident("pattern") {
-            let p = lit_str(meta)?;
-            if let Err(e) = regex_syntax_ok(&p.value) {
-                return Err(syn::Error::new(
-                    p.span,
-                    format!("invalid regular expression: {e}"),
-                ));
-            }
-            args.keywords
-                .push(("pattern".into(), json_string(&p.value)));
-        } else if meta.path.is_ident("email") {
-            args.keywords.push(("format".into(), json_string("email")));
-        } else if meta.path.is_ident("url") {
-            args.keywords.push(("format".into(), json_string("uri")));
-        } else if meta.path.is_ident("uuid") {
-            args.keywords.push(("format".into(), json_string("uuid")));
-        } else if meta.path.is_ident("not_blank") {
-            args.keywords.push(("minLength".into(), "1".into()));
-            args.keywords.push(("pattern".into(), json_string("\\S")));
-        } else if meta.path.is_ident("one_of") {
-            let value = meta.value()?;
-            let content;
-            syn::bracketed!(content in value);
-            let list = Punctuated::<syn::Lit, Token![,]>::parse_terminated(&content)?;
-            let items: Vec<String> = list
-                .iter()
-                .map(|l| match l {
-                    syn::Lit::Str(s) => Ok(json_string(&s.value())),
-                    syn::Lit::Int(i) => Ok(i.base10_digits().to_owned()),
-                    syn::Lit::Float(f) => Ok(f.base10_digits().to_owned()),
-                    syn::Lit::Bool(b) => Ok(b.value.to_string()),
-                    other => Err(syn::Error::new_spanned(
-                        other,
-                        "expected a string, number or bool literal",
-                    )),
-                })
-                .collect::<syn::Result<_>>()?;
-            args.keywords
-                .push(("enum".into(), format!("[{}]", items.join(","))));
-        } else if meta.path.is_ident("check") {
-            args.check = Some(meta.value()?.parse()?);
-        } else {
-            return Err(unknown(meta, "param", PARAM_KEYS));
-        }
-
-        Ok(())
-    });
-    args
-}
-
-pub fn parse_service(cx: &Ctxt, tokens: proc_macro2::TokenStream) -> ServiceArgs {
+pub fn parse_service(cx: &Ctxt, tokens: TokenStream) -> ServiceArgs {
     let mut args = ServiceArgs::default();
-    parse_list(cx, tokens, |meta| {
-        if is_one_of(meta, SERVICE_KEYS) {
-            first_time(meta, &mut args.seen)?;
-        }
-        if meta.path.is_ident("name") {
-            args.name = Some(lit_str(meta)?);
-        } else if meta.path.is_ident("concat") {
-            args.concat = Some(lit_str(meta)?);
-        } else if meta.path.is_ident("groups") {
-            args.groups = Some(groups(meta)?);
-        } else if meta.path.is_ident("version") {
-            args.version = Some(lit_u32(meta)?);
-        } else if meta.path.is_ident("crate") {
-            args.krate = Some(krate(meta)?);
-        } else {
-            return Err(unknown(meta, "rpc_service", SERVICE_KEYS));
+    args.seen = parse_keys(cx, tokens, &RPC_SERVICE, |key, meta| {
+        match key {
+            NAME => args.name = Some(lit_str(meta)?),
+            CONCAT => args.concat = Some(lit_str(meta)?),
+            GROUPS => args.groups = Some(groups(meta)?),
+            VERSION => args.version = Some(lit_u32(meta)?),
+            CRATE => args.krate = Some(krate(meta)?),
+            _ => unreachable!("a key of RPC_SERVICE"),
         }
         Ok(())
     });
     args
+}
+
+// ---------------------------------------------------------------------------------------------
+// `#[rpc_listener(...)]`.
+
+pub const EVENT: &str = "event";
+pub const PRIORITY: &str = "priority";
+
+pub const RPC_LISTENER: Keys = Keys {
+    attr: "rpc_listener",
+    keys: &[EVENT, PRIORITY, CRATE],
+};
+
+#[derive(Default)]
+pub struct ListenerArgs {
+    pub event: Option<Spanned<String>>,
+    pub priority: i32,
+    pub krate: Option<Path>,
+    /// Keys that were written, valid or not.
+    pub seen: Vec<&'static str>,
+}
+
+pub fn parse_listener(cx: &Ctxt, tokens: TokenStream) -> ListenerArgs {
+    let mut args = ListenerArgs::default();
+    args.seen = parse_keys(cx, tokens, &RPC_LISTENER, |key, meta| {
+        match key {
+            EVENT => args.event = Some(lit_str(meta)?),
+            PRIORITY => args.priority = lit_i32(meta)?,
+            CRATE => args.krate = Some(krate(meta)?),
+            _ => unreachable!("a key of RPC_LISTENER"),
+        }
+        Ok(())
+    });
+    args
+}
+
+// ---------------------------------------------------------------------------------------------
+// `#[rpc(...)]` of `#[derive(RpcError)]`.
+
+pub const RPC_ATTR: &str = "rpc";
+pub const CODE: &str = "code";
+
+pub const RPC_ERROR: Keys = Keys {
+    attr: RPC_ATTR,
+    keys: &[CODE, CRATE],
+};
+
+// ---------------------------------------------------------------------------------------------
+// Attributes in general.
+
+/// Whether an attribute's last path segment is `name` (`mcp_tool`, `mcp_runtime::mcp_tool`).
+pub fn attr_is(a: &Attribute, name: &str) -> bool {
+    a.path().segments.last().is_some_and(|s| s.ident == name)
+}
+
+/// The text of `#[doc = "..."]` attributes, one leading space stripped per line.
+pub fn doc_text(attrs: &[Attribute]) -> String {
+    let mut lines = Vec::new();
+    for a in attrs {
+        if !a.path().is_ident("doc") {
+            continue;
+        }
+        if let syn::Meta::NameValue(nv) = &a.meta
+            && let Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) = &nv.value
+        {
+            let v = s.value();
+            for line in v.split('\n') {
+                lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
+            }
+        }
+    }
+    lines.join("\n").trim().to_owned()
 }
 
 #[cfg(test)]
@@ -640,22 +933,34 @@ mod tests {
 
     #[test]
     fn suggestions() {
-        assert_eq!(suggest("nmae", RPC_METHOD_KEYS), Some("name"));
-        assert_eq!(suggest("group", RPC_METHOD_KEYS), Some("groups"));
-        assert_eq!(suggest("removed", RPC_METHOD_KEYS), Some("removed_in"));
-        assert_eq!(suggest("title", RPC_METHOD_KEYS), None);
+        let rpc = RPC_METHOD.keys;
+        let tool = MCP_TOOL.keys;
+        let param = PARAM_KEYS.keys;
+        assert_eq!(suggest("nmae", rpc), Some("name"));
+        assert_eq!(suggest("group", rpc), Some("groups"));
+        assert_eq!(suggest("removed", rpc), Some("removed_in"));
+        assert_eq!(suggest("title", rpc), None);
+        assert_eq!(suggest("readonly_hint", tool), Some("read_only_hint"));
+        assert_eq!(suggest("defualt", param), Some("default"));
+        assert_eq!(suggest("bogus", param), None);
+        assert_eq!(suggest("read_only", tool), Some("read_only_hint"));
+        assert_eq!(suggest("open_world", tool), Some("open_world_hint"));
+        assert_eq!(suggest("x", param), None);
+        assert_eq!(suggest("evnt", RPC_LISTENER.keys), Some("event"));
+    }
+
+    #[test]
+    fn key_lists() {
         assert_eq!(
-            suggest("readonly_hint", MCP_TOOL_KEYS),
-            Some("read_only_hint")
+            RPC_METHOD.list(),
+            "name, groups, version, removed_in, cache, lock, crate"
         );
-        assert_eq!(suggest("defualt", PARAM_KEYS), Some("default"));
-        assert_eq!(suggest("bogus", PARAM_KEYS), None);
-        assert_eq!(suggest("read_only", MCP_TOOL_KEYS), Some("read_only_hint"));
         assert_eq!(
-            suggest("open_world", MCP_TOOL_KEYS),
-            Some("open_world_hint")
+            PARAM_KEYS.list(),
+            "default, rename, context, min_length, max_length, length, min, max, range, \
+             exclusive_min, exclusive_max, pattern, email, url, uuid, one_of, not_blank, \
+             min_items, max_items, check"
         );
-        assert_eq!(suggest("x", PARAM_KEYS), None);
     }
 
     #[test]

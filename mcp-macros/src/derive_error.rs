@@ -4,10 +4,8 @@ use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
 use syn::{Data, DeriveInput, Expr, Path, Token};
 
-use crate::attr::{first_time, parse_list, unknown};
+use crate::attr::{self, CODE, CRATE, RPC_ATTR, RPC_ERROR, parse_keys_seen};
 use crate::ctxt::Ctxt;
-
-const RPC_KEYS: &str = "code, crate";
 
 struct RpcAttr {
     code: Option<Expr>,
@@ -21,7 +19,7 @@ fn parse(cx: &Ctxt, attrs: &[syn::Attribute], top: bool) -> RpcAttr {
         krate: None,
     };
     let mut seen = Vec::new();
-    for a in attrs.iter().filter(|a| a.path().is_ident("rpc")) {
+    for a in attrs.iter().filter(|a| a.path().is_ident(RPC_ATTR)) {
         let tokens = match &a.meta {
             syn::Meta::List(l) => l.tokens.clone(),
             other => {
@@ -29,28 +27,28 @@ fn parse(cx: &Ctxt, attrs: &[syn::Attribute], top: bool) -> RpcAttr {
                 continue;
             }
         };
-        parse_list(cx, tokens, |meta| {
-            if meta.path.is_ident("code") || meta.path.is_ident("crate") {
-                first_time(meta, &mut seen)?;
-            }
-            if meta.path.is_ident("code") {
-                if !meta.input.peek(Token![=]) {
-                    return Err(syn::Error::new_spanned(
-                        &meta.path,
-                        "`code` needs a value: `#[rpc(code = -32000)]` (an `i32` JSON-RPC error code)",
-                    ));
+        parse_keys_seen(cx, tokens, &RPC_ERROR, &mut seen, |key, meta| {
+            match key {
+                CODE => {
+                    if !meta.input.peek(Token![=]) {
+                        return Err(syn::Error::new_spanned(
+                            &meta.path,
+                            "`code` needs a value: `#[rpc(code = -32000)]` (an `i32` JSON-RPC \
+                             error code)",
+                        ));
+                    }
+                    out.code = Some(meta.value()?.parse()?);
                 }
-                out.code = Some(meta.value()?.parse()?);
-            } else if meta.path.is_ident("crate") {
-                if !top {
-                    return Err(syn::Error::new_spanned(
-                        &meta.path,
-                        "`crate` goes on the type's `#[rpc(...)]`, not on a variant",
-                    ));
+                CRATE => {
+                    if !top {
+                        return Err(syn::Error::new_spanned(
+                            &meta.path,
+                            "`crate` goes on the type's `#[rpc(...)]`, not on a variant",
+                        ));
+                    }
+                    out.krate = Some(attr::krate(meta)?);
                 }
-                out.krate = Some(crate::attr::krate(meta)?);
-            } else {
-                return Err(unknown(meta, "rpc", RPC_KEYS));
+                _ => unreachable!("a key of RPC_ERROR"),
             }
             Ok(())
         });
@@ -98,9 +96,9 @@ pub fn expand(input: &DeriveInput) -> TokenStream {
             }
             Data::Struct(s) => {
                 for f in &s.fields {
-                    if f.attrs.iter().any(|a| a.path().is_ident("rpc")) {
+                    if f.attrs.iter().any(|a| a.path().is_ident(RPC_ATTR)) {
                         cx.error_spanned_by(
-                        f.attrs.iter().find(|a| a.path().is_ident("rpc")).to_token_stream(),
+                        f.attrs.iter().find(|a| a.path().is_ident(RPC_ATTR)).to_token_stream(),
                         "`#[rpc(...)]` goes on the type or on an enum's variants, not on a field",
                     );
                     }
@@ -116,7 +114,10 @@ pub fn expand(input: &DeriveInput) -> TokenStream {
                 quote!(0)
             }
         };
-    let errors = cx.into_compile_errors();
+    let errors = match cx.check() {
+        Ok(()) => TokenStream::new(),
+        Err(e) => e.to_compile_error(),
+    };
     if !impl_possible {
         return errors;
     }

@@ -1,11 +1,14 @@
 //! `#[rpc_listener(event = "...", priority = N)]`: registers a function as an event listener.
+//! Parsed by the shared attribute parser (`attr::parse_listener`), then checked and expanded.
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
-use syn::{ItemFn, LitInt, LitStr};
+use syn::{Ident, ItemFn, Path};
 
+use crate::attr::{self, ListenerArgs, Spanned};
 use crate::ctxt::Ctxt;
 
+/// The events, as written in `event = "..."` and as `EventKind` variants.
 const EVENTS: &[(&str, &str)] = &[
     ("request", "Request"),
     ("pre_execute", "PreExecute"),
@@ -15,71 +18,92 @@ const EVENTS: &[(&str, &str)] = &[
     ("post_response", "PostResponse"),
 ];
 
+/// The checked model of a listener.
+struct Listener {
+    variant: Ident,
+    priority: i32,
+    krate: Path,
+}
+
 pub fn expand(args: TokenStream, func: ItemFn) -> TokenStream {
     let cx = Ctxt::new();
-    let mut event: Option<(String, Span)> = None;
-    let mut priority = 0i32;
-    let mut krate: syn::Path = syn::parse_quote!(::mcp_runtime);
-    let parser = syn::meta::parser(|meta| {
-        if meta.path.is_ident("event") {
-            let s: LitStr = meta.value()?.parse()?;
-            event = Some((s.value(), s.span()));
-        } else if meta.path.is_ident("priority") {
-            let v = meta.value()?;
-            let neg = v.parse::<syn::Token![-]>().is_ok();
-            let n: LitInt = v.parse()?;
-            let n: i32 = n.base10_parse()?;
-            priority = if neg { -n } else { n };
-        } else if meta.path.is_ident("crate") {
-            let s: LitStr = meta.value()?.parse()?;
-            krate = s.parse()?;
-        } else {
-            return Err(
-                meta.error("unknown `rpc_listener` key; expected one of: event, priority, crate")
-            );
+    let parsed = attr::parse_listener(&cx, args.clone());
+    let listener = build(&cx, parsed, &args);
+    check_signature(&cx, &func);
+    match (listener, cx.check()) {
+        (Some(l), Ok(())) => {
+            let reg = register(&l, &func);
+            quote!(#func #reg)
         }
-        Ok(())
-    });
-    if let Err(e) = syn::parse::Parser::parse2(parser, args) {
-        cx.syn_error(e);
+        (_, Err(e)) => {
+            let errors = e.to_compile_error();
+            quote!(#func #errors)
+        }
+        // `build` gives `None` only after reporting an error.
+        (None, Ok(())) => unreachable!("a listener without a model and without errors"),
     }
-    let variant = match &event {
-        Some((name, span)) => match EVENTS.iter().find(|(n, _)| n == name) {
-            Some((_, v)) => Some(syn::Ident::new(v, Span::call_site())),
-            None => {
-                let names: Vec<&str> = EVENTS.iter().map(|(n, _)| *n).collect();
-                cx.syn_error(syn::Error::new(
-                    *span,
-                    format!(
-                        "unknown event `{name}`; expected one of: {}",
-                        names.join(", ")
-                    ),
-                ));
-                None
-            }
-        },
+}
+
+fn build(cx: &Ctxt, args: ListenerArgs, tokens: &TokenStream) -> Option<Listener> {
+    let variant = match &args.event {
+        Some(event) => event_variant(cx, event),
+        // Written with a bad value: reported already.
+        None if args.seen.contains(&attr::EVENT) => None,
         None => {
-            cx.syn_error(syn::Error::new(
-                Span::call_site(),
-                "missing `event = \"...\"`: request, pre_execute, post_execute, response, error or post_response",
-            ));
+            let msg = "missing `event = \"...\"`: request, pre_execute, post_execute, response, \
+                       error or post_response";
+            if tokens.is_empty() {
+                cx.syn_error(syn::Error::new(Span::call_site(), msg));
+            } else {
+                cx.error_spanned_by(tokens, msg);
+            }
             None
         }
     };
+    Some(Listener {
+        variant: variant?,
+        priority: args.priority,
+        krate: args
+            .krate
+            .unwrap_or_else(|| syn::parse_quote!(::mcp_runtime)),
+    })
+}
+
+fn event_variant(cx: &Ctxt, event: &Spanned<String>) -> Option<Ident> {
+    if let Some((_, v)) = EVENTS.iter().find(|(n, _)| *n == event.value) {
+        return Some(Ident::new(v, Span::call_site()));
+    }
+    let names: Vec<&str> = EVENTS.iter().map(|(n, _)| *n).collect();
+    cx.syn_error(syn::Error::new(
+        event.span,
+        format!(
+            "unknown event `{}`; expected one of: {}",
+            event.value,
+            names.join(", ")
+        ),
+    ));
+    None
+}
+
+fn check_signature(cx: &Ctxt, func: &ItemFn) {
     if !func.sig.generics.params.is_empty() {
         cx.error_spanned_by(&func.sig.generics, "a listener cannot be generic");
     }
     if func.sig.inputs.len() != 1 {
-        cx.error_spanned_by(
-            &func.sig.inputs,
-            "a listener takes one parameter: `event: &mut Event<'_>` (mcp_runtime::core::Event)",
-        );
+        let msg =
+            "a listener takes one parameter: `event: &mut Event<'_>` (mcp_runtime::core::Event)";
+        if func.sig.inputs.is_empty() {
+            cx.syn_error(syn::Error::new(func.sig.paren_token.span.join(), msg));
+        } else {
+            cx.error_spanned_by(&func.sig.inputs, msg);
+        }
     }
-    let Some(variant) = variant.filter(|_| !cx.has_errors()) else {
-        let errors = cx.into_compile_errors();
-        return quote!(#func #errors);
-    };
+}
+
+fn register(l: &Listener, func: &ItemFn) -> TokenStream {
     let ident = &func.sig.ident;
+    let krate = &l.krate;
+    let (variant, priority) = (&l.variant, l.priority);
     let rt = quote!(#krate::__private);
     let call = if func.sig.asyncness.is_some() {
         quote!(::std::boxed::Box::pin(#ident(__ev)))
@@ -88,7 +112,6 @@ pub fn expand(args: TokenStream, func: ItemFn) -> TokenStream {
         quote!(::std::boxed::Box::pin(async move { #ident(__ev) }))
     };
     quote! {
-        #func
         #[doc(hidden)]
         const _: () = {
             fn __listener<'a, 'b>(

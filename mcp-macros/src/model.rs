@@ -1,9 +1,13 @@
-//! One checked model of a method, built from its signature and attributes.
+//! The model of a method (and of a service), built from its signature and parsed attributes.
+//!
+//! Building never fails and reports nothing itself beyond attribute parsing: what the user
+//! wrote is kept as written (with its spans), and the rules about it are in `check`.
 
 use proc_macro2::{Span, TokenStream};
-use syn::{Attribute, Expr, FnArg, Ident, Pat, Path, ReturnType, Signature, Type};
+use quote::quote;
+use syn::{Attribute, Expr, FnArg, Ident, ItemImpl, Pat, Path, ReturnType, Signature, Type};
 
-use crate::attr::{self, McpToolArgs, RpcMethodArgs};
+use crate::attr::{self, CacheArgs, McpToolArgs, RpcMethodArgs, ServiceArgs, Spanned};
 use crate::ctxt::Ctxt;
 
 /// What `#[rpc_service]` gives its methods.
@@ -11,13 +15,51 @@ pub struct Service {
     pub self_ty: Type,
     pub name: String,
     pub concat: String,
-    pub groups: Option<Vec<Path>>,
+    /// `groups = [...]` as written (possibly empty).
+    pub groups: Option<Spanned<Vec<Path>>>,
     /// `groups` was written on the service, possibly with a bad value.
     pub groups_written: bool,
-    pub version: Option<u32>,
+    /// `version = N` as written (possibly 0).
+    pub version: Option<Spanned<u32>>,
     /// `version` was written on the service, possibly with a bad value.
     pub version_written: bool,
     pub krate: Option<Path>,
+    /// The `Trait for` of a trait impl.
+    pub trait_for: Option<TokenStream>,
+    pub generics: syn::Generics,
+}
+
+impl Service {
+    pub fn build(imp: &ItemImpl, args: ServiceArgs) -> Service {
+        let type_name = match &*imp.self_ty {
+            Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        };
+        let (groups_written, version_written) = (args.has(attr::GROUPS), args.has(attr::VERSION));
+        Service {
+            self_ty: (*imp.self_ty).clone(),
+            name: args.name.map(|n| n.value).or(type_name).unwrap_or_default(),
+            concat: args
+                .concat
+                .map(|c| c.value)
+                .unwrap_or_else(|| ".".to_owned()),
+            groups_written,
+            groups: args.groups,
+            version_written,
+            version: args.version,
+            krate: args.krate,
+            trait_for: imp
+                .trait_
+                .as_ref()
+                .map(|(_, path, for_token)| quote!(#path #for_token)),
+            generics: imp.generics.clone(),
+        }
+    }
+
+    /// The first version of its methods, when it is given and valid.
+    fn valid_version(&self) -> Option<u32> {
+        self.version.as_ref().map(|v| v.value).filter(|v| *v > 0)
+    }
 }
 
 /// Where a method's name comes from (for the hint of an invalid tool name).
@@ -39,28 +81,68 @@ pub enum ParamKind {
     Context,
     /// `&RequestContext`.
     ContextRef,
+    /// An owned type named like a context type (`State<T>`, `RequestContext`), without
+    /// `#[param(context)]` and without keys of a JSON parameter: the compiler decides, not the
+    /// name. A context parameter if its type implements `FromContext`, else a required JSON
+    /// parameter (a user's `State` DTO).
+    MaybeContext,
+}
+
+/// The shape of a parameter's type, as far as the rules care.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum TypeShape {
+    Owned,
+    /// `&T` (only `&RequestContext` may be borrowed).
+    Borrowed,
+    /// `impl Trait`.
+    ImplTrait,
 }
 
 pub struct LockModel {
-    pub param: Option<String>,
+    pub param: Option<Spanned<String>>,
     pub ttl_ms: u64,
     pub wait_ms: u64,
 }
 
 pub struct Param {
-    pub ident: Ident,
+    /// The pattern as written.
+    pub pat: Pat,
+    /// Its name, when the pattern is a plain name.
+    pub ident: Option<Ident>,
+    /// The name in the request.
     pub name: String,
+    /// The span of `rename = "..."`, else of the name.
+    pub name_span: Span,
     pub ty: Type,
+    pub shape: TypeShape,
     pub kind: ParamKind,
+    /// `default = ...` as written (also on a context parameter, where it is an error).
+    pub default: Option<Expr>,
     pub doc: String,
     /// The constraints as a JSON object's text (`{"minLength":1}`), empty when none.
     pub constraints: String,
+    /// The `pattern = "..."` regular expressions.
+    pub patterns: Vec<Spanned<String>>,
     pub check: Option<Path>,
 }
 
 impl Param {
+    /// Surely a JSON parameter.
     pub fn is_json(&self) -> bool {
-        !matches!(self.kind, ParamKind::Context | ParamKind::ContextRef)
+        !matches!(
+            self.kind,
+            ParamKind::Context | ParamKind::ContextRef | ParamKind::MaybeContext
+        )
+    }
+
+    /// Surely a context parameter.
+    pub fn is_context(&self) -> bool {
+        matches!(self.kind, ParamKind::Context | ParamKind::ContextRef)
+    }
+
+    /// A plain name and, for a JSON parameter, an owned type: the parameter can be generated.
+    pub fn is_well_formed(&self) -> bool {
+        self.ident.is_some() && (!self.is_json() || self.shape == TypeShape::Owned)
     }
 }
 
@@ -72,46 +154,72 @@ pub enum Ret {
     Result(Type, Option<Box<Type>>),
 }
 
+/// Where the groups of a method come from.
+pub enum GroupsOrigin {
+    /// `groups = [...]` on the method, with the span of the list.
+    Method(Span),
+    /// The service's `groups`.
+    Service,
+    /// Written with a bad value (on the method or its service), reported already.
+    Invalid,
+    /// Not written anywhere.
+    Missing,
+}
+
+/// Where the first version of a method comes from.
+pub enum SinceOrigin {
+    /// `version = N` on the method (possibly 0).
+    Method(Spanned<u32>),
+    /// The service's `version = N`.
+    Service,
+    /// Neither: the default, 1.
+    Default,
+    /// Written with a bad value (on the method or its service): unknown.
+    Invalid,
+}
+
 pub struct Method {
     pub krate: Path,
     pub ident: Ident,
+    /// The signature, without the attributes the macros consume.
+    pub sig: Signature,
+    /// The `rpc_method` arguments, or the whole attribute when it has none: the span of errors
+    /// about the attribute as a whole.
+    pub attr_tokens: TokenStream,
     pub name: String,
     pub name_span: Span,
     pub name_origin: NameOrigin,
     pub groups: Vec<Path>,
+    pub groups_origin: GroupsOrigin,
     pub since: u32,
-    pub removed_in: Option<u32>,
+    pub since_origin: SinceOrigin,
+    pub removed_in: Option<Spanned<u32>>,
     pub docs: String,
     pub params: Vec<Param>,
     pub ret: Ret,
     pub is_async: bool,
+    /// The service type of a method in an `#[rpc_service]`.
     pub self_ty: Option<Type>,
-    pub has_receiver: bool,
+    /// Whether it is in an `#[rpc_service]` (even one with errors).
+    pub in_service: bool,
+    /// `self` as written.
+    pub receiver: Option<syn::Receiver>,
     pub tool: McpToolArgs,
-    pub cache: Option<attr::CacheArgs>,
+    pub cache: Option<CacheArgs>,
     pub lock: Option<LockModel>,
 }
 
-/// The text of `#[doc = "..."]` attributes, one leading space stripped per line.
-pub fn doc_text(attrs: &[Attribute]) -> String {
-    let mut lines = Vec::new();
-    for a in attrs {
-        if !a.path().is_ident("doc") {
-            continue;
-        }
-        if let syn::Meta::NameValue(nv) = &a.meta
-            && let Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(s),
-                ..
-            }) = &nv.value
-        {
-            let v = s.value();
-            for line in v.split('\n') {
-                lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
-            }
-        }
+impl Method {
+    pub fn has_receiver(&self) -> bool {
+        self.receiver.is_some()
     }
-    lines.join("\n").trim().to_owned()
+
+    /// The JSON parameters that can be generated.
+    pub fn json_params(&self) -> impl Iterator<Item = &Param> {
+        self.params
+            .iter()
+            .filter(|p| p.is_json() && p.is_well_formed())
+    }
 }
 
 fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
@@ -141,12 +249,8 @@ fn generics(seg: &syn::PathSegment) -> Vec<&Type> {
     }
 }
 
-/// Whether an attribute's last path segment is `name` (`mcp_tool`, `mcp_runtime::mcp_tool`).
-pub fn attr_is(a: &Attribute, name: &str) -> bool {
-    a.path().segments.last().is_some_and(|s| s.ident == name)
-}
-
-/// Builds the model, stripping the attributes it consumes from the signature and `attrs`.
+/// Builds the model, stripping the attributes it consumes (`#[mcp_tool]`, `#[param]`, the
+/// parameters' doc comments) from the signature and `attrs`.
 pub fn build(
     cx: &Ctxt,
     sig: &mut Signature,
@@ -154,196 +258,118 @@ pub fn build(
     args: RpcMethodArgs,
     service: Option<&Service>,
     attr_tokens: TokenStream,
-) -> Option<Method> {
-    // #[mcp_tool(...)] attributes are consumed here.
-    let mut tool = None;
-    let mut kept = Vec::with_capacity(attrs.len());
-    for a in attrs.drain(..) {
-        if attr_is(&a, "mcp_tool") {
-            if tool.is_some() {
-                cx.error_spanned_by(&a, "duplicate `#[mcp_tool]` attribute");
-                continue;
-            }
-            let tokens = match &a.meta {
-                syn::Meta::List(l) => l.tokens.clone(),
-                _ => proc_macro2::TokenStream::new(),
-            };
-            tool = Some(attr::parse_mcp_tool(cx, tokens));
-        } else {
-            kept.push(a);
-        }
-    }
-    *attrs = kept;
-    let docs = doc_text(attrs);
-
-    if let Some(c) = &sig.constness {
-        cx.error_spanned_by(c, "an RPC method cannot be a `const fn`");
-    }
-    if let Some(u) = &sig.unsafety {
-        cx.error_spanned_by(u, "an RPC method cannot be `unsafe`");
-    }
-    if let Some(abi) = &sig.abi {
-        cx.error_spanned_by(abi, "an RPC method cannot have an `extern` ABI");
-    }
-    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
-        cx.error_spanned_by(
-            &sig.generics,
-            "an RPC method cannot be generic: its JSON Schemas are built for concrete types",
-        );
-    }
-    if let Some(v) = &sig.variadic {
-        cx.error_spanned_by(v, "an RPC method cannot be variadic");
-    }
-
-    let mut params: Vec<Param> = Vec::new();
-    let mut has_receiver = false;
+) -> Method {
+    let tool = attr::take_mcp_tool(cx, attrs);
+    let docs = attr::doc_text(attrs);
+    let mut receiver = None;
+    let mut params = Vec::new();
     for input in sig.inputs.iter_mut() {
         match input {
-            FnArg::Receiver(r) => {
-                if service.is_none() {
-                    cx.error_spanned_by(
-                        &*r,
-                        "`self` is only allowed in methods of an impl marked `#[rpc_service]`; \
-                         add `#[rpc_service]` to the impl block, or make this a free function",
-                    );
-                } else if r.reference.is_none() || r.mutability.is_some() {
-                    cx.error_spanned_by(
-                        &*r,
-                        "an `#[rpc_service]` method takes `&self` (the instance is shared between calls; \
-                         use interior mutability for state)",
-                    );
-                }
-                has_receiver = true;
-            }
-            FnArg::Typed(pt) => {
-                let mut doc_attrs = Vec::new();
-                let mut pargs = attr::ParamArgs::default();
-                let mut seen_param = false;
-                pt.attrs.retain(|a| {
-                    if a.path().is_ident("doc") {
-                        doc_attrs.push(a.clone());
-                        false
-                    } else if a.path().is_ident("param") {
-                        if seen_param {
-                            cx.error_spanned_by(
-                                a,
-                                "duplicate `#[param]` attribute: put every key in one",
-                            );
-                        }
-                        seen_param = true;
-                        pargs = attr::parse_param(cx, a);
-                        false
-                    } else {
-                        true
-                    }
-                });
-                let ident = match &*pt.pat {
-                    Pat::Ident(pi) if pi.subpat.is_none() && pi.by_ref.is_none() => {
-                        pi.ident.clone()
-                    }
-                    other => {
-                        cx.error_spanned_by(
-                            other,
-                            "an RPC method parameter must be a plain name, as in `query: String`: \
-                             the name is the parameter's name in the request (destructure it in \
-                             the body instead)",
-                        );
-                        continue;
-                    }
-                };
-                let ty = (*pt.ty).clone();
-                let kind = if pargs.context {
-                    ParamKind::Context
-                } else if let Type::Reference(r) = &ty {
-                    if is_named(&r.elem, &["RequestContext"]) && r.mutability.is_none() {
-                        ParamKind::ContextRef
-                    } else {
-                        cx.error_spanned_by(
-                            &ty,
-                            "an RPC method parameter must be an owned type (`String`, not `&str`): \
-                             it is deserialized from the request (only `&RequestContext` can be \
-                             borrowed)",
-                        );
-                        continue;
-                    }
-                } else if let Type::ImplTrait(_) = &ty {
-                    cx.error_spanned_by(
-                        &ty,
-                        "an RPC method parameter cannot be `impl Trait`: its JSON Schema is built \
-                         for a concrete type",
-                    );
-                    continue;
-                } else if is_named(&ty, &["RequestContext", "State"]) {
-                    ParamKind::Context
-                } else if let Some(d) = pargs.default.clone() {
-                    ParamKind::Default(d)
-                } else if is_named(&ty, &["Option"]) {
-                    ParamKind::Optional
-                } else {
-                    ParamKind::Required
-                };
-                if matches!(kind, ParamKind::Context | ParamKind::ContextRef)
-                    && let Some(d) = &pargs.default
-                {
-                    cx.error_spanned_by(d, "a context parameter cannot have a default");
-                }
-                let ident_name = ident.to_string();
-                let name = pargs
-                    .rename
-                    .as_ref()
-                    .map(|r| r.value.clone())
-                    .unwrap_or_else(|| ident_name.trim_start_matches("r#").to_owned());
-                let constraints = if pargs.keywords.is_empty() {
-                    String::new()
-                } else {
-                    let body: Vec<String> = pargs
-                        .keywords
-                        .iter()
-                        .map(|(k, v)| format!("{}:{v}", attr::json_string(k)))
-                        .collect();
-                    format!("{{{}}}", body.join(","))
-                };
-                if matches!(kind, ParamKind::Context | ParamKind::ContextRef)
-                    && (!pargs.keywords.is_empty() || pargs.check.is_some())
-                {
-                    cx.error_spanned_by(
-                        &ty,
-                        "a context parameter cannot have constraints or checks",
-                    );
-                }
-                let p = Param {
-                    ident,
-                    name,
-                    ty,
-                    kind,
-                    doc: doc_text(&doc_attrs),
-                    constraints,
-                    check: pargs.check.clone(),
-                };
-                if p.is_json()
-                    && let Some(prev) = params.iter().find(|q| q.is_json() && q.name == p.name)
-                {
-                    let span = pargs
-                        .rename
-                        .as_ref()
-                        .map(|r| r.span)
-                        .unwrap_or_else(|| p.ident.span());
-                    cx.syn_error(syn::Error::new(
-                        span,
-                        format!(
-                            "duplicate parameter name `{}`: parameters `{}` and `{}` would both be \
-                             `{}` in the request; give one another name with \
-                             `#[param(rename = \"...\")]`",
-                            p.name, prev.ident, p.ident, p.name
-                        ),
-                    ));
-                }
-                params.push(p);
-            }
+            FnArg::Receiver(r) => receiver = Some(r.clone()),
+            FnArg::Typed(pt) => params.push(param(cx, pt)),
         }
     }
+    let (name, name_span, name_origin) = name(sig, &args, service);
+    let (groups, groups_origin) = groups(&args, service);
+    let (since, since_origin) = since(&args, service);
+    let krate = args
+        .krate
+        .or_else(|| service.and_then(|s| s.krate.clone()))
+        .unwrap_or_else(|| syn::parse_quote!(::mcp_runtime));
+    Method {
+        krate,
+        ident: sig.ident.clone(),
+        attr_tokens,
+        name,
+        name_span,
+        name_origin,
+        groups,
+        groups_origin,
+        since,
+        since_origin,
+        removed_in: args.removed_in,
+        docs,
+        params,
+        ret: ret(&sig.output),
+        is_async: sig.asyncness.is_some(),
+        self_ty: service.map(|s| s.self_ty.clone()),
+        in_service: service.is_some(),
+        receiver,
+        tool: tool.unwrap_or_default(),
+        cache: args.cache,
+        lock: args.lock.map(|l| LockModel {
+            param: l.param,
+            ttl_ms: l.ttl_ms,
+            wait_ms: l.wait_ms,
+        }),
+        sig: sig.clone(),
+    }
+}
 
-    let ret = match &sig.output {
+fn param(cx: &Ctxt, pt: &mut syn::PatType) -> Param {
+    let (pargs, doc) = attr::take_param(cx, &mut pt.attrs);
+    let ident = match &*pt.pat {
+        Pat::Ident(pi) if pi.subpat.is_none() && pi.by_ref.is_none() => Some(pi.ident.clone()),
+        _ => None,
+    };
+    let ty = (*pt.ty).clone();
+    let shape = match &ty {
+        Type::Reference(_) => TypeShape::Borrowed,
+        Type::ImplTrait(_) => TypeShape::ImplTrait,
+        _ => TypeShape::Owned,
+    };
+    let kind = if pargs.context {
+        ParamKind::Context
+    } else if let Type::Reference(r) = &ty
+        && is_named(&r.elem, &["RequestContext"])
+        && r.mutability.is_none()
+    {
+        ParamKind::ContextRef
+    } else if shape == TypeShape::Owned
+        && is_named(&ty, &["RequestContext", "State"])
+        && !pargs.is_json()
+    {
+        ParamKind::MaybeContext
+    } else if let Some(d) = pargs.default.clone() {
+        ParamKind::Default(d)
+    } else if is_named(&ty, &["Option"]) {
+        ParamKind::Optional
+    } else {
+        ParamKind::Required
+    };
+    let (name, name_span) = match (&pargs.rename, &ident) {
+        (Some(r), _) => (r.value.clone(), r.span),
+        (None, Some(i)) => (i.to_string().trim_start_matches("r#").to_owned(), i.span()),
+        (None, None) => (String::new(), Span::call_site()),
+    };
+    let constraints = if pargs.keywords.is_empty() {
+        String::new()
+    } else {
+        let body: Vec<String> = pargs
+            .keywords
+            .iter()
+            .map(|(k, v)| format!("{}:{v}", attr::json_string(k)))
+            .collect();
+        format!("{{{}}}", body.join(","))
+    };
+    Param {
+        pat: (*pt.pat).clone(),
+        ident,
+        name,
+        name_span,
+        ty,
+        shape,
+        kind,
+        default: pargs.default,
+        doc,
+        constraints,
+        patterns: pargs.patterns,
+        check: pargs.check,
+    }
+}
+
+fn ret(output: &ReturnType) -> Ret {
+    match output {
         ReturnType::Default => Ret::Unit,
         ReturnType::Type(_, ty) => match &**ty {
             Type::Tuple(t) if t.elems.is_empty() => Ret::Unit,
@@ -356,11 +382,17 @@ pub fn build(
                 _ => Ret::Plain(ty.clone()),
             },
         },
-    };
+    }
+}
 
+fn name(
+    sig: &Signature,
+    args: &RpcMethodArgs,
+    service: Option<&Service>,
+) -> (String, Span, NameOrigin) {
     let fn_name = sig.ident.to_string();
     let fn_name = fn_name.trim_start_matches("r#");
-    let (name, name_span, name_origin) = match (&args.name, service) {
+    match (&args.name, service) {
         (Some(n), _) => (n.value.clone(), n.span, NameOrigin::Explicit),
         (None, Some(s)) => (
             format!("{}{}{}", s.name, s.concat, fn_name),
@@ -368,132 +400,29 @@ pub fn build(
             NameOrigin::Service,
         ),
         (None, None) => (fn_name.to_owned(), sig.ident.span(), NameOrigin::Function),
-    };
-    if name.is_empty() {
-        cx.syn_error(syn::Error::new(name_span, "a method name cannot be empty"));
     }
+}
 
-    let groups_written = args.has("groups") || service.is_some_and(|s| s.groups_written);
-    let groups = match (&args.groups, service.and_then(|s| s.groups.as_ref())) {
-        (Some(g), _) => {
-            if g.value.is_empty() {
-                cx.syn_error(syn::Error::new(
-                    g.span,
-                    "`groups` cannot be empty: name at least one API group, e.g. `groups = [MCP]`",
-                ));
-            }
-            g.value.clone()
+fn groups(args: &RpcMethodArgs, service: Option<&Service>) -> (Vec<Path>, GroupsOrigin) {
+    match (&args.groups, service.and_then(|s| s.groups.as_ref())) {
+        (Some(g), _) => (g.value.clone(), GroupsOrigin::Method(g.span)),
+        (None, Some(g)) => (g.value.clone(), GroupsOrigin::Service),
+        (None, None) if args.has(attr::GROUPS) || service.is_some_and(|s| s.groups_written) => {
+            (Vec::new(), GroupsOrigin::Invalid)
         }
-        (None, Some(g)) => g.clone(),
-        // A bad `groups = ...` was reported already.
-        (None, None) if groups_written => Vec::new(),
-        (None, None) => {
-            let msg = if service.is_some() {
-                "missing `groups = [...]`: every RPC method belongs to at least one API group; \
-                 give it here or on the `#[rpc_service(groups = [...])]` for all its methods"
-            } else {
-                "missing `groups = [...]`: every RPC method belongs to at least one API group, \
-                 e.g. `#[rpc_method(groups = [MCP])]` with `const MCP: ApiGroup = ApiGroup::mcp(\"mcp\");`"
-            };
-            cx.syn_error(syn::Error::new_spanned(&attr_tokens, msg));
-            Vec::new()
-        }
-    };
-    let version_ok = !args.has("version") || args.version.is_some();
-    let since = match &args.version {
-        Some(v) if v.value == 0 => {
-            cx.syn_error(syn::Error::new(
-                v.span,
-                "versions start at 1: `version = 1` is the first version",
-            ));
-            1
-        }
-        Some(v) => v.value,
-        None => service.and_then(|s| s.version).unwrap_or(1),
-    };
-    let version_ok = version_ok
-        && args.version.as_ref().is_none_or(|v| v.value > 0)
-        && (args.version.is_some()
-            || service.is_none_or(|s| !s.version_written || s.version.is_some()));
-    if let Some(r) = &args.removed_in
-        && !version_ok
-        && r.value <= 1
-    {
-        // The first version is unknown (its value is bad), but it is at least 1.
-        cx.syn_error(syn::Error::new(
-            r.span,
-            format!(
-                "`removed_in = {}` must be greater than the first version, which is at least 1",
-                r.value
-            ),
-        ));
+        (None, None) => (Vec::new(), GroupsOrigin::Missing),
     }
-    if let Some(r) = &args.removed_in
-        && r.value <= since
-        && version_ok
-    {
-        let from = if args.version.is_some() {
-            format!("`version = {since}`")
-        } else if service.is_some_and(|s| s.version.is_some()) {
-            format!("the service's `version = {since}`")
-        } else {
-            format!("the default first version, {since}")
-        };
-        cx.syn_error(syn::Error::new(
-            r.span,
-            format!(
-                "`removed_in = {}` must be greater than the first version ({from}): a method \
-                 exists from `version` up to, not including, `removed_in`",
-                r.value
-            ),
-        ));
-    }
-    let lock = args.lock.map(|l| {
-        if let Some(p) = &l.param
-            && !params.iter().any(|q| q.is_json() && q.name == p.value)
-        {
-            let names: Vec<&str> = params
-                .iter()
-                .filter(|q| q.is_json())
-                .map(|q| q.name.as_str())
-                .collect();
-            cx.syn_error(syn::Error::new(
-                p.span,
-                format!(
-                    "`lock(param = \"{}\")` names no parameter of this method; its parameters: {}",
-                    p.value,
-                    names.join(", ")
-                ),
-            ));
-        }
-        LockModel {
-            param: l.param.map(|p| p.value),
-            ttl_ms: l.ttl_ms,
-            wait_ms: l.wait_ms,
-        }
-    });
-    let krate = args
-        .krate
-        .or_else(|| service.and_then(|s| s.krate.clone()))
-        .unwrap_or_else(|| syn::parse_quote!(::mcp_runtime));
+}
 
-    Some(Method {
-        krate,
-        ident: sig.ident.clone(),
-        name,
-        name_span,
-        name_origin,
-        groups,
-        since,
-        removed_in: args.removed_in.map(|r| r.value),
-        docs,
-        params,
-        ret,
-        is_async: sig.asyncness.is_some(),
-        self_ty: service.map(|s| s.self_ty.clone()),
-        has_receiver,
-        tool: tool.unwrap_or_default(),
-        cache: args.cache,
-        lock,
-    })
+fn since(args: &RpcMethodArgs, service: Option<&Service>) -> (u32, SinceOrigin) {
+    match (&args.version, service) {
+        // 0 is reported by `check`; the method is generated as if it were 1.
+        (Some(v), _) => (v.value.max(1), SinceOrigin::Method(v.clone())),
+        (None, _) if args.has(attr::VERSION) => (1, SinceOrigin::Invalid),
+        (None, Some(s)) if s.version_written => match s.valid_version() {
+            Some(v) => (v, SinceOrigin::Service),
+            None => (1, SinceOrigin::Invalid),
+        },
+        (None, _) => (1, SinceOrigin::Default),
+    }
 }

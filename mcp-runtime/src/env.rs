@@ -1,12 +1,15 @@
 //! The deployment environment (`APP_ENV`), which decides how much an error tells.
 
 use std::borrow::Cow;
-use std::sync::OnceLock;
 
 /// The environment the server runs in: `dev`, `test`, `prod`, or any other name.
 ///
 /// `dev` and `test` (exact, case-sensitive) are *debug* environments: errors carry their
 /// message chain, source location and backtrace. Every other name behaves as production.
+///
+/// Each server decides with its own environment, when it renders an error
+/// ([`crate::RpcError::to_wire`]): servers of different environments live side by side in
+/// one process, and none is affected by which was built first.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Environment(Cow<'static, str>);
 
@@ -46,15 +49,4 @@ impl Default for Environment {
     fn default() -> Self {
         Self::PROD
     }
-}
-
-static GLOBAL_DEBUG: OnceLock<bool> = OnceLock::new();
-
-/// Whether errors should capture backtraces: set once by the first server built.
-pub(crate) fn capture_details() -> bool {
-    *GLOBAL_DEBUG.get().unwrap_or(&false)
-}
-
-pub(crate) fn set_global(env: &Environment) {
-    let _ = GLOBAL_DEBUG.set(env.is_debug());
 }

@@ -2,11 +2,12 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::backtrace::{Backtrace, BacktraceStatus};
 use std::panic::Location;
 
 use serde_json::{Map, Value};
 
-use crate::env::{self, Environment};
+use crate::env::Environment;
 
 /// Standard and application error codes.
 pub mod codes {
@@ -92,6 +93,105 @@ pub struct Violation {
     pub message: String,
 }
 
+/// How many violations a validation error reports: 20. Past it, one last entry counts the
+/// rest (`"... and N more"`, key [`MORE_VIOLATIONS_KEY`], keyword `truncated`), so an error
+/// stays small however many unknown or invalid parameters a request has.
+pub const MAX_VIOLATIONS: usize = 20;
+
+/// The key (and, in `data`, the member) of the entry that counts the violations past
+/// [`MAX_VIOLATIONS`]: `...`, which no parameter name can be.
+pub const MORE_VIOLATIONS_KEY: &str = "...";
+
+/// Collects the violations of one call, keeping the first [`MAX_VIOLATIONS`] and counting the
+/// rest without building them.
+#[derive(Debug)]
+pub struct ViolationSink {
+    list: Vec<Violation>,
+    more: usize,
+    cap: usize,
+}
+
+impl Default for ViolationSink {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ViolationSink {
+    /// A sink keeping [`MAX_VIOLATIONS`].
+    pub fn new() -> Self {
+        Self::with_cap(MAX_VIOLATIONS)
+    }
+
+    /// A sink keeping `cap` violations (at least 1).
+    pub fn with_cap(cap: usize) -> Self {
+        Self {
+            list: Vec::new(),
+            more: 0,
+            cap: cap.max(1),
+        }
+    }
+
+    /// Whether the sink keeps no more violations (the next ones are only counted).
+    pub fn is_full(&self) -> bool {
+        self.list.len() >= self.cap
+    }
+
+    /// Adds a violation, built only when there is room for it.
+    pub fn push_with(&mut self, build: impl FnOnce() -> Violation) {
+        if self.is_full() {
+            self.more = self.more.saturating_add(1);
+        } else {
+            self.list.push(build());
+        }
+    }
+
+    /// Adds a violation (counted only, when the sink is full).
+    pub fn push(&mut self, v: Violation) {
+        self.push_with(|| v);
+    }
+
+    /// Counts `n` violations without building them (they go to the kept ones while there is
+    /// room: use [`ViolationSink::push_with`] for those).
+    fn count_more(&mut self, n: usize) {
+        self.more = self.more.saturating_add(n);
+    }
+
+    /// Adds `n` violations, building those that fit with `build(i)` (`i` < `n`) and counting
+    /// the rest: O(kept) work, however large `n` is.
+    pub fn extend_with(&mut self, n: usize, mut build: impl FnMut(usize) -> Violation) {
+        let room = self.cap.saturating_sub(self.list.len()).min(n);
+        self.list.extend((0..room).map(&mut build));
+        self.count_more(n - room);
+    }
+
+    /// How many violations were found in all (kept and counted).
+    pub fn total(&self) -> usize {
+        self.list.len().saturating_add(self.more)
+    }
+
+    /// Whether no violation was found.
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty() && self.more == 0
+    }
+
+    /// The -32602 error of the violations (see [`RpcError::violations`]).
+    #[track_caller]
+    pub fn into_error(self, method: &str) -> RpcError {
+        RpcError::violations_counted(method, self.list, self.more, self.cap)
+    }
+}
+
+/// The last entry of a capped list: how many violations were left out.
+fn more_violations(n: usize) -> Violation {
+    Violation {
+        key: MORE_VIOLATIONS_KEY.to_owned(),
+        pointer: String::new(),
+        keyword: Cow::Borrowed("truncated"),
+        message: format!("... and {n} more"),
+    }
+}
+
 #[derive(Debug)]
 enum Data {
     /// `{"exception": ..., "extra": {...}}`, and details in debug environments.
@@ -99,8 +199,12 @@ enum Data {
         exception: Cow<'static, str>,
         extra: Map<String, Value>,
     },
-    /// Parameter violations: `data` is `{"key": ["message", ...]}`.
-    Violations(Vec<Violation>),
+    /// Parameter violations: `data` is `{"key": ["message", ...]}`. At most
+    /// [`MAX_VIOLATIONS`], then the `"... and N more"` entry (`omitted` is N).
+    Violations {
+        list: Vec<Violation>,
+        omitted: usize,
+    },
     /// `data` exactly as given.
     Raw(Value),
 }
@@ -108,9 +212,15 @@ enum Data {
 /// A JSON-RPC error: a code, a message and data, with its cause for the logs.
 ///
 /// `RpcError` crosses every layer; each face (JSON-RPC, MCP) renders it once, at its edge,
-/// through [`RpcError::to_wire`], which decides what `data` shows in the current
-/// [`Environment`]: in production the exception name and `extra` only; in `dev`/`test` also the
-/// message, code, source location, backtrace and the `source()` chain.
+/// through [`RpcError::to_wire`], which decides what `data` shows in the [`Environment`] of the
+/// server rendering it: in production the exception name and `extra` only; in `dev`/`test`
+/// also the message, code, source location, backtrace (`trace`) and the `source()` chain.
+///
+/// What an error records does not depend on which server was built first: the location
+/// always (it costs nothing); a backtrace when the process enables library backtraces
+/// (`RUST_LIB_BACKTRACE=1`, or `RUST_BACKTRACE=1`), and for a panicking method caught by a
+/// server in a debug environment always (the panic site's stack). The server's environment
+/// alone decides whether `trace` is shown.
 ///
 /// ```
 /// use mcp_runtime::RpcError;
@@ -128,7 +238,11 @@ struct Inner {
     data: Data,
     source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
     location: &'static Location<'static>,
-    backtrace: Option<Box<std::backtrace::Backtrace>>,
+    /// Captured where the error was made when the process enables library backtraces
+    /// (`RUST_LIB_BACKTRACE`/`RUST_BACKTRACE`, see [`std::backtrace::Backtrace::capture`]);
+    /// for a panic in a debug environment, always (the panic site's). Shown as `trace` only
+    /// when the environment that renders the error is a debug one.
+    backtrace: Option<Box<Backtrace>>,
     /// Set when the params failed the method's input schema (MCP answers these differently).
     from_schema: bool,
     /// Where a method panicked (the panic site, not where this error was built).
@@ -152,8 +266,7 @@ impl RpcError {
             },
             source: None,
             location: Location::caller(),
-            backtrace: env::capture_details()
-                .then(|| Box::new(std::backtrace::Backtrace::force_capture())),
+            backtrace: captured_backtrace(),
             from_schema: false,
             panic_site: None,
         }))
@@ -210,14 +323,29 @@ impl RpcError {
         Self::new(codes::DATA_NOT_FOUND, message)
     }
 
-    /// -32602 `Invalid Data for call method: <method>` with every violation in `data`.
+    /// -32602 `Invalid Data for call method: <method>` with the violations in `data`: the
+    /// first [`MAX_VIOLATIONS`], then one entry `"... and N more"` for the rest.
     #[track_caller]
     pub fn violations(method: &str, violations: Vec<Violation>) -> Self {
+        Self::violations_counted(method, violations, 0, MAX_VIOLATIONS)
+    }
+
+    /// The violations error of `list` and `more` found but not built, keeping at most `cap`.
+    #[track_caller]
+    fn violations_counted(method: &str, mut list: Vec<Violation>, more: usize, cap: usize) -> Self {
+        let mut omitted = more;
+        if list.len() > cap {
+            omitted = omitted.saturating_add(list.len() - cap);
+            list.truncate(cap);
+        }
+        if omitted > 0 {
+            list.push(more_violations(omitted));
+        }
         let mut e = Self::new(
             codes::INVALID_PARAMS,
             format!("Invalid Data for call method: {method}"),
         );
-        e.0.data = Data::Violations(violations);
+        e.0.data = Data::Violations { list, omitted };
         e
     }
 
@@ -283,7 +411,16 @@ impl RpcError {
             String::new()
         };
         let mut e = Self::internal(message).with_exception("panic");
-        e.0.panic_site = panic_hook::take_site();
+        let (site, backtrace) = match panic_hook::take_site() {
+            Some(s) => (Some((s.file, s.line)), s.backtrace),
+            None => (None, None),
+        };
+        if env.is_debug() {
+            // The panic site's backtrace, recorded by the hook; where the panic was caught
+            // when there is none (the hook is installed by `build()`).
+            e.0.backtrace = backtrace.or_else(|| Some(Box::new(Backtrace::force_capture())));
+        }
+        e.0.panic_site = site;
         e
     }
 
@@ -295,11 +432,22 @@ impl RpcError {
     pub fn message(&self) -> &str {
         &self.0.message
     }
-    /// The parameter violations, if this is a validation error.
+    /// The parameter violations, if this is a validation error: at most [`MAX_VIOLATIONS`],
+    /// and when more were found, a last entry (key [`MORE_VIOLATIONS_KEY`], keyword
+    /// `truncated`) whose message is `"... and N more"`.
     pub fn violation_list(&self) -> Option<&[Violation]> {
         match &self.0.data {
-            Data::Violations(v) => Some(v),
+            Data::Violations { list, .. } => Some(list),
             _ => None,
+        }
+    }
+
+    /// How many violations were found but left out of [`RpcError::violation_list`] (the N of
+    /// its last entry); 0 when none were, or when this is not a validation error.
+    pub fn violations_omitted(&self) -> usize {
+        match &self.0.data {
+            Data::Violations { omitted, .. } => *omitted,
+            _ => 0,
         }
     }
     /// The `source()` chain, outermost first (for logs).
@@ -344,15 +492,14 @@ impl RpcError {
     fn data_for(&self, env: &Environment) -> Value {
         match &self.0.data {
             Data::Raw(v) => v.clone(),
-            Data::Violations(list) => {
+            Data::Violations { list, .. } => {
                 let mut map = Map::new();
                 for v in list {
-                    match map
+                    if let Value::Array(a) = map
                         .entry(v.key.clone())
                         .or_insert_with(|| Value::Array(Vec::new()))
                     {
-                        Value::Array(a) => a.push(Value::String(v.message.clone())),
-                        _ => unreachable!("violation entries are arrays"),
+                        a.push(Value::String(v.message.clone()));
                     }
                 }
                 Value::Object(map)
@@ -390,23 +537,50 @@ impl RpcError {
     }
 }
 
-/// Records where panics happen, so a panicking method's error names its panic site.
+/// The backtrace of an error being made: captured only when the process enables library
+/// backtraces (`RUST_LIB_BACKTRACE=1`, or `RUST_BACKTRACE=1` without `RUST_LIB_BACKTRACE=0`).
+/// Otherwise [`Backtrace::capture`] returns at once (it reads the variables once per process),
+/// so errors made on a hot path cost no stack walk.
+fn captured_backtrace() -> Option<Box<Backtrace>> {
+    let bt = Backtrace::capture();
+    (bt.status() == BacktraceStatus::Captured).then(|| Box::new(bt))
+}
+
+/// Records where panics happen, so a panicking method's error names its panic site (and, in
+/// debug environments, carries its backtrace).
 pub(crate) mod panic_hook {
+    use std::backtrace::Backtrace;
     use std::cell::RefCell;
     use std::sync::Once;
 
+    /// Where the last panic of a thread happened.
+    pub struct Site {
+        pub file: String,
+        pub line: u32,
+        /// Its stack, unresolved (symbols are looked up only if it is rendered).
+        pub backtrace: Option<Box<Backtrace>>,
+    }
+
     thread_local! {
-        static SITE: RefCell<Option<(String, u32)>> = const { RefCell::new(None) };
+        static SITE: RefCell<Option<Site>> = const { RefCell::new(None) };
     }
 
     /// Installs the hook once, keeping the previous hook (which still prints the panic).
+    ///
+    /// The hook records the panic's location and stack (a stack walk without symbol lookup:
+    /// panics are rare, and which server catches one is not known yet).
     pub fn install() {
         static ONCE: Once = Once::new();
         ONCE.call_once(|| {
             let previous = std::panic::take_hook();
             std::panic::set_hook(Box::new(move |info| {
                 if let Some(l) = info.location() {
-                    SITE.with(|s| *s.borrow_mut() = Some((l.file().to_owned(), l.line())));
+                    let site = Site {
+                        file: l.file().to_owned(),
+                        line: l.line(),
+                        backtrace: Some(Box::new(Backtrace::force_capture())),
+                    };
+                    SITE.with(|s| *s.borrow_mut() = Some(site));
                 }
                 previous(info);
             }));
@@ -414,7 +588,7 @@ pub(crate) mod panic_hook {
     }
 
     /// The site of the last panic on this thread (`catch_unwind` runs on the panicking thread).
-    pub fn take_site() -> Option<(String, u32)> {
+    pub fn take_site() -> Option<Site> {
         SITE.with(|s| s.borrow_mut().take())
     }
 }
@@ -543,5 +717,77 @@ mod tests {
             e.to_wire(&Environment::PROD),
             json!({"code":-32602,"message":"Invalid Data for call method: M.x","data":{"a":["1","3"],"b":["2"]}})
         );
+    }
+
+    fn v(k: &str) -> Violation {
+        Violation {
+            key: k.into(),
+            pointer: format!("/{k}"),
+            keyword: "x".into(),
+            message: format!("bad {k}"),
+        }
+    }
+
+    #[test]
+    fn violations_past_the_cap_are_one_counted_entry() {
+        let list: Vec<Violation> = (0..25).map(|i| v(&format!("k{i}"))).collect();
+        let e = RpcError::violations("M.x", list);
+        let kept = e.violation_list().unwrap();
+        assert_eq!(kept.len(), MAX_VIOLATIONS + 1);
+        assert_eq!(kept[MAX_VIOLATIONS].message, "... and 5 more");
+        assert_eq!(e.violations_omitted(), 5);
+        let data = &e.to_wire(&Environment::PROD)["data"];
+        assert_eq!(data["..."], json!(["... and 5 more"]));
+        assert_eq!(data["k19"], json!(["bad k19"]));
+        assert!(data.get("k20").is_none());
+        // Exactly the cap: no count entry.
+        let e = RpcError::violations("M.x", (0..20).map(|i| v(&format!("k{i}"))).collect());
+        assert_eq!(e.violation_list().unwrap().len(), MAX_VIOLATIONS);
+        assert_eq!(e.violations_omitted(), 0);
+    }
+
+    /// The violations past the cap are counted, not built: a million cost a count.
+    #[test]
+    fn the_sink_builds_only_what_it_keeps() {
+        let mut built = 0;
+        let mut sink = ViolationSink::new();
+        sink.push(v("first"));
+        sink.extend_with(1_000_000, |i| {
+            built += 1;
+            v(&i.to_string())
+        });
+        for _ in 0..10 {
+            sink.push_with(|| unreachable!("the sink is full"));
+        }
+        assert_eq!(built, MAX_VIOLATIONS - 1);
+        assert_eq!(sink.total(), 1_000_011);
+        let e = sink.into_error("M.x");
+        let list = e.violation_list().unwrap();
+        assert_eq!(list.len(), MAX_VIOLATIONS + 1);
+        assert_eq!(list[MAX_VIOLATIONS].message, "... and 999991 more");
+        assert_eq!(e.violations_omitted(), 999_991);
+        assert!(ViolationSink::with_cap(0).is_empty());
+    }
+
+    /// Whether `trace` is shown is the rendering server's environment's decision alone: a
+    /// panic caught by a debug server carries its panic site's stack, shown in debug and
+    /// hidden in production, whatever server was built first.
+    #[test]
+    fn trace_is_decided_by_the_rendering_environment() {
+        panic_hook::install();
+        let caught = std::panic::catch_unwind(|| panic!("boom")).unwrap_err();
+        let e = RpcError::from_panic(caught, &Environment::DEV);
+        let dev = e.to_wire(&Environment::DEV);
+        assert!(
+            dev["data"]["trace"].as_str().is_some_and(|t| !t.is_empty()),
+            "{dev}"
+        );
+        assert!(dev["data"]["file"].as_str().is_some_and(|f| f.ends_with("error.rs")));
+        let prod = e.to_wire(&Environment::PROD);
+        assert_eq!(prod["data"], json!({"exception": "panic"}));
+        // An error made anywhere is never shown with a trace in production.
+        let e = RpcError::runtime("x");
+        assert!(e.to_wire(&Environment::PROD)["data"].get("trace").is_none());
+        assert_eq!(e.to_wire(&Environment::DEV)["data"]["file"], json!(file!()));
     }
 }

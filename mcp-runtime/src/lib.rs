@@ -42,6 +42,7 @@ pub mod catalog;
 pub mod cli;
 pub mod context;
 pub mod core;
+pub mod edge;
 pub mod env;
 pub mod error;
 pub mod group;
@@ -54,8 +55,9 @@ pub mod schema;
 pub mod server;
 pub mod transport;
 
-pub use catalog::{Catalog, CatalogError, MethodInfo, Registry};
+pub use catalog::{Catalog, CatalogError, MethodInfo, Registry, SchemaError};
 pub use context::{CallExtras, Face, FromContext, Notifier, RequestContext, RequestId, State};
+pub use edge::{HostPolicy, Limits};
 pub use env::Environment;
 pub use error::{RpcError, Violation, codes};
 pub use group::{ApiGroup, is_valid_tool_name};
@@ -89,13 +91,13 @@ pub mod __private {
     pub use {inventory, schemars, serde, serde_json};
 
     pub use crate::context::{FromContext, RequestContext};
-    pub use crate::core::params::{finish, or_default, required, run_check};
+    pub use crate::core::params::{finish, json_params, or_default, required, run_check};
     pub use crate::core::{CachePolicy, Event, EventKind, ListenerDef, LockPolicy};
     pub use crate::error::{RpcError, Violation};
     pub use crate::group::{ApiGroup, is_valid_tool_name};
     pub use crate::output::{
-        JsonOutput, JsonOutputSchema, Output, Probe, RpcParam, RpcReturn, SchemaProbe,
-        SpecialOutput, SpecialOutputSchema,
+        ContextOr, JsonOutput, JsonOutputSchema, Output, ParamUnlessContext, Probe, RpcParam,
+        RpcReturn, SchemaProbe, SpecialOutput, SpecialOutputSchema,
     };
     pub use crate::registry::{
         Handler, MethodDef, ParamDef, ParamKind, Params, SourceLocation, ToolAnnotations,
@@ -103,6 +105,13 @@ pub mod __private {
 
     /// Compile-time check: `T` can be a JSON parameter.
     pub fn assert_param<T: RpcParam>() {}
+    /// Compile-time check: `T` can be a JSON parameter, unless it is a context type
+    /// (`IS_CONTEXT`, found by the generated code).
+    pub fn assert_param_unless_context<T, const IS_CONTEXT: bool>()
+    where
+        ContextOr<IS_CONTEXT>: ParamUnlessContext<T>,
+    {
+    }
     /// Compile-time check: `T` can be returned.
     pub fn assert_return<T: RpcReturn>() {}
 

@@ -119,3 +119,14 @@ impl<T: Serialize + JsonSchema> RpcReturn for T {}
 #[doc(hidden)]
 pub trait RpcParam {}
 impl<T: serde::de::DeserializeOwned + JsonSchema> RpcParam for T {}
+
+/// `ContextOr<true>`: a context type; `ContextOr<false>`: a JSON parameter type.
+#[doc(hidden)]
+pub struct ContextOr<const IS_CONTEXT: bool>;
+
+/// A parameter named like a context type is either one (`FromContext`) or a JSON parameter
+/// (then [`RpcParam`] is required, and reported with its message).
+#[doc(hidden)]
+pub trait ParamUnlessContext<T> {}
+impl<T> ParamUnlessContext<T> for ContextOr<true> {}
+impl<T: RpcParam> ParamUnlessContext<T> for ContextOr<false> {}

@@ -12,8 +12,8 @@ use crate::catalog::{Catalog, CatalogError, Registry};
 use crate::context::StateMap;
 use crate::core::events::{EventKind, FnListener, Listener, Listeners};
 use crate::core::{CacheStore, Core, LockStore, StoreError};
-use crate::env::{self, Environment};
-use crate::jsonrpc::envelope::Limits;
+use crate::env::Environment;
+use crate::edge::Limits;
 use crate::jsonrpc::openrpc;
 use crate::mcp::{InvalidArguments, McpEndpoint, McpOptions, MemorySessions, SessionStore};
 use crate::registry::{MethodDef, registered_methods};
@@ -28,6 +28,10 @@ pub enum BuildError {
     /// Translation files are malformed or name unknown methods or groups.
     #[error("the translations are invalid:\n{}", .0.iter().map(|e| format!("  - {e}")).collect::<Vec<_>>().join("\n"))]
     Translations(Vec<crate::i18n::TranslationError>),
+    /// Input schemas that do not compile (an invalid `#[param(pattern)]` regex, say), each
+    /// naming its method and, when it can, its parameter.
+    #[error("input schemas do not compile:\n{}", .0.iter().map(|e| format!("  - {e}")).collect::<Vec<_>>().join("\n"))]
+    Schema(Vec<crate::catalog::SchemaError>),
     /// A cache or lock backend could not be set up.
     #[error("the cache/lock store is misconfigured: {0}")]
     Store(#[from] StoreError),
@@ -40,16 +44,14 @@ pub(crate) struct Config {
     pub version: String,
     pub rpc_prefix: String,
     pub mcp_prefix: String,
-    pub body_limit: usize,
     pub limits: Limits,
     pub hosts: HostPolicy,
     pub mcp: McpOptions,
     pub stateful: Vec<String>,
     pub auth: Arc<crate::transport::auth::AuthConfig>,
-    pub timeouts: crate::transport::serve::Timeouts,
-    pub request_timeout: Option<std::time::Duration>,
-    pub method_timeout: Option<std::time::Duration>,
     pub method_timeouts: std::collections::HashMap<String, std::time::Duration>,
+    /// Whether stdio may serve protected groups (it has no token to check).
+    pub stdio_protected: bool,
 }
 
 impl Config {
@@ -213,23 +215,37 @@ impl ServerBuilder {
         self
     }
 
-    /// How long a client may take to send request headers (default 10 s; slow clients are cut).
+    /// Every bound at once (see [`Limits`] for each one's default); the methods below set one.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.config.limits = limits;
+        self
+    }
+
+    /// How long a client may take to send request headers ([`Limits::header_timeout`]).
     pub fn header_timeout(mut self, d: std::time::Duration) -> Self {
-        self.config.timeouts.header_read = d;
+        self.config.limits.header_timeout = d;
         self
     }
 
     /// How long a request may take from its headers to its response headers, body upload
-    /// included (default 30 s; then 408). `None` disables it. SSE streams are not cut.
+    /// included ([`Limits::request_timeout`]; then 408). `None` disables it.
     pub fn request_timeout(mut self, d: Option<std::time::Duration>) -> Self {
-        self.config.request_timeout = d;
+        self.config.limits.request_timeout = d;
         self
     }
 
     /// How long in-flight requests and `post_response` work may take after shutdown begins
-    /// (default 10 s).
+    /// ([`Limits::shutdown_grace`]).
     pub fn shutdown_grace(mut self, d: std::time::Duration) -> Self {
-        self.config.timeouts.shutdown_grace = d;
+        self.config.limits.shutdown_grace = d;
+        self
+    }
+
+    /// Lets [`Server::serve_stdio`] serve a protected group. Off by default: stdio carries no
+    /// token, so whoever can start the process gets the group; turn it on only when that is
+    /// the access control you want (a local tool run by its user).
+    pub fn stdio_serves_protected(mut self, on: bool) -> Self {
+        self.config.stdio_protected = on;
         self
     }
 
@@ -238,7 +254,7 @@ impl ServerBuilder {
     /// cannot be stopped, runs on tokio's blocking pool and finishes there (holding its lock, if
     /// any, until it returns).
     pub fn method_timeout(mut self, d: std::time::Duration) -> Self {
-        self.config.method_timeout = Some(d);
+        self.config.limits.call_timeout = Some(d);
         self
     }
 
@@ -304,7 +320,8 @@ impl ServerBuilder {
         self
     }
 
-    /// Which `Host`/`Origin` values MCP requests may carry (default: loopback only).
+    /// Which `Host`/`Origin` values requests may carry, on every route (default: see
+    /// [`HostPolicy`]).
     pub fn allowed_hosts(mut self, policy: HostPolicy) -> Self {
         self.config.hosts = policy;
         self
@@ -359,25 +376,25 @@ impl ServerBuilder {
         self
     }
 
-    /// The largest request body accepted (default 4 MiB); larger ones get 413.
+    /// The largest request body accepted ([`Limits::body_bytes`]); larger ones get 413.
     pub fn body_limit(mut self, bytes: usize) -> Self {
-        self.config.body_limit = bytes;
+        self.config.limits.body_bytes = bytes;
         self
     }
 
-    /// The most items a JSON-RPC batch may have (default 1000).
+    /// The most items a batch may have ([`Limits::batch_items`]).
     pub fn max_batch(mut self, items: usize) -> Self {
-        self.config.limits.max_batch = items;
+        self.config.limits.batch_items = items;
         self
     }
 
     /// Builds the catalogs and precomputes what requests read.
-    pub fn build(self) -> Result<Server, BuildError> {
+    pub fn build(mut self) -> Result<Server, BuildError> {
+        self.config.limits = self.config.limits.clamped();
         if let Some(e) = self.store_error {
             return Err(BuildError::Store(e));
         }
         let env = self.env.unwrap_or_else(Environment::from_env);
-        env::set_global(&env);
         crate::error::panic_hook::install();
         let defs = self
             .registered
@@ -386,6 +403,7 @@ impl ServerBuilder {
             .flatten()
             .chain(self.extra);
         let registry = Registry::build(defs).map_err(BuildError::Catalog)?;
+        registry.compile_validators().map_err(BuildError::Schema)?;
         let files = match &self.translations {
             TranslationSource::None => Ok(Vec::new()),
             TranslationSource::Dir(d) => {
@@ -411,7 +429,7 @@ impl ServerBuilder {
         let mut core = Core::new(env, Arc::new(self.state))
             .with_listeners(listeners)
             .with_timeouts(
-                self.config.method_timeout,
+                self.config.limits.call_timeout,
                 self.config.method_timeouts.clone(),
             );
         if let Some(c) = self.cache {
@@ -423,6 +441,7 @@ impl ServerBuilder {
         let sessions: Arc<dyn SessionStore> = self
             .sessions
             .unwrap_or_else(|| Arc::new(MemorySessions::default()));
+        let limits = Arc::new(self.config.limits.clone());
         let mut mcp = BTreeMap::new();
         for catalog in registry.catalogs().filter(|c| c.group().is_mcp()) {
             let name = catalog.group().name();
@@ -436,6 +455,7 @@ impl ServerBuilder {
                 stateful.then(|| sessions.clone()),
                 translations.clone(),
                 debug,
+                limits.clone(),
             );
             mcp.insert((name, catalog.version()), Arc::new(ep));
         }
@@ -489,16 +509,13 @@ impl Server {
                 version: env!("CARGO_PKG_VERSION").into(),
                 rpc_prefix: "/rpc".into(),
                 mcp_prefix: "/mcp".into(),
-                body_limit: 4 * 1024 * 1024,
                 limits: Limits::default(),
                 hosts: HostPolicy::default(),
                 mcp: McpOptions::default(),
                 stateful: Vec::new(),
                 auth: Arc::default(),
-                timeouts: Default::default(),
-                request_timeout: Some(std::time::Duration::from_secs(30)),
-                method_timeout: None,
                 method_timeouts: Default::default(),
+                stdio_protected: false,
             },
             env: None,
             state: StateMap::default(),
@@ -548,6 +565,9 @@ impl Server {
     }
 
     /// Serves one MCP group and version on stdin/stdout until stdin closes.
+    ///
+    /// A protected group is refused (`PermissionDenied`) unless
+    /// [`ServerBuilder::stdio_serves_protected`] allowed it: stdio has no token to check.
     pub async fn serve_stdio(&self, group: &str, version: u32) -> std::io::Result<()> {
         let ep = self.mcp_endpoint(group, version).cloned().ok_or_else(|| {
             std::io::Error::new(
@@ -555,12 +575,21 @@ impl Server {
                 format!("no MCP group `{group}` with version {version}"),
             )
         })?;
+        if ep.catalog().group().is_protected() && !self.inner.config.stdio_protected {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                format!(
+                    "MCP group `{group}` is protected and stdio has no token: allow it with \
+                     ServerBuilder::stdio_serves_protected(true)"
+                ),
+            ));
+        }
         crate::transport::stdio::serve(ep).await
     }
 
     /// An axum router with every endpoint; merge or nest it into your app.
     pub fn router(&self) -> Router {
-        crate::transport::http::rpc_router(&self.inner)
+        crate::transport::http::router(&self.inner, None)
     }
 
     /// Serves on `addr` until Ctrl-C or SIGTERM (TCP_NODELAY set on every connection).
@@ -575,10 +604,11 @@ impl Server {
         listener: tokio::net::TcpListener,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
+        let app = crate::transport::http::router(&self.inner, listener.local_addr().ok());
         crate::transport::serve::serve(
             listener,
-            self.router(),
-            self.inner.config.timeouts,
+            app,
+            &self.inner.config.limits,
             self.inner.core.background().clone(),
             shutdown,
         )

@@ -180,3 +180,28 @@ fn check_lists_translation_errors() {
         "{problems:?}"
     );
 }
+
+/// A pattern the regex engine refuses (the macro's own check is a light one).
+static BAD_PATTERN: MethodDef = MethodDef {
+    params: &[ParamDef {
+        name: "sku",
+        description: "",
+        kind: ParamKind::Optional,
+        schema: |g| g.subschema_for::<String>(),
+        constraints: r#"{"pattern":"[z-a]"}"#,
+    }],
+    ..def("Bad.pattern", 4)
+};
+
+#[test]
+fn check_lists_input_schemas_that_do_not_compile() {
+    let problems = check(builder().method(&GOOD).method(&BAD_PATTERN)).unwrap_err();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].starts_with(
+            "method `Bad.pattern`, parameter `sku`, at cli::ping (tests/tests/cli.rs:4): \
+             the input schema does not compile: "
+        ),
+        "{problems:?}"
+    );
+}

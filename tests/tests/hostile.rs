@@ -1,5 +1,9 @@
 //! Hostile input, limits, isolation and load: every bad request gets a clear error and the
-//! server keeps serving, on `/rpc` and `/mcp`.
+//! server keeps serving.
+//!
+//! Hostile inputs are one table ([`cases`]) run against every face: `/rpc`, MCP over HTTP on
+//! the handshake era and on 2026-07-28, and MCP over stdio where the case applies. Each is
+//! answered within a bound, with an answer no larger than a small multiple of its request.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -67,108 +71,6 @@ async fn still_serving(addr: &SocketAddr) {
 
 fn json(b: &str) -> Value {
     serde_json::from_str(b).unwrap_or(Value::Null)
-}
-
-#[tokio::test]
-async fn deep_nesting_is_a_parse_error_on_both_faces() {
-    let addr = serve(example_prod().build().unwrap()).await;
-    let deep = "[".repeat(200_000);
-    let (s, b) = post_json(&addr, "/rpc/mcp/v1", deep.clone()).await;
-    assert_eq!(s, 500);
-    assert_eq!(json(&b)["error"]["code"], -32700);
-    // Deep params inside a well-formed envelope: refused when the params are decoded.
-    let nested_params = format!(
-        r#"{{"jsonrpc":"2.0","method":"Catalog.ping","params":{}1{},"id":1}}"#,
-        "[".repeat(5000),
-        "]".repeat(5000)
-    );
-    let (s, b) = post_json(&addr, "/rpc/mcp/v1", nested_params).await;
-    assert_eq!((s, json(&b)["error"]["code"].clone()), (200, json!(-32602)));
-    assert_eq!(
-        json(&b)["error"]["message"],
-        "Invalid params: recursion limit exceeded"
-    );
-    let (s, b) = post_json(&addr, "/mcp/mcp/v1", deep).await;
-    assert_eq!(
-        (s, b.as_str()),
-        (
-            400,
-            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#
-        )
-    );
-    still_serving(&addr).await;
-}
-
-#[tokio::test]
-async fn invalid_utf8_is_a_parse_error() {
-    let addr = serve(example_prod().build().unwrap()).await;
-    let body: Vec<u8> = b"{\"jsonrpc\":\"2.0\",\"method\":\"Catalog.ping\",\"params\":{\"who\":\"\xff\xfe\"},\"id\":1}".to_vec();
-    let (s, b) = post_json(&addr, "/rpc/mcp/v1", body.clone()).await;
-    assert_eq!((s, json(&b)["error"]["code"].clone()), (500, json!(-32700)));
-    let (s, b) = post_json(&addr, "/mcp/mcp/v1", body).await;
-    assert_eq!((s, json(&b)["error"]["code"].clone()), (400, json!(-32700)));
-    still_serving(&addr).await;
-}
-
-#[tokio::test]
-async fn wrong_content_type_and_oversized_bodies() {
-    let addr = serve(example_prod().body_limit(64 * 1024).build().unwrap()).await;
-    for path in ["/rpc/mcp/v1", "/mcp/mcp/v1"] {
-        let (s, _) = post(
-            &addr,
-            path,
-            "text/plain",
-            r#"{"jsonrpc":"2.0","method":"Catalog.ping","id":1}"#,
-        )
-        .await;
-        assert_eq!(s, 415, "{path}");
-        let big = format!(
-            r#"{{"jsonrpc":"2.0","method":"Catalog.ping","params":{{"who":"{}"}},"id":1}}"#,
-            "x".repeat(100 * 1024)
-        );
-        let (s, _) = post_json(&addr, path, big).await;
-        assert_eq!(s, 413, "{path}");
-    }
-    still_serving(&addr).await;
-}
-
-#[tokio::test]
-async fn duplicate_keys_and_huge_keys_are_invalid_params() {
-    let addr = serve(example_prod().build().unwrap()).await;
-    let (_, b) = post_json(
-        &addr,
-        "/rpc/mcp/v1",
-        r#"{"jsonrpc":"2.0","method":"Catalog.get","params":{"id":1,"id":2},"id":7}"#,
-    )
-    .await;
-    assert_eq!(
-        json(&b),
-        json!({"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Invalid params: duplicate key `id`",
-            "data":{"exception":"Ufo\\RpcError\\RpcBadParamException"}}})
-    );
-    let (s, b) = post_json(&addr, "/mcp/mcp/v1", r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Catalog.get","arguments":{"id":1,"id":2}}}"#).await;
-    assert_eq!(s, 400);
-    assert_eq!(json(&b)["error"]["code"], -32602);
-    let key = "k".repeat(100_000);
-    let body =
-        format!(r#"{{"jsonrpc":"2.0","method":"Catalog.ping","params":{{"{key}":1}},"id":1}}"#);
-    let (_, b) = post_json(&addr, "/rpc/mcp/v1", body).await;
-    assert_eq!(json(&b)["error"]["code"], -32602);
-    still_serving(&addr).await;
-}
-
-#[tokio::test]
-async fn huge_batches_are_refused_whole() {
-    let addr = serve(example_prod().max_batch(100).build().unwrap()).await;
-    let items: Vec<Value> = (0..101)
-        .map(|i| json!({"jsonrpc":"2.0","method":"Catalog.ping","id":i}))
-        .collect();
-    let (_, b) = post_json(&addr, "/rpc/mcp/v1", serde_json::to_string(&items).unwrap()).await;
-    assert_eq!(json(&b)["error"]["code"], -32600);
-    assert_eq!(
-        json(&b)["error"]["message"],
-        "Invalid Request: batch too large (101 items, at most 100)"
-    );
 }
 
 #[tokio::test]
@@ -464,4 +366,429 @@ async fn graceful_shutdown_finishes_in_flight_calls_and_their_post_response_work
     );
     // New connections are refused once it stopped.
     assert!(tokio::net::TcpStream::connect(&addr).await.is_err());
+}
+
+/// The faces a hostile case runs against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Face {
+    Rpc,
+    /// MCP, handshake era (stateless, 2025-03-26 when no header names one).
+    Mcp,
+    /// MCP 2026-07-28.
+    Modern,
+    Stdio,
+}
+
+const FACES: [Face; 4] = [Face::Rpc, Face::Mcp, Face::Modern, Face::Stdio];
+
+/// What a face answers: the HTTP status (stdio: 200) and the body (stdio: the first line).
+#[derive(Debug)]
+struct Answer {
+    status: u16,
+    body: String,
+}
+
+impl Answer {
+    fn code(&self) -> Value {
+        json(&self.body)["error"]["code"].clone()
+    }
+    fn message(&self) -> String {
+        json(&self.body)["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    }
+}
+
+/// One hostile input: its body per face (`None`: the case does not apply there), extra
+/// headers, and the check of the answer.
+struct Case {
+    name: &'static str,
+    body: Box<dyn Fn(Face) -> Option<Vec<u8>>>,
+    headers: Vec<(&'static str, String)>,
+    check: Box<dyn Fn(Face, &Answer)>,
+}
+
+/// A call of `Catalog.ping` (`tools/call` on MCP) with `members` spliced into the envelope
+/// and `args` as its arguments, as `face` expects it.
+fn ping(face: Face, members: &str, args: &str, meta: &str) -> Vec<u8> {
+    match face {
+        Face::Rpc => format!(
+            r#"{{"jsonrpc":"2.0","method":"Catalog.ping","params":{args}{members},"id":1}}"#
+        ),
+        Face::Mcp | Face::Stdio => {
+            let meta = match meta.strip_prefix(',') {
+                Some(m) => format!(r#","_meta":{{{m}}}"#),
+                None => String::new(),
+            };
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"Catalog.ping","arguments":{args}{meta}}}{members}}}"#
+            )
+        }
+        Face::Modern => format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"Catalog.ping","arguments":{args},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}{meta}}}}}{members}}}"#
+        ),
+    }
+    .into_bytes()
+}
+
+/// The HTTP status of an envelope error on `face` (the JSON-RPC reference answers 200).
+fn invalid_status(face: Face) -> u16 {
+    if face == Face::Rpc { 200 } else { 400 }
+}
+
+fn cases() -> Vec<Case> {
+    let unknown: String = (0..200_000).map(|i| format!(",\"k{i}\":0")).collect();
+    let deep_args = format!("{{\"who\":{}1{}}}", "[".repeat(5000), "]".repeat(5000));
+    let big_token = format!(",\"progressToken\":\"{}\"", "t".repeat(1 << 20));
+    let many_params: String = (0..5000).map(|i| format!("\"p{i}\":0,")).collect();
+    let langs: String = (0..4000).map(|i| format!("x{i};q=0.5,")).collect();
+    vec![
+        Case {
+            name: "200 000 unknown members: skipped, linear, answered",
+            body: Box::new(move |f| Some(ping(f, &unknown, "{}", ""))),
+            headers: vec![],
+            check: Box::new(|_, a| {
+                assert_eq!(a.status, 200);
+                assert!(a.body.contains("pong, x"), "{}", a.body);
+            }),
+        },
+        Case {
+            name: "200 000 nested arrays: parse error",
+            body: Box::new(|_| Some("[".repeat(200_000).into_bytes())),
+            headers: vec![],
+            check: Box::new(|f, a| {
+                assert_eq!(a.code(), -32700);
+                let status = match f {
+                    Face::Rpc => 500,
+                    Face::Stdio => 200,
+                    _ => 400,
+                };
+                assert_eq!(a.status, status);
+            }),
+        },
+        Case {
+            name: "params nested 5 000 deep: invalid params, with the id",
+            body: Box::new(move |f| Some(ping(f, "", &deep_args, ""))),
+            headers: vec![],
+            check: Box::new(|f, a| {
+                assert_eq!(a.code(), -32602);
+                assert!(a.message().contains("nested deeper than 64 levels"), "{}", a.body);
+                assert_eq!(json(&a.body)["id"], 1);
+                assert_eq!(a.status, if f == Face::Stdio { 200 } else { invalid_status(f) });
+            }),
+        },
+        Case {
+            name: "invalid UTF-8: parse error",
+            body: Box::new(|f| {
+                let mut b = ping(f, "", r#"{"who":"@@"}"#, "");
+                let at = b.windows(2).position(|w| w == b"@@").unwrap();
+                b[at..at + 2].copy_from_slice(&[0xff, 0xfe]);
+                Some(b)
+            }),
+            headers: vec![],
+            check: Box::new(|_, a| assert_eq!(a.code(), -32700)),
+        },
+        Case {
+            name: "a repeated envelope member: invalid request",
+            body: Box::new(|f| {
+                let b = String::from_utf8(ping(f, "", "{}", "")).unwrap();
+                Some(b.replacen("\"id\":1", "\"id\":1,\"id\":2", 1).into_bytes())
+            }),
+            headers: vec![],
+            check: Box::new(|f, a| {
+                assert_eq!(a.code(), -32600);
+                assert_eq!(a.message(), "Invalid Request: duplicate member `id`");
+                assert_eq!(a.status, if f == Face::Stdio { 200 } else { invalid_status(f) });
+            }),
+        },
+        Case {
+            name: "a repeated params key: invalid params, with the id",
+            body: Box::new(|f| Some(ping(f, "", r#"{"who":"a","who":"b"}"#, ""))),
+            headers: vec![],
+            check: Box::new(|_, a| {
+                assert_eq!(a.code(), -32602);
+                assert!(a.message().contains("duplicate key `who`"), "{}", a.body);
+                assert_eq!(json(&a.body)["id"], 1);
+            }),
+        },
+        Case {
+            name: "a batch of 2 000 items: refused whole, not amplified",
+            body: Box::new(|f| {
+                let item = match f {
+                    Face::Rpc => r#"{"jsonrpc":"2.0","method":"Catalog.ping","id":1}"#,
+                    _ => r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+                };
+                Some(format!("[{}]", vec![item; 2000].join(",")).into_bytes())
+            }),
+            headers: vec![],
+            check: Box::new(|f, a| {
+                assert_eq!(a.code(), -32600);
+                let expected = if f == Face::Stdio {
+                    "Batches are not supported on stdio"
+                } else {
+                    "Invalid Request: batch too large (2000 items, at most 100)"
+                };
+                assert_eq!(a.message(), expected);
+                assert!(a.body.len() < 200, "{}", a.body);
+            }),
+        },
+        Case {
+            name: "a 1 MB progress token: invalid params",
+            body: Box::new(move |f| (f != Face::Rpc).then(|| ping(f, "", "{}", &big_token))),
+            headers: vec![("accept", "application/json, text/event-stream".into())],
+            check: Box::new(|_, a| {
+                assert_eq!(a.code(), -32602);
+                assert!(a.message().contains("progressToken"), "{}", a.body);
+                assert!(a.body.len() < 400, "not echoed: {} bytes", a.body.len());
+            }),
+        },
+        Case {
+            name: "an object as progress token: invalid params",
+            body: Box::new(|f| {
+                (f != Face::Rpc).then(|| ping(f, "", "{}", r#","progressToken":{"a":[1,2]}"#))
+            }),
+            headers: vec![("accept", "application/json, text/event-stream".into())],
+            check: Box::new(|_, a| assert_eq!(a.code(), -32602)),
+        },
+        Case {
+            name: "5 000 unknown params: the violations reported are capped",
+            body: Box::new(move |f| Some(ping(f, "", &format!("{{{many_params}\"who\":\"x\"}}"), ""))),
+            headers: vec![],
+            check: Box::new(|_, a| {
+                assert_eq!(a.code(), -32602, "{}", a.body);
+                assert!(a.body.len() < 8 * 1024, "{} bytes", a.body.len());
+            }),
+        },
+        Case {
+            name: "a body over the limit: 413 (stdio: invalid request)",
+            body: Box::new(|f| {
+                Some(ping(f, "", &format!("{{\"who\":\"{}\"}}", "x".repeat(5 << 20)), ""))
+            }),
+            headers: vec![],
+            check: Box::new(|f, a| {
+                if f == Face::Stdio {
+                    assert_eq!(a.code(), -32600);
+                    assert_eq!(a.message(), "Invalid Request: message larger than 4194304 bytes");
+                } else {
+                    assert_eq!(a.status, 413);
+                }
+            }),
+        },
+        Case {
+            name: "no Content-Type (a cross-site POST without preflight): 415",
+            body: Box::new(|f| (f != Face::Stdio).then(|| ping(f, "", "{}", ""))),
+            headers: vec![("content-type", String::new())],
+            check: Box::new(|_, a| {
+                assert_eq!((a.status, a.body.as_str()), (415, "Content-Type must be application/json"))
+            }),
+        },
+        Case {
+            name: "a foreign Origin: 403",
+            body: Box::new(|f| (f != Face::Stdio).then(|| ping(f, "", "{}", ""))),
+            headers: vec![("origin", "http://evil.example".into())],
+            check: Box::new(|_, a| assert_eq!((a.status, a.body.as_str()), (403, "Invalid Origin header"))),
+        },
+        Case {
+            name: "a rebinding Host: 421",
+            body: Box::new(|f| (f != Face::Stdio).then(|| ping(f, "", "{}", ""))),
+            headers: vec![("host", "evil.example".into())],
+            check: Box::new(|_, a| assert_eq!((a.status, a.body.as_str()), (421, "Invalid Host header"))),
+        },
+        Case {
+            name: "a Host with a quote (header injection): 421",
+            body: Box::new(|f| (f != Face::Stdio).then(|| ping(f, "", "{}", ""))),
+            headers: vec![("host", "localhost\", x=\"y".into())],
+            check: Box::new(|_, a| assert_eq!(a.status, 421)),
+        },
+        Case {
+            name: "4 000 Accept-Language ranges (44 KB): answered",
+            body: Box::new(|f| (f != Face::Stdio).then(|| ping(f, "", "{}", ""))),
+            headers: vec![("accept-language", langs)],
+            check: Box::new(|_, a| {
+                assert_eq!(a.status, 200);
+                assert!(a.body.contains("pong, x"), "{}", a.body);
+            }),
+        },
+        Case {
+            name: "headers over 64 KiB: 431",
+            body: Box::new(|f| (f != Face::Stdio).then(|| ping(f, "", "{}", ""))),
+            headers: vec![("x-padding", "p".repeat(80 * 1024))],
+            check: Box::new(|_, a| assert_eq!(a.status, 431)),
+        },
+    ]
+}
+
+/// Sends one case's body to an HTTP face.
+async fn send_http(addr: &SocketAddr, face: Face, case: &Case, body: Vec<u8>) -> Answer {
+    let path = if face == Face::Rpc { "/rpc/mcp/v1" } else { "/mcp/mcp/v1" };
+    let mut req = reqwest::Client::new()
+        .post(format!("http://{addr}{path}"))
+        .header("accept", "application/json, text/event-stream");
+    let mut content_type = Some("application/json".to_owned());
+    for (k, v) in &case.headers {
+        if *k == "content-type" {
+            content_type = (!v.is_empty()).then(|| v.clone());
+        } else if *k == "host" {
+            req = req.header(reqwest::header::HOST, v.as_str());
+        } else {
+            req = req.header(*k, v.as_str());
+        }
+    }
+    if let Some(ct) = content_type {
+        req = req.header("content-type", ct);
+    }
+    if face == Face::Modern {
+        req = req
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "Catalog.ping");
+    }
+    let r = req.body(body).send().await.expect("answered");
+    Answer {
+        status: r.status().as_u16(),
+        body: r.text().await.unwrap_or_default(),
+    }
+}
+
+/// Runs one line through MCP over stdio; the first line answered.
+async fn send_stdio(server: &mcp_runtime::Server, mut body: Vec<u8>) -> Answer {
+    let ep = server.mcp_endpoint("mcp", 1).unwrap().clone();
+    body.push(b'\n');
+    let (write, mut read) = tokio::io::duplex(1 << 16);
+    let serving = tokio::spawn(mcp_runtime::transport::stdio::serve_io(
+        ep,
+        std::io::Cursor::new(body),
+        write,
+    ));
+    let mut out = Vec::new();
+    read.read_to_end(&mut out).await.unwrap();
+    serving.await.unwrap().unwrap();
+    let line = out.split(|b| *b == b'\n').next().unwrap_or_default();
+    Answer {
+        status: 200,
+        body: String::from_utf8_lossy(line).into_owned(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_hostile_case_on_every_face() {
+    let server = example_prod().build().unwrap();
+    let addr = serve(server.clone()).await;
+    let bound = Duration::from_secs(30);
+    for case in cases() {
+        for face in FACES {
+            let Some(body) = (case.body)(face) else {
+                continue;
+            };
+            let answer = if face == Face::Stdio {
+                tokio::time::timeout(bound, send_stdio(&server, body)).await
+            } else {
+                tokio::time::timeout(bound, send_http(&addr, face, &case, body)).await
+            };
+            let answer = answer.unwrap_or_else(|_| panic!("{}: {face:?}: no answer", case.name));
+            let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                (case.check)(face, &answer)
+            }));
+            if checked.is_err() {
+                let shown: String = answer.body.chars().take(300).collect();
+                panic!("{} on {face:?}: answered {} {shown}", case.name, answer.status);
+            }
+        }
+        still_serving(&addr).await;
+    }
+}
+
+/// A `Jobs.run` call with a progress token, answered on an SSE stream.
+async fn sse_job(client: &reqwest::Client, addr: &SocketAddr) -> reqwest::Response {
+    client
+        .post(format!("http://{addr}/mcp/mcp/v1"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Jobs.run","arguments":{"steps":50,"step_ms":100},"_meta":{"progressToken":"p"}}}"#)
+        .send()
+        .await
+        .expect("answered")
+}
+
+#[tokio::test]
+async fn detached_calls_are_bounded_and_a_gone_client_cancels_its_call() {
+    let limits = mcp_runtime::Limits {
+        detached_calls: 1,
+        ..Default::default()
+    };
+    let addr = serve(example_prod().limits(limits).build().unwrap()).await;
+    let client = reqwest::Client::new();
+    let first = sse_job(&client, &addr).await;
+    assert_eq!(first.status(), 200);
+    let second = sse_job(&client, &addr).await;
+    assert_eq!(second.status(), 503);
+    assert_eq!(
+        json(&second.text().await.unwrap())["error"]["message"],
+        "Server busy: too many calls in progress, try again later"
+    );
+    // The client goes: its call is cancelled and its place freed (not after 5 s of work).
+    drop(first);
+    let mut freed = false;
+    for _ in 0..40 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let again = sse_job(&reqwest::Client::new(), &addr).await;
+        if again.status() == 200 {
+            freed = true;
+            break;
+        }
+    }
+    assert!(freed, "the gone client's call still holds its place");
+    still_serving(&addr).await;
+}
+
+#[tokio::test]
+async fn allowed_origins_get_cors_and_a_preflight() {
+    let addr = serve(example_prod().build().unwrap()).await;
+    let client = reqwest::Client::new();
+    for path in ["/rpc/mcp/v1", "/mcp/mcp/v1"] {
+        let r = client
+            .request(reqwest::Method::OPTIONS, format!("http://{addr}{path}"))
+            .header("origin", "http://localhost:3000")
+            .header("access-control-request-method", "POST")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 204, "{path}");
+        let h = r.headers();
+        assert_eq!(h["access-control-allow-origin"], "http://localhost:3000");
+        assert!(
+            h["access-control-allow-headers"]
+                .to_str()
+                .unwrap()
+                .contains("Mcp-Session-Id")
+        );
+        let r = client
+            .request(reqwest::Method::OPTIONS, format!("http://{addr}{path}"))
+            .header("origin", "http://evil.example")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 403, "{path}");
+    }
+    let r = client
+        .post(format!("http://{addr}/rpc/mcp/v1"))
+        .header("origin", "http://localhost:3000")
+        .header("content-type", "application/json")
+        .body(r#"{"jsonrpc":"2.0","method":"Catalog.ping","id":1}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.headers()["access-control-allow-origin"], "http://localhost:3000");
+}
+
+#[tokio::test]
+async fn stdio_serves_a_protected_group_only_when_allowed() {
+    let server = example_prod().build().unwrap();
+    let e = server.serve_stdio("admin", 1).await.unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::PermissionDenied);
+    assert_eq!(
+        e.to_string(),
+        "MCP group `admin` is protected and stdio has no token: allow it with ServerBuilder::stdio_serves_protected(true)"
+    );
 }

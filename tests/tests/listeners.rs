@@ -1,7 +1,8 @@
 //! `#[rpc_listener]` functions, collected by inventory and ordered by priority: they can reject
 //! a call, change params, replace an error and change the response, on both faces.
 
-use mcp_runtime::jsonrpc::envelope::{Limits, handle};
+use mcp_runtime::Limits;
+use mcp_runtime::jsonrpc::handle;
 use mcp_runtime::prelude::*;
 use serde_json::{Value, json};
 
@@ -61,7 +62,7 @@ async fn call(server: &Server, method: &str, params: Value) -> Value {
     let catalog = server.registry().catalog("listen", 1).unwrap().clone();
     let body = serde_json::to_vec(&json!({"jsonrpc":"2.0","method":method,"params":params,"id":1}))
         .unwrap();
-    let r = handle(server.core(), &catalog, &body, Limits::default(), None).await;
+    let r = handle(server.core(), &catalog, &body, &Limits::default(), None).await;
     serde_json::from_slice(&r.body.unwrap()).unwrap()
 }
 
@@ -103,12 +104,7 @@ async fn a_response_listener_changes_the_result_on_both_faces() {
     );
     let s = server();
     let ep = s.mcp_endpoint("listen", 1).unwrap();
-    let msg = match mcp_runtime::mcp::handler::parse_message(
-        json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"L.echo","arguments":{"text":"decorate"}}}),
-    ) {
-        Ok(mcp_runtime::mcp::handler::Incoming::Request(m)) => m,
-        _ => panic!("a request"),
-    };
+    let msg = mcp_runtime::mcp::handler::Message::read(json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"L.echo","arguments":{"text":"decorate"}}}).to_string().as_bytes()).expect("a request");
     let a = ep
         .handle(
             msg,
@@ -122,12 +118,7 @@ async fn a_response_listener_changes_the_result_on_both_faces() {
         json!({"result":"[decorate]"})
     );
     // MCP: a rejection by a listener is a tool error, like any pipeline error.
-    let msg = match mcp_runtime::mcp::handler::parse_message(
-        json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"L.echo","arguments":{"text":"forbidden"}}}),
-    ) {
-        Ok(mcp_runtime::mcp::handler::Incoming::Request(m)) => m,
-        _ => panic!("a request"),
-    };
+    let msg = mcp_runtime::mcp::handler::Message::read(json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"L.echo","arguments":{"text":"forbidden"}}}).to_string().as_bytes()).expect("a request");
     let a = ep
         .handle(msg, mcp_runtime::mcp::Era::Modern, Default::default())
         .await;

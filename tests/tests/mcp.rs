@@ -796,6 +796,30 @@ async fn tools_call_invalid_arguments_is_jsonrpc_error_by_default() {
         "{message}"
     );
     assert_eq!(message.matches("Property '/").count(), 3, "{message}");
+
+    // Past 20 violations, one last entry counts the rest: the data stays small.
+    let mut args = serde_json::Map::new();
+    for i in 0..500 {
+        args.insert(format!("x{i:03}"), json!(i));
+    }
+    let (_, _, body) = post_json(&url, &[], &call(10, "Catalog.ping", Value::Object(args))).await;
+    let errors = body["error"]["data"]["validation_errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 21, "{body}");
+    assert_eq!(
+        errors[0],
+        json!({"pointer": "/x000", "keyword": "additionalProperties",
+            "message": "Unknown parameter \"x000\""})
+    );
+    assert_eq!(
+        errors[20],
+        json!({"pointer": "", "keyword": "truncated", "message": "... and 480 more"})
+    );
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("Invalid parameters for tool 'Catalog.ping': Property '/x000'")
+            && message.ends_with("; ...and more errors."),
+        "{message}"
+    );
 }
 
 #[tokio::test]
@@ -2068,7 +2092,7 @@ async fn non_json_content_type_is_415() {
     let url = format!("{}/mcp/mcp/v1", example().await);
     let (status, _, body) = post(&url, &[("content-type", "text/plain")], &init_body()).await;
     assert_eq!(status, 415);
-    assert_eq!(body, "Invalid Content-Type header");
+    assert_eq!(body, "Content-Type must be application/json");
     let (status, _, _) = post(
         &url,
         &[("content-type", "application/json; charset=utf-8")],
@@ -2455,4 +2479,34 @@ async fn stdio_returns_when_input_closes() {
     let server = examples::server().unwrap();
     let io = Stdio::start(&server, "mcp");
     io.close().await;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Session bounds
+// ---------------------------------------------------------------------------------------------
+
+/// Past the session cap, `initialize` is answered 503 without a session; an ended session
+/// frees its place.
+#[tokio::test]
+async fn initialize_past_the_session_cap_is_503() {
+    let sessions = mcp_runtime::mcp::MemorySessions::new(1, Duration::from_secs(3600));
+    let server = example_prod()
+        .session_store(std::sync::Arc::new(sessions))
+        .build()
+        .unwrap();
+    let url = format!("{}/mcp/conformance/v1", serve_url(server).await);
+    let sid = open_session(&url, "2025-11-25").await;
+    let (status, h, body) = post_json(&url, &[], &initialize(2, "2025-11-25")).await;
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(hdr(&h, "mcp-session-id"), None);
+    assert_eq!(body["error"]["code"], -32603, "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("too many sessions")),
+        "{body}"
+    );
+    let (status, _, _) = delete(&url, &[("mcp-session-id", &sid)]).await;
+    assert_eq!(status, 200);
+    open_session(&url, "2025-11-25").await;
 }

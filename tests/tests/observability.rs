@@ -5,7 +5,8 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use mcp_runtime::core::metrics::Metrics;
-use mcp_runtime::jsonrpc::envelope::{Limits, handle};
+use mcp_runtime::Limits;
+use mcp_runtime::jsonrpc::handle;
 use mcp_runtime::{CallExtras, Environment, Face};
 use tracing_subscriber::fmt::format::FmtSpan;
 
@@ -46,7 +47,7 @@ async fn every_call_has_a_span_and_metrics() {
             server.core(),
             &catalog,
             br#"{"jsonrpc":"2.0","method":"Catalog.ping","id":1}"#,
-            Limits::default(),
+            &Limits::default(),
             None,
         )
         .await;
@@ -55,13 +56,13 @@ async fn every_call_has_a_span_and_metrics() {
     let info = catalog.get("Catalog.get").unwrap();
     let err = server
         .core()
-        .call_method(
-            &catalog,
+        .call(mcp_runtime::core::CallRequest {
+            catalog: &catalog,
             info,
-            Some(serde_json::json!({"id": 99})),
-            Face::Mcp,
-            CallExtras::default(),
-        )
+            params: Some(serde_json::json!({"id": 99})),
+            face: Face::Mcp,
+            extras: CallExtras::default(),
+        })
         .await;
     assert_eq!(err.unwrap_err().code(), -32404);
 

@@ -2,7 +2,8 @@
 //! (none for a notification), and cache keys do not depend on object key order.
 
 use mcp_runtime::core::cache::cache_key;
-use mcp_runtime::jsonrpc::envelope::{Limits, handle};
+use mcp_runtime::Limits;
+use mcp_runtime::jsonrpc::handle;
 use mcp_runtime::{Environment, Server};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
@@ -94,7 +95,7 @@ fn check(server: &Server, rt: &tokio::runtime::Runtime, body: &Value) -> Result<
         server.core(),
         &catalog,
         &bytes,
-        Limits::default(),
+        &Limits::default(),
         None,
     ));
     match (&reply.body, body) {
@@ -153,9 +154,9 @@ proptest! {
         items.reverse();
         let shuffled: Map<String, Value> = items.into_iter().collect();
         prop_assert_eq!(
-            cache_key("M.x", 1, &Value::Object(forward.clone())),
-            cache_key("M.x", 1, &Value::Object(shuffled))
+            cache_key("g", "M.x", 1, &Value::Object(forward.clone())),
+            cache_key("g", "M.x", 1, &Value::Object(shuffled))
         );
-        prop_assert_ne!(cache_key("M.x", 1, &Value::Object(forward.clone())), cache_key("M.x", 2, &Value::Object(forward)));
+        prop_assert_ne!(cache_key("g", "M.x", 1, &Value::Object(forward.clone())), cache_key("g", "M.x", 2, &Value::Object(forward)));
     }
 }

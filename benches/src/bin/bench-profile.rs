@@ -18,7 +18,8 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use benches::*;
-use mcp_runtime::jsonrpc::envelope::{Limits, handle};
+use mcp_runtime::Limits;
+use mcp_runtime::jsonrpc::handle;
 
 /// The system allocator, counting allocations (`alloc`, `alloc_zeroed` and `realloc` calls).
 struct Counting;
@@ -72,7 +73,7 @@ fn main() {
                 server.core(),
                 catalog,
                 black_box(JSONRPC_CALL_BODY.as_bytes()),
-                Limits::default(),
+                &Limits::default(),
                 None,
             ))
             .body

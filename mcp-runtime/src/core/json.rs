@@ -5,8 +5,35 @@
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-/// A seed that reads any JSON value, refusing duplicate keys at every depth.
-pub(crate) struct Strict;
+/// A seed that reads any JSON value, refusing duplicate keys at every depth and values nested
+/// deeper than its bound.
+#[derive(Clone, Copy)]
+pub(crate) struct Strict {
+    /// Levels of arrays and objects still allowed.
+    left: usize,
+    /// The bound, for the error message.
+    max: usize,
+}
+
+impl Strict {
+    /// At most `depth` levels of arrays and objects (serde_json stops at 128 in any case).
+    pub(crate) fn new(depth: usize) -> Self {
+        Self {
+            left: depth,
+            max: depth,
+        }
+    }
+
+    fn inner<E: de::Error>(self) -> Result<Self, E> {
+        match self.left.checked_sub(1) {
+            Some(left) => Ok(Self { left, ..self }),
+            None => Err(E::custom(format_args!(
+                "nested deeper than {} levels",
+                self.max
+            ))),
+        }
+    }
+}
 
 impl<'de> DeserializeSeed<'de> for Strict {
     type Value = Value;
@@ -48,20 +75,22 @@ impl<'de> Visitor<'de> for Strict {
         Ok(Value::Null)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let inner = self.inner()?;
         let mut v = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
-        while let Some(item) = seq.next_element_seed(Strict)? {
+        while let Some(item) = seq.next_element_seed(inner)? {
             v.push(item);
         }
         Ok(Value::Array(v))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Value, A::Error> {
+        let inner = self.inner()?;
         let mut map = Map::new();
         while let Some(key) = m.next_key::<String>()? {
             // One hash per key: the entry both detects the duplicate and inserts.
             match map.entry(key) {
                 serde_json::map::Entry::Occupied(e) => return Err(duplicate(e.key())),
                 serde_json::map::Entry::Vacant(e) => {
-                    e.insert(m.next_value_seed(Strict)?);
+                    e.insert(m.next_value_seed(inner)?);
                 }
             }
         }
@@ -82,10 +111,18 @@ fn truncate(s: &str) -> String {
     }
 }
 
+/// serde_json's own nesting bound.
+const MAX_DEPTH: usize = 128;
+
 /// Parses JSON text, refusing duplicate keys.
 pub fn from_str(s: &str) -> Result<Value, serde_json::Error> {
+    from_str_depth(s, MAX_DEPTH)
+}
+
+/// Parses JSON text, refusing duplicate keys and nesting deeper than `depth` levels.
+pub(crate) fn from_str_depth(s: &str, depth: usize) -> Result<Value, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(s);
-    let v = Strict.deserialize(&mut de)?;
+    let v = Strict::new(depth).deserialize(&mut de)?;
     de.end()?;
     Ok(v)
 }
@@ -93,7 +130,7 @@ pub fn from_str(s: &str) -> Result<Value, serde_json::Error> {
 /// Parses JSON bytes, refusing duplicate keys.
 pub fn from_slice(b: &[u8]) -> Result<Value, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_slice(b);
-    let v = Strict.deserialize(&mut de)?;
+    let v = Strict::new(MAX_DEPTH).deserialize(&mut de)?;
     de.end()?;
     Ok(v)
 }

@@ -14,6 +14,6 @@ pub mod validate;
 pub use cache::{CachePolicy, CacheStore, MemoryCache, StoreError};
 pub use events::{Event, EventKind, Listener, ListenerDef, Listeners};
 pub use lock::{LockPolicy, LockStore, MemoryLocks};
-pub use pipeline::{CallRequest, Core};
+pub use pipeline::{CallRequest, Calling, Core};
 #[cfg(feature = "redis")]
 pub use redis::RedisStore;

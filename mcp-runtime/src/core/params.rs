@@ -117,3 +117,37 @@ pub fn run_check<E: std::fmt::Display>(
         });
     }
 }
+
+/// The `ParamDef`s of a method whose parameters named like context types (`State<T>`,
+/// `RequestContext`) are context ones or not depending on their types: the entries marked
+/// `true` (JSON parameters), in order. `N` is their number, counted by the generated code, so
+/// it is evaluated at compile time.
+#[doc(hidden)]
+pub const fn json_params<const K: usize, const N: usize>(
+    all: [(bool, crate::registry::ParamDef); K],
+) -> [crate::registry::ParamDef; N] {
+    fn no_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::Schema::default()
+    }
+    const UNSET: crate::registry::ParamDef = crate::registry::ParamDef {
+        name: "",
+        description: "",
+        kind: crate::registry::ParamKind::Required,
+        schema: no_schema,
+        constraints: "",
+    };
+    let mut out = [UNSET; N];
+    let (mut i, mut j) = (0, 0);
+    while i < K {
+        if all[i].0 {
+            out[j] = all[i].1;
+            j += 1;
+        }
+        i += 1;
+    }
+    assert!(
+        j == N,
+        "json_params: N is not the number of JSON parameters"
+    );
+    out
+}

@@ -23,19 +23,60 @@ use crate::error::{RpcError, codes};
 use crate::output::Output;
 use crate::registry::{Handler, Params};
 
-/// One call, as both faces hand it to the core.
+/// One call, as every face hands it to the core: a method already looked up in the catalog
+/// of the endpoint it came through.
 #[derive(Debug)]
 pub struct CallRequest<'a> {
     /// The catalog of the endpoint (group and version).
     pub catalog: &'a Catalog,
-    /// The method (or tool) name.
-    pub method: &'a str,
+    /// The method (or tool), from [`Catalog::get`].
+    pub info: &'a MethodInfo,
     /// The params (object or list), if any.
     pub params: Option<Value>,
     /// The face it came through.
     pub face: Face,
     /// Progress token, notifier and post-response queue, from the transport.
     pub extras: CallExtras,
+}
+
+/// A call in progress: a future of its result.
+///
+/// A call that cannot suspend (a synchronous method with no cache, lock, time limit or
+/// awaited listener) has already run when [`Core::call`] returns: awaiting it costs nothing
+/// and it carries no pipeline future. Any other call is the pipeline's future, boxed, so that
+/// whatever awaits a `Calling` stays small either way.
+#[must_use = "a call does nothing unless awaited"]
+pub struct Calling<'a>(CallingState<'a>);
+
+enum CallingState<'a> {
+    Done(Option<Result<Output, RpcError>>),
+    Running(futures_util::future::BoxFuture<'a, Result<Output, RpcError>>),
+}
+
+impl std::fmt::Debug for Calling<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self.0 {
+            CallingState::Done(_) => "Calling(done)",
+            CallingState::Running(_) => "Calling(running)",
+        })
+    }
+}
+
+impl std::future::Future for Calling<'_> {
+    type Output = Result<Output, RpcError>;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        match &mut self.0 {
+            CallingState::Done(r) => std::task::Poll::Ready(
+                r.take()
+                    .unwrap_or_else(|| Err(RpcError::internal("call polled after it finished"))),
+            ),
+            CallingState::Running(f) => f.as_mut().poll(cx),
+        }
+    }
 }
 
 /// The core: environment, state, listeners and stores shared by every call.
@@ -123,92 +164,60 @@ impl Core {
         self.listeners.has(EventKind::PostResponse)
     }
 
-    /// Runs one call through the pipeline.
-    pub async fn call(&self, req: CallRequest<'_>) -> Result<Output, RpcError> {
-        let Some(info) = req.catalog.get(req.method) else {
-            return Err(RpcError::method_not_found(format!(
-                "Method \"{}\" for version \"v{}\" is not found in group \"{}\"",
-                req.method,
-                req.catalog.version(),
-                req.catalog.group().name()
-            )));
-        };
-        self.call_method(req.catalog, info, req.params, req.face, req.extras)
-            .await
-    }
-
-    /// Runs a call of a method already looked up.
+    /// Runs one call through the pipeline: the only way into a call, for every face.
     ///
     /// Each call runs in a `rpc.call` span with OpenTelemetry's JSON-RPC conventions
     /// (`rpc.system`, `rpc.method`, `rpc.jsonrpc.version`, `rpc.jsonrpc.error_code`) plus the group,
     /// version, internal request id, outcome and duration.
-    pub async fn call_method(
-        &self,
-        catalog: &Catalog,
-        info: &MethodInfo,
-        params: Option<Value>,
-        face: Face,
-        extras: CallExtras,
-    ) -> Result<Output, RpcError> {
+    pub fn call<'a>(&'a self, req: CallRequest<'a>) -> Calling<'a> {
         use tracing::Instrument as _;
-        if self.runs_now(info) {
-            return self.call_now(catalog, info, params, face, extras);
-        }
+        let CallRequest {
+            catalog,
+            info,
+            params,
+            face,
+            extras,
+        } = req;
         let span = call_span(catalog, info, face);
+        if self.runs_now(info) {
+            // Nothing to wait for: run it here, without building the pipeline's future.
+            if span.is_disabled() {
+                return Calling(CallingState::Done(Some(
+                    self.run_now(catalog, info, params, face, extras),
+                )));
+            }
+            let started = std::time::Instant::now();
+            let result = span.in_scope(|| self.run_now(catalog, info, params, face, extras));
+            record_outcome(&span, started, &result);
+            return Calling(CallingState::Done(Some(result)));
+        }
         // Without a subscriber that wants the span, neither the clock nor the instrumented
         // future is paid for.
         if span.is_disabled() {
-            return self.call_inner(catalog, info, params, face, extras).await;
+            return Calling(CallingState::Running(Box::pin(
+                self.call_inner(catalog, info, params, face, extras),
+            )));
         }
-        let started = std::time::Instant::now();
-        let result = self
-            .call_inner(catalog, info, params, face, extras)
-            .instrument(span.clone())
-            .await;
-        record_outcome(&span, started, &result);
-        result
+        Calling(CallingState::Running(Box::pin(async move {
+            let started = std::time::Instant::now();
+            let result = self
+                .call_inner(catalog, info, params, face, extras)
+                .instrument(span.clone())
+                .await;
+            record_outcome(&span, started, &result);
+            result
+        })))
     }
 
     /// Whether a call of `info` can finish without suspending: a synchronous method with no
     /// cache, no lock, no time limit and no awaited listener (`post_response` work is queued,
     /// not awaited).
-    ///
-    /// Transports answer such calls without building the pipeline's future (a few KB that
-    /// every enclosing future would carry and copy); [`Core::call_now`] runs them.
-    pub fn runs_now(&self, info: &MethodInfo) -> bool {
+    fn runs_now(&self, info: &MethodInfo) -> bool {
         matches!(info.def.handler, Handler::Sync(_))
             && info.def.lock.is_none()
             && self.limit(info).is_none()
             && !info.def.cache.is_some_and(|p| p.active_in(&self.env))
             && !self.listeners.awaits_any()
-    }
-
-    /// Runs a call for which [`Core::runs_now`] holds, synchronously: the same stages, span and
-    /// errors as [`Core::call_method`].
-    ///
-    /// A call that does not qualify is refused with -32603 rather than run with stages skipped.
-    pub fn call_now(
-        &self,
-        catalog: &Catalog,
-        info: &MethodInfo,
-        params: Option<Value>,
-        face: Face,
-        extras: CallExtras,
-    ) -> Result<Output, RpcError> {
-        if !self.runs_now(info) {
-            return Err(RpcError::internal(format!(
-                "method '{}' cannot run without suspending",
-                info.def.name
-            )));
-        }
-        let span = call_span(catalog, info, face);
-        if span.is_disabled() {
-            return self.run_now(catalog, info, params, face, extras);
-        }
-        let started = std::time::Instant::now();
-        let result = span.in_scope(|| self.run_now(catalog, info, params, face, extras));
-        record_outcome(&span, started, &result);
-        result
     }
 
     fn run_now(
@@ -328,7 +337,7 @@ impl Core {
         }
         let cache = match info.def.cache {
             Some(policy) if policy.active_in(&self.env) => {
-                Some((effective_key(info, catalog.version(), &params), policy))
+                Some((effective_key(info, catalog.group().name(), catalog.version(), &params), policy))
             }
             _ => None,
         };
@@ -539,7 +548,7 @@ fn invoke_sync(
 
 /// The cache key of the effective arguments: defaults filled in, so `{}` and `{"key":"a"}`
 /// (with `key` defaulting to `"a"`) are one entry.
-fn effective_key(info: &MethodInfo, version: u32, params: &Params) -> String {
+fn effective_key(info: &MethodInfo, group: &str, version: u32, params: &Params) -> String {
     let mut effective = params.clone();
     for p in info.def.params {
         if let crate::registry::ParamKind::Default(f) = p.kind {
@@ -548,7 +557,7 @@ fn effective_key(info: &MethodInfo, version: u32, params: &Params) -> String {
             effective.entry(p.name).or_insert(Value::Null);
         }
     }
-    cache_key(info.def.name, version, &Value::Object(effective))
+    cache_key(group, info.def.name, version, &Value::Object(effective))
 }
 
 /// Builds a future and runs it, catching a panic in either step: an async handler or a

@@ -3,14 +3,17 @@
 //! The schema is the single source of the rules (types, required, unknown keys, constraints):
 //! clients see exactly what the server checks, on both faces.
 
+use jsonschema::ValidationError;
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::paths::LocationSegment;
 use serde_json::Value;
 
 use crate::catalog::MethodInfo;
-use crate::error::{RpcError, Violation};
+use crate::error::{RpcError, Violation, ViolationSink};
 
-/// Checks `params` (an object) against the method's schema: every violation at once.
+/// Checks `params` (an object) against the method's schema: every violation at once, up to
+/// [`MAX_VIOLATIONS`](crate::error::MAX_VIOLATIONS); the rest are counted (`"... and N more"`)
+/// without being built, so the work past the cap is a count.
 pub(crate) fn check(info: &MethodInfo, params: &Value) -> Result<(), RpcError> {
     let validator = info.validator().map_err(|e| {
         RpcError::internal(format!(
@@ -21,70 +24,78 @@ pub(crate) fn check(info: &MethodInfo, params: &Value) -> Result<(), RpcError> {
     if validator.is_valid(params) {
         return Ok(());
     }
-    let mut out = Vec::new();
+    let mut out = ViolationSink::new();
     for err in validator.iter_errors(params) {
-        let segments: Vec<String> = err
-            .instance_path()
-            .segments()
-            .map(|s| match s {
-                LocationSegment::Property(p) => p.into_owned(),
-                LocationSegment::Index(i) => i.to_string(),
-            })
-            .collect();
-        let at_root = segments.is_empty();
-        match err.kind() {
-            ValidationErrorKind::Required { property } => {
-                let p = property.as_str().unwrap_or_default();
+        if let ValidationErrorKind::AdditionalProperties { unexpected } = err.kind() {
+            let segments = if out.is_full() {
+                Vec::new()
+            } else {
+                segments(&err)
+            };
+            let at_root = segments.is_empty();
+            out.extend_with(unexpected.len(), |i| {
+                let u = unexpected[i].as_str();
                 let message = if at_root {
-                    format!("Required parameter \"{p}\" not passed")
+                    format!("Unknown parameter \"{u}\"")
                 } else {
-                    format!("Missing required key for property: '{p}'")
+                    format!("Unknown property \"{u}\"")
                 };
-                out.push(violation(&segments, Some(p), "required", message));
-            }
-            ValidationErrorKind::AdditionalProperties { unexpected } => {
-                for u in unexpected {
-                    let message = if at_root {
-                        format!("Unknown parameter \"{u}\"")
-                    } else {
-                        format!("Unknown property \"{u}\"")
-                    };
-                    out.push(violation(
-                        &segments,
-                        Some(u),
-                        "additionalProperties",
-                        message,
-                    ));
-                }
-            }
-            ValidationErrorKind::Type { kind } => {
-                let expected = match kind {
-                    TypeKind::Single(t) => t.to_string(),
-                    TypeKind::Multiple(set) => set
-                        .iter()
-                        .map(|t| t.to_string())
-                        .collect::<Vec<_>>()
-                        .join(" or "),
-                };
-                let given = json_type(err.instance());
-                let message = if segments.len() == 1 {
-                    format!(
-                        "Parameter \"{}\" must be of type {expected}, {given} given",
-                        segments[0]
-                    )
-                } else {
-                    format!("Value must be of type {expected}, {given} given")
-                };
-                out.push(violation(&segments, None, "type", message));
-            }
-            kind => {
-                let keyword = kind.keyword().to_owned();
-                let message = constraint_message(kind).unwrap_or_else(|| err.to_string());
-                out.push(violation(&segments, None, &keyword, message));
-            }
+                violation(&segments, Some(u), "additionalProperties", message)
+            });
+            continue;
+        }
+        out.push_with(|| describe(&err));
+    }
+    Err(out.into_error(info.name()).schema_failure())
+}
+
+/// The instance path of an error, as strings.
+fn segments(err: &ValidationError<'_>) -> Vec<String> {
+    err.instance_path()
+        .segments()
+        .map(|s| match s {
+            LocationSegment::Property(p) => p.into_owned(),
+            LocationSegment::Index(i) => i.to_string(),
+        })
+        .collect()
+}
+
+/// The violation of one schema error (other than `additionalProperties`).
+fn describe(err: &ValidationError<'_>) -> Violation {
+    let segments = segments(err);
+    let at_root = segments.is_empty();
+    match err.kind() {
+        ValidationErrorKind::Required { property } => {
+            let p = property.as_str().unwrap_or_default();
+            let message = if at_root {
+                format!("Required parameter \"{p}\" not passed")
+            } else {
+                format!("Missing required key for property: '{p}'")
+            };
+            violation(&segments, Some(p), "required", message)
+        }
+        ValidationErrorKind::Type { kind } => {
+            let expected = match kind {
+                TypeKind::Single(t) => t.to_string(),
+                TypeKind::Multiple(set) => set
+                    .iter()
+                    .map(|t| t.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" or "),
+            };
+            let given = json_type(err.instance());
+            let message = match segments.as_slice() {
+                [one] => format!("Parameter \"{one}\" must be of type {expected}, {given} given"),
+                _ => format!("Value must be of type {expected}, {given} given"),
+            };
+            violation(&segments, None, "type", message)
+        }
+        kind => {
+            let keyword = kind.keyword().to_owned();
+            let message = constraint_message(kind).unwrap_or_else(|| err.to_string());
+            violation(&segments, None, &keyword, message)
         }
     }
-    Err(RpcError::violations(info.name(), out).schema_failure())
 }
 
 /// The reference's messages for constraint keywords (Symfony Validator texts).
@@ -154,5 +165,95 @@ fn json_type(v: &Value) -> &'static str {
         Value::String(_) => "string",
         Value::Array(_) => "array",
         Value::Object(_) => "object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Map, Value, json};
+
+    use crate::catalog::Registry;
+    use crate::error::{MAX_VIOLATIONS, MORE_VIOLATIONS_KEY};
+    use crate::registry::{
+        Handler, MethodDef, ParamDef, ParamKind, Params, SourceLocation, ToolAnnotations,
+    };
+    use crate::{ApiGroup, Environment, Output, RequestContext, RpcError};
+
+    fn ping(_: RequestContext, _: Params) -> Result<Output, RpcError> {
+        Output::json(&"pong")
+    }
+
+    static PING: MethodDef = MethodDef {
+        name: "M.ping",
+        groups: &[ApiGroup::mcp("g")],
+        since: 1,
+        removed_in: None,
+        docs: "Ping.",
+        params: &[ParamDef {
+            name: "tags",
+            description: "",
+            kind: ParamKind::Optional,
+            schema: |g| g.subschema_for::<Vec<u32>>(),
+            constraints: "",
+        }],
+        annotations: ToolAnnotations::NONE,
+        output_schema: |_| None,
+        handler: Handler::Sync(ping),
+        cache: None,
+        lock: None,
+        location: SourceLocation {
+            file: "mcp-runtime/src/core/validate.rs",
+            line: 1,
+            rust_path: "validate::tests::ping",
+        },
+    };
+
+    fn check(params: Value) -> RpcError {
+        let registry = Registry::build([&PING]).unwrap();
+        let info = registry.catalog("g", 1).unwrap().get("M.ping").unwrap();
+        super::check(info, &params).unwrap_err()
+    }
+
+    /// 10 000 unknown parameters: 20 reported, then "... and 9980 more", on both faces'
+    /// readings (the list the MCP face reads, the data the JSON-RPC face writes).
+    #[test]
+    fn unknown_parameters_are_capped_with_an_exact_count() {
+        let params: Map<String, Value> = (0..10_000).map(|i| (format!("p{i}"), json!(i))).collect();
+        let e = check(Value::Object(params));
+        let list = e.violation_list().unwrap();
+        assert_eq!(list.len(), MAX_VIOLATIONS + 1);
+        assert_eq!(list[0].message, "Unknown parameter \"p0\"");
+        assert_eq!(list[19].pointer, "/p19");
+        let last = &list[MAX_VIOLATIONS];
+        assert_eq!(
+            (last.key.as_str(), last.pointer.as_str(), &*last.keyword),
+            (MORE_VIOLATIONS_KEY, "", "truncated")
+        );
+        assert_eq!(last.message, "... and 9980 more");
+        assert_eq!(e.violations_omitted(), 9980);
+        assert!(e.is_schema_failure());
+        let data = &e.to_wire(&Environment::PROD)["data"];
+        assert_eq!(data.as_object().unwrap().len(), MAX_VIOLATIONS + 1);
+        assert_eq!(data["..."], json!(["... and 9980 more"]));
+        assert_eq!(data["p0"], json!(["Unknown parameter \"p0\""]));
+    }
+
+    /// Violations of several kinds count alike: items of a list, then unknown parameters.
+    #[test]
+    fn mixed_violations_are_capped_in_order() {
+        let mut params = Map::new();
+        params.insert("tags".into(), json!(vec!["x"; 15]));
+        for i in 0..10 {
+            params.insert(format!("u{i}"), json!(i));
+        }
+        let e = check(Value::Object(params));
+        let list = e.violation_list().unwrap();
+        assert_eq!(list.len(), MAX_VIOLATIONS + 1);
+        assert_eq!(list.iter().filter(|v| v.keyword == "type").count(), 15);
+        assert_eq!(list[MAX_VIOLATIONS].message, "... and 5 more");
+        // Under the cap: no count entry.
+        let e = check(json!({"tags": ["x"], "u": 1}));
+        assert_eq!(e.violation_list().unwrap().len(), 2);
+        assert_eq!(e.violations_omitted(), 0);
     }
 }

@@ -7,7 +7,7 @@ pub mod translations;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
-pub use negotiate::negotiate;
+pub use negotiate::{MAX_LANGUAGE_RANGES, negotiate, negotiate_limited};
 pub use translations::{File, Texts, TranslationError};
 
 use crate::catalog::{MethodInfo, Registry};
@@ -143,13 +143,21 @@ impl Translations {
     }
 
     /// Negotiates a language for an `Accept-Language` header (the default when none fits).
+    ///
+    /// Linear in the header and allocation-free: at most [`MAX_LANGUAGE_RANGES`] ranges are
+    /// read, the rest are ignored.
     pub fn pick(&self, accept_language: Option<&str>) -> &str {
-        let Some(accept_language) = accept_language else {
-            return &self.default_lang; // the common case, without building the list
-        };
-        let accept_language = Some(accept_language);
-        let langs: Vec<&str> = self.langs.iter().map(String::as_str).collect();
-        negotiate(accept_language, &langs, &self.default_lang).unwrap_or(&self.default_lang)
+        self.pick_limited(accept_language, MAX_LANGUAGE_RANGES)
+    }
+
+    /// [`Translations::pick`] reading at most `max_ranges` ranges (at most
+    /// [`MAX_LANGUAGE_RANGES`]).
+    pub fn pick_limited(&self, accept_language: Option<&str>, max_ranges: usize) -> &str {
+        match negotiate::negotiate_in(accept_language, &self.langs, &self.default_lang, max_ranges)
+        {
+            Some(Some(i)) => self.langs.get(i).map_or(&self.default_lang, String::as_str),
+            _ => &self.default_lang,
+        }
     }
 
     fn texts(&self, group: Option<&str>, lang: &str, method: &str) -> Option<&Texts> {

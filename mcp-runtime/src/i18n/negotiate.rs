@@ -1,9 +1,23 @@
 //! `Accept-Language` negotiation (RFC 9110 q-values, RFC 4647 lookup).
+//!
+//! Linear in the header and bounded: at most [`MAX_LANGUAGE_RANGES`] ranges are read (the rest
+//! of the header is never looked at), each is kept as a slice of the header (no allocation),
+//! and the work after reading is bounded by that count and the languages available.
+
+/// How many language ranges of an `Accept-Language` header are read: 32. Ranges after
+/// the 32nd are ignored, as if the client had not sent them (empty list elements, `,,`, are
+/// skipped and do not count).
+pub const MAX_LANGUAGE_RANGES: usize = 32;
+
+/// The longest language range considered, in bytes: 64 (a longer one is skipped). RFC 5646
+/// tags of real languages are far shorter; the bound keeps the subtag fallback cheap.
+const MAX_TAG_BYTES: usize = 64;
 
 /// Picks the best of `available` (lowercase language tags such as `en`, `uk`) for an
 /// `Accept-Language` header; `None` when nothing acceptable matches (use the default).
 ///
-/// `uk-UA` falls back to `uk`; `*` matches the default; `q=0` excludes a language.
+/// `uk-UA` falls back to `uk`; `*` matches the default; `q=0` excludes a language. Only the
+/// first [`MAX_LANGUAGE_RANGES`] ranges are read.
 ///
 /// ```
 /// use mcp_runtime::i18n::negotiate;
@@ -17,21 +31,63 @@ pub fn negotiate<'a>(
     available: &[&'a str],
     default: &'a str,
 ) -> Option<&'a str> {
+    negotiate_in(header, available, default, MAX_LANGUAGE_RANGES).map(|i| match i {
+        Some(i) => available[i],
+        None => default,
+    })
+}
+
+/// [`negotiate`] reading at most `max_ranges` ranges (at most [`MAX_LANGUAGE_RANGES`]: a
+/// larger bound is lowered to it).
+pub fn negotiate_limited<'a>(
+    header: Option<&str>,
+    available: &[&'a str],
+    default: &'a str,
+    max_ranges: usize,
+) -> Option<&'a str> {
+    negotiate_in(header, available, default, max_ranges).map(|i| match i {
+        Some(i) => available[i],
+        None => default,
+    })
+}
+
+/// One range of the header: a slice of it and its weight (an empty tag: a skipped range).
+#[derive(Clone, Copy)]
+struct Range<'h> {
+    tag: &'h str,
+    q: f32,
+}
+
+/// The negotiation proper, over any list of language names: `Some(Some(i))` picks
+/// `available[i]`, `Some(None)` the default, `None` nothing.
+pub(crate) fn negotiate_in<S: AsRef<str>>(
+    header: Option<&str>,
+    available: &[S],
+    default: &str,
+    max_ranges: usize,
+) -> Option<Option<usize>> {
     let header = header?;
-    let mut ranges: Vec<(String, f32, usize)> = Vec::new();
-    for (i, part) in header.split(',').enumerate() {
+    let max_ranges = max_ranges.clamp(1, MAX_LANGUAGE_RANGES);
+    // On the stack: the ranges read, in the client's order.
+    let mut ranges = [Range { tag: "", q: 0.0 }; MAX_LANGUAGE_RANGES];
+    let mut n = 0;
+    for part in header.split(',') {
+        if n == max_ranges {
+            break; // the rest of the header is not read
+        }
         let mut pieces = part.split(';');
-        let tag = pieces.next().unwrap_or("").trim().to_ascii_lowercase();
-        if tag.is_empty() || tag.len() > 64 {
+        let tag = pieces.next().unwrap_or("").trim();
+        if tag.is_empty() {
+            continue; // an empty list element is not a range
+        }
+        n += 1;
+        if tag.len() > MAX_TAG_BYTES {
             continue;
         }
         let mut q = 1.0f32;
         for p in pieces {
-            if let Some(v) = p
-                .trim()
-                .strip_prefix("q=")
-                .or_else(|| p.trim().strip_prefix("Q="))
-            {
+            let p = p.trim();
+            if let Some(v) = p.strip_prefix("q=").or_else(|| p.strip_prefix("Q=")) {
                 q = v
                     .trim()
                     .parse::<f32>()
@@ -40,50 +96,64 @@ pub fn negotiate<'a>(
                     .unwrap_or(0.0);
             }
         }
-        ranges.push((tag, q, i));
+        ranges[n - 1] = Range { tag, q };
     }
-    // Highest q first; equal q keeps the client's order.
-    ranges.sort_by(|a, b| {
-        b.1.partial_cmp(&a.1)
-            .unwrap_or(std::cmp::Ordering::Equal)
-            .then(a.2.cmp(&b.2))
-    });
-    let excluded: Vec<&str> = ranges
-        .iter()
-        .filter(|r| r.1 == 0.0)
-        .map(|r| r.0.as_str())
-        .collect();
-    let allowed = |lang: &str| !excluded.contains(&lang);
-    for (tag, q, _) in &ranges {
-        if *q == 0.0 {
+    let ranges = &ranges[..n];
+    let excluded = |lang: &str| {
+        ranges
+            .iter()
+            .any(|r| r.q == 0.0 && !r.tag.is_empty() && r.tag.eq_ignore_ascii_case(lang))
+    };
+    // The highest q wins; equal q keeps the client's order (the first one found stays).
+    let mut best: Option<(f32, Option<usize>)> = None;
+    for r in ranges {
+        if r.q == 0.0 || r.tag.is_empty() || best.is_some_and(|(q, _)| q >= r.q) {
             continue;
         }
-        if tag == "*" {
-            if allowed(default) {
-                return Some(default);
+        let found = if r.tag == "*" {
+            if excluded(default) {
+                available
+                    .iter()
+                    .position(|l| !excluded(l.as_ref()))
+                    .map(Some)
+            } else {
+                Some(None)
             }
-            return available.iter().copied().find(|l| allowed(l));
-        }
-        // RFC 4647 lookup: drop subtags from the end until one is available.
-        let mut t = tag.as_str();
-        loop {
-            if let Some(l) = available.iter().copied().find(|l| *l == t)
-                && allowed(l)
-            {
-                return Some(l);
-            }
-            match t.rfind('-') {
-                Some(i) => t = &t[..i],
-                None => break,
-            }
+        } else {
+            lookup(r.tag, available, &excluded).map(Some)
+        };
+        if let Some(found) = found {
+            best = Some((r.q, found));
         }
     }
-    None
+    best.map(|(_, found)| found)
+}
+
+/// RFC 4647 lookup: drop subtags from the end until one is available (and not excluded).
+fn lookup<S: AsRef<str>>(
+    tag: &str,
+    available: &[S],
+    excluded: &impl Fn(&str) -> bool,
+) -> Option<usize> {
+    let mut t = tag;
+    loop {
+        if let Some(i) = available
+            .iter()
+            .position(|l| l.as_ref().eq_ignore_ascii_case(t))
+            && !excluded(available[i].as_ref())
+        {
+            return Some(i);
+        }
+        match t.rfind('-') {
+            Some(i) => t = &t[..i],
+            None => return None,
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::negotiate;
+    use super::{MAX_LANGUAGE_RANGES, negotiate, negotiate_limited};
 
     const L: [&str; 2] = ["en", "uk"];
 
@@ -94,6 +164,9 @@ mod tests {
         assert_eq!(negotiate(Some("uk;q=0"), &L, "en"), None);
         assert_eq!(negotiate(Some("UK-ua"), &L, "en"), Some("uk"));
         assert_eq!(negotiate(Some("zh-Hant-TW, uk"), &L, "en"), Some("uk"));
+        assert_eq!(negotiate(Some("en;q=0.5, uk;q=0.5"), &L, "en"), Some("en"));
+        assert_eq!(negotiate(Some("uk;q=0.5, en;q=0.5"), &L, "en"), Some("uk"));
+        assert_eq!(negotiate(Some("fr, uk;q=0.2, en;q=0.4"), &L, "en"), Some("en"));
     }
 
     #[test]
@@ -106,6 +179,38 @@ mod tests {
         assert_eq!(
             negotiate(Some("uk;q=banana, en;q=0.1"), &L, "en"),
             Some("en")
+        );
+        assert_eq!(negotiate(Some(&format!("{}, uk", "a".repeat(65))), &L, "en"), Some("uk"));
+    }
+
+    /// A 260 KB header (the one that took 2.3 s when every range was read and compared with
+    /// every other): only the first 32 ranges count, so `uk` at the end is never seen.
+    #[test]
+    fn only_the_first_ranges_are_read() {
+        let filler = "xx-yy;q=0.9,".repeat(22_000);
+        assert!(filler.len() > 260_000);
+        let header = format!("{filler}uk");
+        assert_eq!(negotiate(Some(&header), &L, "en"), None);
+
+        // The 32nd range is read, the 33rd is not; empty elements do not count.
+        let before = "fr,".repeat(MAX_LANGUAGE_RANGES - 1);
+        assert_eq!(
+            negotiate(Some(&format!("{before},,,uk;q=0.1")), &L, "en"),
+            Some("uk")
+        );
+        assert_eq!(
+            negotiate(Some(&format!("{before}de,uk;q=0.1")), &L, "en"),
+            None
+        );
+        // Exclusions past the bound are ignored too.
+        let header = format!("{}, uk, {filler}uk;q=0", "fr,".repeat(20));
+        assert_eq!(negotiate(Some(&header), &L, "en"), Some("uk"));
+        // A smaller bound; a larger one is lowered to the constant.
+        assert_eq!(negotiate_limited(Some("fr, uk"), &L, "en", 1), None);
+        assert_eq!(negotiate_limited(Some("fr, uk"), &L, "en", 2), Some("uk"));
+        assert_eq!(
+            negotiate_limited(Some(&format!("{before}de,uk")), &L, "en", usize::MAX),
+            None
         );
     }
 }

@@ -1,4 +1,7 @@
-//! The JSON-RPC 2.0 face: the envelope (single, batch, notifications) and the OpenRPC document.
+//! The JSON-RPC 2.0 face: single calls, batches and notifications on the edge's reader and
+//! writer, and the OpenRPC document.
 
-pub mod envelope;
+pub(crate) mod face;
 pub mod openrpc;
+
+pub use face::{Reply, handle};

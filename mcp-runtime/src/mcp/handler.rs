@@ -6,6 +6,8 @@ use std::sync::Arc;
 use bytes::Bytes;
 use serde_json::{Map, Value, json};
 
+pub use crate::edge::write::AnswerBody;
+
 use super::protocol::{
     self, Era, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, META_SERVER_INFO,
 };
@@ -13,7 +15,10 @@ use super::session::{EventStreams, SessionStore};
 use super::tools::{ListOptions, ToolPages};
 use crate::catalog::{Catalog, MethodInfo};
 use crate::context::{CallExtras, Face};
-use crate::core::Core;
+use crate::core::{CallRequest, Core};
+use crate::edge::Limits;
+use crate::edge::read::{self, Dialect, Incoming};
+use crate::edge::write::{self, Id};
 use crate::error::{RpcError, codes};
 use crate::output::Output;
 
@@ -57,18 +62,7 @@ impl Default for McpOptions {
     }
 }
 
-/// A parsed client message.
-#[derive(Debug)]
-pub enum Incoming {
-    /// A request (it has an id).
-    Request(Message),
-    /// A notification.
-    Notification(Message),
-    /// A response to a server request (none are sent; accepted and ignored).
-    Response,
-}
-
-/// A request or notification.
+/// A request or notification, owned: what the MCP face answers.
 #[derive(Debug)]
 pub struct Message {
     /// The id (string or number), `None` for notifications.
@@ -80,6 +74,35 @@ pub struct Message {
 }
 
 impl Message {
+    /// Reads one MCP message from its JSON bytes with the edge's reader (in-process use:
+    /// tests, benches); a notification, a response or an invalid message is an error.
+    pub fn read(bytes: &[u8]) -> Result<Message, RpcError> {
+        match read::read(bytes, Dialect::MCP, 1) {
+            Ok(read::Body::Single(Ok(Incoming::Call(call)))) if call.id.is_some() => {
+                Message::from_call(call, Limits::default().depth).map_err(|(_, e)| e)
+            }
+            Ok(read::Body::Single(Err(inv))) => Err(inv.error),
+            Ok(_) => Err(RpcError::invalid_request("not a single request")),
+            Err(e) => Err(e.error()),
+        }
+    }
+
+    /// An owned message from a call the edge read; the error carries the id when readable.
+    pub(crate) fn from_call(
+        call: read::Call<'_>,
+        depth: usize,
+    ) -> Result<Message, (Option<Value>, RpcError)> {
+        let id = read::id_value(call.id);
+        match read::params(call.params, depth) {
+            Ok(params) => Ok(Message {
+                id,
+                method: call.method.into_owned(),
+                params,
+            }),
+            Err(e) => Err((id, e)),
+        }
+    }
+
     /// The `_meta` revision of the params.
     pub fn meta_version(&self) -> Option<&str> {
         protocol::meta_version(self.params.as_ref())
@@ -93,21 +116,11 @@ impl Message {
     pub fn param_name(&self) -> Option<&str> {
         self.params.as_ref()?.get("name")?.as_str()
     }
-}
 
-/// Reads one JSON-RPC message; an error carries the id when it was readable.
-pub fn parse_message(v: Value) -> Result<Incoming, (Option<Value>, RpcError)> {
-    let Value::Object(mut obj) = v else {
-        return Err(super::envelope::not_an_object());
-    };
-    super::envelope::Envelope {
-        id: obj.remove("id"),
-        version_ok: obj.get("jsonrpc").and_then(Value::as_str) == Some("2.0"),
-        method: obj.remove("method"),
-        params: obj.remove("params"),
-        answer: obj.contains_key("result") || obj.contains_key("error"),
+    /// `params._meta.progressToken`, if sent.
+    pub(crate) fn progress_token(&self) -> Option<&Value> {
+        self.params.as_ref()?.get("_meta")?.get("progressToken")
     }
-    .into_incoming()
 }
 
 /// The answer to one request: an HTTP status (200 on the handshake era) and the JSON body.
@@ -117,79 +130,6 @@ pub struct Answer {
     pub status: u16,
     /// The JSON-RPC response.
     pub body: AnswerBody,
-}
-
-/// The JSON bytes of an answer: those written for the request, then bytes shared by every
-/// answer that ends the same way (a precomputed tools/list page with the result's closing).
-///
-/// A page is served by cloning a reference count, not by copying it: the Streamable HTTP
-/// transport sends the two parts as two frames of one body (hyper writes them with one
-/// vectored write), so the cost of a page does not grow with its size.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct AnswerBody {
-    head: Vec<u8>,
-    shared: Bytes,
-}
-
-impl AnswerBody {
-    /// The body's length in bytes.
-    pub fn len(&self) -> usize {
-        self.head.len() + self.shared.len()
-    }
-
-    /// Whether the body has no bytes.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// The two parts, in order: the bytes written for this answer, then the shared ones
-    /// (empty for every answer but a tools/list page).
-    pub fn parts(&self) -> (&[u8], &[u8]) {
-        (&self.head, &self.shared)
-    }
-
-    /// The parts, owned (for transports that write them one after the other).
-    pub fn into_parts(self) -> (Vec<u8>, Bytes) {
-        (self.head, self.shared)
-    }
-
-    /// The body in one buffer (copies the shared part, if any).
-    pub fn to_vec(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.len());
-        out.extend_from_slice(&self.head);
-        out.extend_from_slice(&self.shared);
-        out
-    }
-
-    /// The body in one buffer; without a shared part, the written buffer itself.
-    pub fn into_vec(self) -> Vec<u8> {
-        if self.shared.is_empty() {
-            self.head
-        } else {
-            self.to_vec()
-        }
-    }
-}
-
-impl From<Vec<u8>> for AnswerBody {
-    fn from(head: Vec<u8>) -> Self {
-        Self {
-            head,
-            shared: Bytes::new(),
-        }
-    }
-}
-
-/// What [`McpEndpoint::handle_now`] did with a message.
-// Matched at once by the caller; boxing the large variant would allocate for every async call.
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug)]
-pub enum Handled {
-    /// Answered without waiting.
-    Answered(Answer),
-    /// A `tools/call` that has to wait (an async method, a cache, a lock or listeners): the
-    /// message and extras, untouched, for [`McpEndpoint::handle`].
-    Suspends(Message, CallExtras),
 }
 
 /// One MCP endpoint: a catalog served as tools.
@@ -209,15 +149,8 @@ pub struct McpEndpoint {
     pub(crate) streams: EventStreams,
     /// Per language: the shared name and its `Content-Language` value, built once.
     languages: Vec<(Arc<str>, axum::http::HeaderValue)>,
-}
-
-fn write_id(out: &mut Vec<u8>, id: Option<&Value>) {
-    match id {
-        Some(id) => {
-            let _ = serde_json::to_writer(&mut *out, id);
-        }
-        None => out.extend_from_slice(b"null"),
-    }
+    /// The server's bounds.
+    pub(crate) limits: Arc<Limits>,
 }
 
 /// The HTTP status of an error on the modern era (the handshake era always uses 200).
@@ -235,20 +168,13 @@ pub fn modern_status(code: i32) -> u16 {
 }
 
 /// A JSON-RPC error response.
-pub fn error_body(id: Option<&Value>, code: i32, message: &str, data: Option<&Value>) -> Vec<u8> {
-    let mut out = Vec::with_capacity(96);
-    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    write_id(&mut out, id);
-    out.extend_from_slice(b",\"error\":");
-    let mut e = Map::new();
-    e.insert("code".into(), code.into());
-    e.insert("message".into(), message.into());
-    if let Some(d) = data {
-        e.insert("data".into(), d.clone());
-    }
-    let _ = serde_json::to_writer(&mut out, &e);
-    out.push(b'}');
-    out
+pub(crate) fn error_body(
+    id: Option<&Value>,
+    code: i32,
+    message: &str,
+    data: Option<&Value>,
+) -> Vec<u8> {
+    write::error_body(Id::from(id), code, message, data)
 }
 
 impl McpEndpoint {
@@ -263,6 +189,7 @@ impl McpEndpoint {
         sessions: Option<Arc<dyn SessionStore>>,
         translations: Arc<crate::i18n::Translations>,
         debug: bool,
+        limits: Arc<Limits>,
     ) -> Self {
         let server_info = json!({ "name": server_name, "version": server_version }).to_string();
         let meta_member = format!("\"_meta\":{{\"{META_SERVER_INFO}\":{server_info}}}");
@@ -323,6 +250,7 @@ impl McpEndpoint {
                 .collect(),
             translations,
             streams: EventStreams::default(),
+            limits,
         }
     }
 
@@ -361,9 +289,8 @@ impl McpEndpoint {
     /// is written into one buffer, never copied.
     fn open_result(&self, id: Option<&Value>, era: Era, len: usize, members: bool) -> Vec<u8> {
         let mut out = Vec::with_capacity(len + self.meta_member.len() + 96);
-        out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-        write_id(&mut out, id);
-        out.extend_from_slice(b",\"result\":{");
+        write::open_result(&mut out, Id::from(id));
+        out.push(b'{');
         if era.is_modern() {
             out.extend_from_slice(b"\"resultType\":\"complete\"");
             if members {
@@ -390,19 +317,15 @@ impl McpEndpoint {
     /// opening is written, the rest is shared.
     fn ok_shared(&self, id: Option<&Value>, era: Era, rest: &Bytes) -> Answer {
         let mut head = Vec::with_capacity(64);
-        head.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-        write_id(&mut head, id);
+        write::open_result(&mut head, Id::from(id));
         head.extend_from_slice(if era.is_modern() {
-            b",\"result\":{\"resultType\":\"complete\","
+            b"{\"resultType\":\"complete\","
         } else {
-            b",\"result\":{"
+            b"{"
         });
         Answer {
             status: 200,
-            body: AnswerBody {
-                head,
-                shared: rest.clone(),
-            },
+            body: AnswerBody::shared(head, rest.clone()),
         }
     }
 
@@ -484,45 +407,11 @@ impl McpEndpoint {
     /// Answers one request in `era`.
     /// The message is consumed: `tools/call` moves its arguments into the pipeline, uncopied.
     pub async fn handle(&self, msg: Message, era: Era, extras: CallExtras) -> Answer {
-        match self.handle_now(msg, era, extras) {
-            Handled::Answered(answer) => answer,
-            Handled::Suspends(msg, extras) => self.tools_call(msg, era, extras).await,
-        }
-    }
-
-    /// Answers one request without suspending when it can: everything but a `tools/call` for
-    /// which [`Core::runs_now`] does not hold, which is given back for [`McpEndpoint::handle`].
-    ///
-    /// Transports call this first so that the common call needs no pipeline future (see
-    /// [`Core::runs_now`]).
-    pub fn handle_now(&self, msg: Message, era: Era, extras: CallExtras) -> Handled {
         if msg.method == "tools/call" {
-            let suspends = msg
-                .param_name()
-                .and_then(|name| self.catalog.get(name))
-                .is_some_and(|info| !self.core.runs_now(info));
-            if suspends {
-                return Handled::Suspends(msg, extras);
-            }
-            let Message { id, params, .. } = msg;
-            let mut extras = extras;
-            let answer = match self.tools_call_args(id.as_ref(), params, era, &mut extras) {
-                Ok((info, args)) => {
-                    let result = self.core.call_now(
-                        &self.catalog,
-                        info,
-                        Some(Value::Object(args)),
-                        Face::Mcp,
-                        extras,
-                    );
-                    self.tools_call_answer(id.as_ref(), era, info, result)
-                }
-                Err(answer) => answer,
-            };
-            return Handled::Answered(answer);
+            return self.tools_call(msg, era, extras).await;
         }
         let id = msg.id.as_ref();
-        Handled::Answered(match (era, msg.method.as_str()) {
+        match (era, msg.method.as_str()) {
             (Era::Handshake(_), "initialize") => {
                 let requested = msg.requested_version();
                 self.ok(
@@ -536,7 +425,7 @@ impl McpEndpoint {
             (Era::Modern, "server/discover") => self.ok(id, era, self.discover_members.as_bytes()),
             (_, "tools/list") => self.tools_list(&msg, era, extras.language.as_deref()),
             (_, m) => self.method_not_found(id, era, m),
-        })
+        }
     }
 
     /// The members of an initialize result for `version`.
@@ -600,13 +489,13 @@ impl McpEndpoint {
         };
         let result = self
             .core
-            .call_method(
-                &self.catalog,
+            .call(CallRequest {
+                catalog: &self.catalog,
                 info,
-                Some(Value::Object(args)),
-                Face::Mcp,
+                params: Some(Value::Object(args)),
+                face: Face::Mcp,
                 extras,
-            )
+            })
             .await;
         self.tools_call_answer(id.as_ref(), era, info, result)
     }
@@ -643,6 +532,14 @@ impl McpEndpoint {
             .get_mut("_meta")
             .and_then(Value::as_object_mut)
             .and_then(|m| m.remove("progressToken"));
+        if let Some(token) = &extras.progress_token
+            && !self.progress_token_ok(token)
+        {
+            return Err(invalid(&format!(
+                "Invalid request parameters: `_meta.progressToken` must be a string or an integer of at most {} bytes",
+                self.limits.progress_token_bytes
+            )));
+        }
         let Some(name) = params.get("name").and_then(Value::as_str) else {
             return Err(invalid("Invalid request parameters"));
         };
@@ -650,6 +547,17 @@ impl McpEndpoint {
             return Err(invalid(&format!("Unknown tool: {name}")));
         };
         Ok((info, arguments))
+    }
+
+    /// Whether a progress token is one the specification allows (a string or an integer)
+    /// within [`Limits::progress_token_bytes`]: it is copied into every progress notification.
+    pub(crate) fn progress_token_ok(&self, token: &Value) -> bool {
+        let max = self.limits.progress_token_bytes;
+        match token {
+            Value::String(s) => s.len() + 2 <= max,
+            Value::Number(n) => n.is_i64() || n.is_u64(),
+            _ => false,
+        }
     }
 
     /// The answer to a `tools/call` from the pipeline's result.

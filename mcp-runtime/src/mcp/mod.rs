@@ -2,7 +2,6 @@
 //! Streamable HTTP (`/mcp/{group}/v{N}`) and stdio, on every protocol revision.
 
 pub mod content;
-pub mod envelope;
 pub mod handler;
 pub mod protocol;
 pub mod session;

@@ -1,7 +1,7 @@
 //! Optional sessions of the handshake era, and SSE event streams with resumption
 //! (`Last-Event-ID`, SEP-1699).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -35,31 +35,154 @@ pub fn random_id() -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-/// Sessions in this process's memory.
-#[derive(Default)]
+/// How long an idle session lives by default: 1 hour. Every request on a session (every
+/// [`SessionStore::get`]) starts the hour again.
+pub const DEFAULT_SESSION_IDLE_TTL: Duration = Duration::from_secs(3600);
+
+/// How many live sessions [`MemorySessions`] keeps by default: 10 000. When that many are
+/// live, [`SessionStore::create`] fails (the transport answers `initialize` with 503) until
+/// one ends or expires.
+pub const DEFAULT_MAX_SESSIONS: usize = 10_000;
+
+/// Sessions in this process's memory, bounded in number ([`DEFAULT_MAX_SESSIONS`]) and
+/// expiring after [`DEFAULT_SESSION_IDLE_TTL`] without use.
+///
+/// Every operation is O(log n): sessions are indexed by id and by last use, and expired ones
+/// are dropped from the least recently used end as new work comes in.
 pub struct MemorySessions {
-    map: Mutex<HashMap<String, String>>,
+    max: usize,
+    idle_ttl: Duration,
+    inner: Mutex<SessionMap>,
+}
+
+#[derive(Default)]
+struct SessionMap {
+    /// id → (negotiated revision, last use).
+    by_id: HashMap<String, (String, Used)>,
+    /// Last use → id, oldest first.
+    by_use: BTreeMap<Used, String>,
+    /// Makes every `Used` unique.
+    tick: u64,
+}
+
+/// When a session was last used (the tick breaks ties).
+type Used = (Instant, u64);
+
+impl SessionMap {
+    fn stamp(&mut self, now: Instant) -> Used {
+        self.tick = self.tick.wrapping_add(1);
+        (now, self.tick)
+    }
+
+    /// Drops the sessions idle for `ttl` or longer, oldest first; stops at the first live one.
+    fn expire(&mut self, now: Instant, ttl: Duration) {
+        while let Some(entry) = self.by_use.first_entry() {
+            if now.saturating_duration_since(entry.key().0) < ttl {
+                break;
+            }
+            let id = entry.remove();
+            self.by_id.remove(&id);
+        }
+    }
+}
+
+impl Default for MemorySessions {
+    /// [`DEFAULT_MAX_SESSIONS`] sessions, each expiring after [`DEFAULT_SESSION_IDLE_TTL`] idle.
+    fn default() -> Self {
+        Self::new(DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TTL)
+    }
+}
+
+impl MemorySessions {
+    /// At most `max_sessions` live sessions (at least 1), each ending after `idle_ttl`
+    /// without a request.
+    pub fn new(max_sessions: usize, idle_ttl: Duration) -> Self {
+        Self {
+            max: max_sessions.max(1),
+            idle_ttl,
+            inner: Mutex::default(),
+        }
+    }
+
+    /// How many sessions are live (expired ones not yet dropped excluded).
+    pub fn len(&self) -> usize {
+        self.len_at(Instant::now())
+    }
+
+    /// Whether no session is live.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn len_at(&self, now: Instant) -> usize {
+        self.inner
+            .lock()
+            .map(|mut m| {
+                m.expire(now, self.idle_ttl);
+                m.by_id.len()
+            })
+            .unwrap_or(0)
+    }
+
+    fn create_at(&self, version: &str, now: Instant) -> Result<String, RpcError> {
+        let mut m = self
+            .inner
+            .lock()
+            .map_err(|_| RpcError::internal("the session store is unavailable"))?;
+        m.expire(now, self.idle_ttl);
+        if m.by_id.len() >= self.max {
+            return Err(too_many_sessions());
+        }
+        let id = random_id();
+        let used = m.stamp(now);
+        m.by_use.insert(used, id.clone());
+        m.by_id.insert(id.clone(), (version.to_owned(), used));
+        Ok(id)
+    }
+
+    fn get_at(&self, id: &str, now: Instant) -> Option<String> {
+        let mut m = self.inner.lock().ok()?;
+        m.expire(now, self.idle_ttl);
+        let used = m.stamp(now);
+        let m = &mut *m;
+        let (version, last) = m.by_id.get_mut(id)?;
+        // Live (`expire` dropped it otherwise): this use starts its idle time again.
+        let old = std::mem::replace(last, used);
+        let version = version.clone();
+        if let Some(id) = m.by_use.remove(&old) {
+            m.by_use.insert(used, id);
+        }
+        Some(version)
+    }
+
+    fn remove_now(&self, id: &str) -> bool {
+        let Ok(mut m) = self.inner.lock() else {
+            return false;
+        };
+        match m.by_id.remove(id) {
+            Some((_, used)) => {
+                m.by_use.remove(&used);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// The error of a `create` on a full store (the transport answers 503 with its message).
+pub(crate) fn too_many_sessions() -> RpcError {
+    RpcError::internal("Service Unavailable: too many sessions, try again later")
 }
 
 impl SessionStore for MemorySessions {
     fn create<'a>(&'a self, version: &'a str) -> BoxFuture<'a, Result<String, RpcError>> {
-        let id = random_id();
-        if let Ok(mut m) = self.map.lock() {
-            m.insert(id.clone(), version.to_owned());
-        }
-        Box::pin(std::future::ready(Ok(id)))
+        Box::pin(std::future::ready(self.create_at(version, Instant::now())))
     }
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<String>, RpcError>> {
-        let v = self.map.lock().ok().and_then(|m| m.get(id).cloned());
-        Box::pin(std::future::ready(Ok(v)))
+        Box::pin(std::future::ready(Ok(self.get_at(id, Instant::now()))))
     }
     fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, RpcError>> {
-        let existed = self
-            .map
-            .lock()
-            .map(|mut m| m.remove(id).is_some())
-            .unwrap_or(false);
-        Box::pin(std::future::ready(Ok(existed)))
+        Box::pin(std::future::ready(Ok(self.remove_now(id))))
     }
 }
 
@@ -128,9 +251,14 @@ impl EventStream {
             .lock()
             .map(|s| {
                 s.done_at
-                    .is_some_and(|d| now - d > Duration::from_secs(300))
+                    .is_some_and(|d| now.saturating_duration_since(d) > STREAM_RETENTION)
             })
             .unwrap_or(true)
+    }
+
+    /// How many events (frames) the stream has sent so far.
+    fn sent(&self) -> usize {
+        self.state.lock().map(|s| s.frames.len()).unwrap_or(0)
     }
 
     /// The frames from index `from` on, until the stream is done or the server closes the
@@ -177,38 +305,319 @@ impl Notifier for EventStream {
     }
 }
 
-/// The resumable streams of an endpoint, by stream id.
-#[derive(Default)]
+/// How many resumable streams one session may have by default: 16. When a session opens
+/// one more, its oldest is forgotten (it keeps running; it can no longer be resumed).
+pub const MAX_STREAMS_PER_SESSION: usize = 16;
+
+/// How many resumable streams an endpoint keeps by default, all sessions together: 1 000.
+/// When one more opens, the oldest of all is forgotten (it keeps running; it can no longer
+/// be resumed).
+pub const MAX_STREAMS: usize = 1_000;
+
+/// How long a finished stream can still be resumed: 5 minutes.
+pub const STREAM_RETENTION: Duration = Duration::from_secs(300);
+
+/// The resumable streams of an endpoint, by stream id, bounded per session
+/// ([`MAX_STREAMS_PER_SESSION`]) and in total ([`MAX_STREAMS`]).
+///
+/// Opening, resuming and forgetting a stream are O(1) (amortized): streams are found by id
+/// and by session, never by a scan, and finished ones are dropped from the oldest end.
 pub struct EventStreams {
-    map: Mutex<HashMap<String, (String, Arc<EventStream>)>>,
+    per_session: usize,
+    total: usize,
+    inner: Mutex<StreamMap>,
+}
+
+#[derive(Default)]
+struct StreamMap {
+    /// Stream id → (owning session, stream).
+    streams: HashMap<String, (String, Arc<EventStream>)>,
+    /// Session → its stream ids, oldest first.
+    by_session: HashMap<String, VecDeque<String>>,
+    /// Every stream id, oldest first; ids already forgotten are skipped (and compacted away).
+    order: VecDeque<String>,
+}
+
+impl StreamMap {
+    /// Forgets one stream.
+    fn forget(&mut self, id: &str) {
+        let Some((session, _)) = self.streams.remove(id) else {
+            return;
+        };
+        if let Some(ids) = self.by_session.get_mut(&session) {
+            // At most `per_session` ids: a bounded search.
+            if let Some(i) = ids.iter().position(|x| x == id) {
+                ids.remove(i);
+            }
+            if ids.is_empty() {
+                self.by_session.remove(&session);
+            }
+        }
+    }
+
+    /// Forgets the oldest stream; with `only_stale`, only if it finished long enough ago.
+    fn forget_oldest(&mut self, now: Instant, only_stale: bool) -> bool {
+        while let Some(id) = self.order.front() {
+            match self.streams.get(id) {
+                None => {
+                    self.order.pop_front(); // already forgotten
+                }
+                Some((_, s)) if only_stale && !s.is_stale(now) => return false,
+                Some(_) => {
+                    if let Some(id) = self.order.pop_front() {
+                        self.forget(&id);
+                    }
+                    return true;
+                }
+            }
+        }
+        false
+    }
+}
+
+impl Default for EventStreams {
+    /// [`MAX_STREAMS_PER_SESSION`] per session, [`MAX_STREAMS`] in total.
+    fn default() -> Self {
+        Self::with_limits(MAX_STREAMS_PER_SESSION, MAX_STREAMS)
+    }
 }
 
 impl EventStreams {
+    /// At most `per_session` resumable streams per session and `total` in all (each at
+    /// least 1).
+    pub fn with_limits(per_session: usize, total: usize) -> Self {
+        Self {
+            per_session: per_session.max(1),
+            total: total.max(1),
+            inner: Mutex::default(),
+        }
+    }
+
+    /// How many streams can be resumed.
+    pub fn len(&self) -> usize {
+        self.inner.lock().map(|m| m.streams.len()).unwrap_or(0)
+    }
+
+    /// Whether no stream can be resumed.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// A new resumable stream owned by `session`.
+    ///
+    /// Past the bounds, the session's oldest stream (or the endpoint's oldest) is forgotten
+    /// first: it runs on, but can no longer be resumed.
     pub fn open(&self, session: &str, retry_ms: u64) -> Arc<EventStream> {
+        self.open_at(session, retry_ms, Instant::now())
+    }
+
+    fn open_at(&self, session: &str, retry_ms: u64, now: Instant) -> Arc<EventStream> {
         let id = random_id();
         let s = EventStream::new(Some(id.clone()), retry_ms);
-        if let Ok(mut m) = self.map.lock() {
-            let now = Instant::now();
-            m.retain(|_, (_, st)| !st.is_stale(now));
-            m.insert(id, (session.to_owned(), s.clone()));
+        let Ok(mut m) = self.inner.lock() else {
+            return s;
+        };
+        // Finished streams past their retention go first, oldest first (amortized O(1): each
+        // stream is dropped once).
+        while m.forget_oldest(now, true) {}
+        let oldest_of_session = m
+            .by_session
+            .get(session)
+            .filter(|ids| ids.len() >= self.per_session)
+            .and_then(|ids| ids.front().cloned());
+        if let Some(old) = oldest_of_session {
+            m.forget(&old);
         }
+        while m.streams.len() >= self.total && m.forget_oldest(now, false) {}
+        // Ids forgotten by session live on in `order` until they reach its front: compact it
+        // when they are half of it (amortized O(1)).
+        if m.order.len() >= 2 * m.streams.len().max(self.total) {
+            let StreamMap { streams, order, .. } = &mut *m;
+            order.retain(|id| streams.contains_key(id));
+        }
+        m.order.push_back(id.clone());
+        m.by_session
+            .entry(session.to_owned())
+            .or_default()
+            .push_back(id.clone());
+        m.streams.insert(id, (session.to_owned(), s.clone()));
         s
     }
 
-    /// The stream and next frame index for a `Last-Event-ID`, if it belongs to `session`.
+    /// The stream and next frame index for a `Last-Event-ID`, if it belongs to `session` and
+    /// names an event the stream has sent (`<stream>_<n>`; any other `n` is refused).
     pub fn resume(&self, session: &str, last_event_id: &str) -> Option<(Arc<EventStream>, usize)> {
         let (sid, seq) = last_event_id.rsplit_once('_')?;
         let seq: usize = seq.parse().ok()?;
-        let m = self.map.lock().ok()?;
-        let (owner, s) = m.get(sid)?;
-        (owner == session).then(|| (s.clone(), seq + 1))
+        let next = seq.checked_add(1)?;
+        let s = {
+            let m = self.inner.lock().ok()?;
+            let (owner, s) = m.streams.get(sid)?;
+            if owner != session {
+                return None;
+            }
+            s.clone()
+        };
+        (next <= s.sent()).then_some((s, next))
     }
 
     /// Drops the streams of an ended session.
     pub fn end_session(&self, session: &str) {
-        if let Ok(mut m) = self.map.lock() {
-            m.retain(|_, (owner, _)| owner != session);
+        if let Ok(mut m) = self.inner.lock()
+            && let Some(ids) = m.by_session.remove(session)
+        {
+            for id in ids {
+                m.streams.remove(&id);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIN: Duration = Duration::from_secs(60);
+
+    #[test]
+    fn sessions_expire_when_idle_and_every_get_restarts_the_clock() {
+        let s = MemorySessions::new(10, MIN);
+        let t0 = Instant::now();
+        let id = s.create_at("2025-06-18", t0).unwrap();
+        assert_eq!(s.get_at(&id, t0 + 50 * SEC).as_deref(), Some("2025-06-18"));
+        // Idle 50 s since the last get: alive, though 100 s old.
+        assert_eq!(s.get_at(&id, t0 + 100 * SEC).as_deref(), Some("2025-06-18"));
+        // Idle 60 s: gone, and dropped from both indexes.
+        assert_eq!(s.get_at(&id, t0 + 160 * SEC), None);
+        assert_eq!(s.len_at(t0 + 160 * SEC), 0);
+        let m = s.inner.lock().unwrap();
+        assert!(m.by_id.is_empty() && m.by_use.is_empty());
+    }
+
+    const SEC: Duration = Duration::from_secs(1);
+
+    #[test]
+    fn sessions_are_capped_and_an_end_or_expiry_frees_a_place() {
+        let s = MemorySessions::new(2, MIN);
+        let t0 = Instant::now();
+        let a = s.create_at("v", t0).unwrap();
+        let _b = s.create_at("v", t0 + SEC).unwrap();
+        let full = s.create_at("v", t0 + 2 * SEC).unwrap_err();
+        assert!(full.message().contains("too many sessions"), "{full:?}");
+        assert_eq!(s.len_at(t0 + 2 * SEC), 2);
+        // An ended session frees its place.
+        assert!(s.remove_now(&a) && !s.remove_now(&a));
+        let c = s.create_at("v", t0 + 3 * SEC).unwrap();
+        assert!(s.create_at("v", t0 + 4 * SEC).is_err());
+        // So does an expired one (`b`, idle since t0 + 1 s); `c` is kept alive by a get.
+        assert!(s.get_at(&c, t0 + 50 * SEC).is_some());
+        assert!(s.create_at("v", t0 + 61 * SEC).is_ok());
+        assert_eq!(s.len_at(t0 + 61 * SEC), 2);
+    }
+
+    #[test]
+    fn the_defaults_are_documented_ones() {
+        let s = MemorySessions::default();
+        assert_eq!((s.max, s.idle_ttl), (10_000, Duration::from_secs(3600)));
+        let e = EventStreams::default();
+        assert_eq!((e.per_session, e.total), (16, 1_000));
+    }
+
+    #[tokio::test]
+    async fn the_store_trait_creates_reads_and_ends() {
+        let s: &dyn SessionStore = &MemorySessions::new(1, MIN);
+        let id = s.create("2025-03-26").await.unwrap();
+        assert_eq!(s.get(&id).await.unwrap().as_deref(), Some("2025-03-26"));
+        assert!(s.create("2025-03-26").await.is_err());
+        assert_eq!(s.get("nope").await.unwrap(), None);
+        assert!(s.remove(&id).await.unwrap());
+        assert_eq!(s.get(&id).await.unwrap(), None);
+    }
+
+    fn id_of(s: &EventStream) -> &str {
+        s.id.as_deref().unwrap()
+    }
+
+    #[test]
+    fn streams_per_session_are_bounded_oldest_forgotten_first() {
+        let e = EventStreams::with_limits(2, 100);
+        let t0 = Instant::now();
+        let first = e.open_at("s1", 0, t0);
+        let second = e.open_at("s1", 0, t0);
+        let third = e.open_at("s1", 0, t0);
+        let other = e.open_at("s2", 0, t0);
+        assert_eq!(e.len(), 3);
+        assert!(e.resume("s1", &format!("{}_0", id_of(&first))).is_none());
+        for s in [&second, &third] {
+            assert!(e.resume("s1", &format!("{}_0", id_of(s))).is_some());
+        }
+        // Another session's stream is not this one's.
+        assert!(e.resume("s1", &format!("{}_0", id_of(&other))).is_none());
+        assert!(e.resume("s2", &format!("{}_0", id_of(&other))).is_some());
+        e.end_session("s1");
+        assert_eq!(e.len(), 1);
+        assert!(e.resume("s1", &format!("{}_0", id_of(&third))).is_none());
+    }
+
+    #[test]
+    fn streams_are_bounded_in_total_and_the_queue_stays_compact() {
+        let e = EventStreams::with_limits(1, 4);
+        let t0 = Instant::now();
+        let first = e.open_at("a", 0, t0);
+        for i in 0..3 {
+            e.open_at(&format!("s{i}"), 0, t0);
+        }
+        assert_eq!(e.len(), 4);
+        let last = e.open_at("b", 0, t0);
+        assert_eq!(e.len(), 4);
+        assert!(e.resume("a", &format!("{}_0", id_of(&first))).is_none());
+        assert!(e.resume("b", &format!("{}_0", id_of(&last))).is_some());
+        // One session replacing its stream again and again: the order queue is compacted.
+        for _ in 0..1000 {
+            e.open_at("b", 0, t0);
+        }
+        let m = e.inner.lock().unwrap();
+        assert_eq!(m.streams.len(), 4);
+        assert!(m.order.len() <= 2 * 4 + 1, "{}", m.order.len());
+        assert_eq!(m.by_session.len(), 4);
+        assert!(m.by_session.values().all(|ids| ids.len() == 1));
+    }
+
+    #[test]
+    fn finished_streams_are_forgotten_after_their_retention() {
+        let e = EventStreams::default();
+        let t0 = Instant::now();
+        let done = e.open_at("s", 0, t0);
+        let running = e.open_at("s", 0, t0);
+        done.finish();
+        // Within the retention, a finished stream can be resumed.
+        e.open_at("t", 0, Instant::now() + STREAM_RETENTION / 2);
+        assert!(e.resume("s", &format!("{}_0", id_of(&done))).is_some());
+        e.open_at("t", 0, Instant::now() + STREAM_RETENTION + SEC);
+        assert!(e.resume("s", &format!("{}_0", id_of(&done))).is_none());
+        assert!(e.resume("s", &format!("{}_0", id_of(&running))).is_some());
+    }
+
+    #[test]
+    fn last_event_ids_past_what_was_sent_are_refused() {
+        let e = EventStreams::default();
+        let s = e.open("s", 0);
+        s.push_message(b"{}");
+        let sid = id_of(&s).to_owned();
+        // Sent: the priming event (0) and one message (1).
+        assert_eq!(e.resume("s", &format!("{sid}_0")).map(|r| r.1), Some(1));
+        assert_eq!(e.resume("s", &format!("{sid}_1")).map(|r| r.1), Some(2));
+        for bad in [
+            format!("{sid}_2"),
+            format!("{sid}_{}", usize::MAX),
+            format!("{sid}_18446744073709551615"),
+            format!("{sid}_99999999999999999999999"),
+            format!("{sid}_-1"),
+            format!("{sid}_"),
+            sid.clone(),
+            "_0".to_owned(),
+        ] {
+            assert!(e.resume("s", &bad).is_none(), "{bad}");
         }
     }
 }

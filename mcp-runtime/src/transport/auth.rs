@@ -139,13 +139,13 @@ impl std::fmt::Debug for AuthConfig {
 #[derive(Clone)]
 pub(crate) struct Guard {
     pub config: Arc<AuthConfig>,
+    /// The route's HTTP policy: checked before the token, so a foreign origin learns nothing.
+    pub policy: crate::edge::policy::Policy,
     pub group: &'static str,
     pub face: Face,
     /// The route path (`/mcp/admin/v1`), for the resource metadata URL.
     pub path: String,
     pub env: crate::env::Environment,
-    /// The request timeout, which also bounds the token validation (408).
-    pub timeout: Option<std::time::Duration>,
 }
 
 fn token_of<'a>(req: &'a Request, header_name: &str) -> Option<&'a str> {
@@ -160,6 +160,8 @@ fn token_of<'a>(req: &'a Request, header_name: &str) -> Option<&'a str> {
     (!t.is_empty()).then_some(t)
 }
 
+/// The public base URL: configured, else from `Host`, which is written only when it is a
+/// plain host name and port (nothing a client sends reaches another header unchecked).
 fn base_url(g: &Guard, req: &Request) -> String {
     match &g.config.public_url {
         Some(u) => u.trim_end_matches('/').to_owned(),
@@ -168,10 +170,25 @@ fn base_url(g: &Guard, req: &Request) -> String {
                 .headers()
                 .get(header::HOST)
                 .and_then(|h| h.to_str().ok())
+                .filter(|h| crate::edge::policy::is_host(h))
                 .unwrap_or("localhost");
             format!("http://{host}")
         }
     }
+}
+
+/// Scopes as a challenge may quote them (RFC 6750 scope tokens: no quote, backslash or space).
+fn scope_list(scopes: &[String]) -> String {
+    scopes
+        .iter()
+        .filter(|s| {
+            !s.is_empty()
+                && s.bytes()
+                    .all(|b| b == 0x21 || (0x23..=0x5B).contains(&b) || (0x5D..=0x7E).contains(&b))
+        })
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The metadata URL of a protected MCP route (RFC 9728, path-suffixed well-known URL).
@@ -181,6 +198,13 @@ pub(crate) fn metadata_path(route: &str) -> String {
 
 /// The layer's function: checks the token before anything is parsed.
 pub(crate) async fn require_token(State(g): State<Guard>, req: Request, next: Next) -> Response {
+    if let Err(refused) = g.policy.admit(req.method(), req.headers()) {
+        return refused;
+    }
+    // A CORS preflight carries no credentials; the handler answers it.
+    if req.method() == axum::http::Method::OPTIONS {
+        return next.run(req).await;
+    }
     let Some(token) = token_of(
         &req,
         if g.face == Face::Mcp {
@@ -197,10 +221,10 @@ pub(crate) async fn require_token(State(g): State<Guard>, req: Request, next: Ne
         token,
     });
     // The handler's own timeout starts after this: a stalled validator is cut here.
-    let decision = match g.timeout {
+    let decision = match g.policy.timeout {
         Some(limit) => match tokio::time::timeout(limit, validation).await {
             Ok(d) => d,
-            Err(_) => return super::http::timed_out(),
+            Err(_) => return crate::edge::policy::timed_out(),
         },
         None => validation.await,
     };
@@ -219,7 +243,7 @@ fn refuse(g: &Guard, req: &Request, decision: Option<AuthDecision>) -> Response 
                 RpcError::invalid_token()
             };
             let mut out = Vec::new();
-            crate::jsonrpc::envelope::write_error(&mut out, None, &err, &g.env);
+            crate::edge::write::rpc_error(&mut out, crate::edge::write::Id::Null, &err, &g.env);
             let status =
                 StatusCode::from_u16(err.http_status()).unwrap_or(StatusCode::UNAUTHORIZED);
             super::http::json_response(status, out)
@@ -237,7 +261,7 @@ fn refuse(g: &Guard, req: &Request, decision: Option<AuthDecision>) -> Response 
                     StatusCode::FORBIDDEN,
                     format!(
                         "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{metadata}\"",
-                        scopes.join(" ")
+                        scope_list(scopes)
                     ),
                     -32403,
                     "Forbidden: insufficient scope",
@@ -249,7 +273,8 @@ fn refuse(g: &Guard, req: &Request, decision: Option<AuthDecision>) -> Response 
                     "Unauthorized: invalid token",
                 ),
             };
-            let body = crate::mcp::handler::error_body(None, code, message, None);
+            let body =
+                crate::edge::write::error_body(crate::edge::write::Id::Null, code, message, None);
             let mut res = super::http::json_response(status, body);
             if let Ok(v) = HeaderValue::from_str(&challenge) {
                 res.headers_mut().insert(header::WWW_AUTHENTICATE, v);
@@ -261,6 +286,10 @@ fn refuse(g: &Guard, req: &Request, decision: Option<AuthDecision>) -> Response 
 
 /// Serves the protected-resource metadata (RFC 9728) of one MCP route.
 pub(crate) async fn resource_metadata(State(g): State<Guard>, req: Request<Body>) -> Response {
+    let origin = match g.policy.admit(req.method(), req.headers()) {
+        Ok(origin) => origin,
+        Err(refused) => return refused,
+    };
     let base = base_url(&g, &req);
     let mut doc = serde_json::json!({
         "resource": format!("{base}{}", g.path),
@@ -270,7 +299,8 @@ pub(crate) async fn resource_metadata(State(g): State<Guard>, req: Request<Body>
     if !g.config.scopes.is_empty() {
         doc["scopes_supported"] = serde_json::json!(g.config.scopes);
     }
-    (StatusCode::OK, axum::Json(doc)).into_response()
+    g.policy
+        .finish(origin, (StatusCode::OK, axum::Json(doc)).into_response())
 }
 
 #[cfg(test)]

@@ -2,7 +2,6 @@
 
 use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -15,89 +14,37 @@ use crate::context::Face;
 use crate::group::ApiGroup;
 
 use crate::catalog::Catalog;
-use crate::jsonrpc::envelope;
+use crate::edge::policy::Policy;
 use crate::server::ServerInner;
 
-/// What every route applies to a request: the body size limit and the time to the response
-/// head.
-///
-/// Applied in the handlers rather than as router layers: every axum layer boxes each
-/// request's future and clones the inner service per request.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct RequestLimits {
-    /// The largest body accepted (then 413).
-    pub body: usize,
-    /// Until the response head: a slow upload or a stalled handler gets 408.
-    pub timeout: Option<Duration>,
-}
-
-impl RequestLimits {
-    pub(crate) fn of(server: &ServerInner) -> Self {
-        Self {
-            body: server.config.body_limit,
-            timeout: server.config.request_timeout,
-        }
-    }
-
-    /// Runs a handler under the request timeout. A handler that finishes without waiting never
-    /// registers the timer.
-    ///
-    /// A plain function returning the combinator, not an `async fn`: that would hold the
-    /// handler's future twice (as argument and as the timeout's inner future).
-    pub(crate) fn run<F: Future<Output = Response>>(
-        self,
-        handler: F,
-    ) -> impl Future<Output = Response> {
-        use futures_util::FutureExt as _;
-        use futures_util::future::Either;
-        fn or_408(r: Result<Response, tokio::time::error::Elapsed>) -> Response {
-            r.unwrap_or_else(|_| timed_out())
-        }
-        match self.timeout {
-            Some(limit) => Either::Left(tokio::time::timeout(limit, handler).map(or_408)),
-            None => Either::Right(handler),
-        }
-    }
-
-    /// The whole body, or the answer to one that is too large (413) or broken off (400), as
-    /// axum's `Bytes` extractor words them.
-    pub(crate) async fn read(self, body: Body) -> Result<Bytes, Response> {
-        use http_body_util::BodyExt as _;
-        match http_body_util::Limited::new(body, self.body)
-            .collect()
-            .await
-        {
-            Ok(collected) => Ok(collected.to_bytes()),
-            Err(e) if e.is::<http_body_util::LengthLimitError>() => Err((
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "Failed to buffer the request body: length limit exceeded",
-            )
-                .into_response()),
-            Err(e) => Err((
-                StatusCode::BAD_REQUEST,
-                format!("Failed to buffer the request body: {e}"),
-            )
-                .into_response()),
-        }
-    }
-}
-
-/// The answer once the request timeout has passed.
-pub(crate) fn timed_out() -> Response {
-    (StatusCode::REQUEST_TIMEOUT, "Request Timeout").into_response()
-}
+use super::detached::Detached;
 
 /// What one `/rpc/{group}/v{N}` route holds.
 struct RpcEndpoint {
-    limits: RequestLimits,
+    policy: Policy,
     server: Arc<ServerInner>,
     catalog: Arc<Catalog>,
     /// The OpenRPC document per language, built once.
     openrpc: std::collections::BTreeMap<String, Bytes>,
 }
 
-/// The JSON-RPC routes of every catalog.
-pub(crate) fn rpc_router(server: &Arc<ServerInner>) -> Router {
+/// The policy of every route, for a server bound to `local` (`None`: unknown).
+fn policy(server: &ServerInner, local: Option<std::net::SocketAddr>) -> Policy {
+    let limits = &server.config.limits;
+    Policy::new(
+        server.config.hosts.resolve(local),
+        limits.body_bytes,
+        limits.request_timeout,
+        &server.config.auth.header,
+    )
+}
+
+/// Every route: JSON-RPC and its OpenRPC document per catalog, MCP per MCP catalog, and the
+/// OAuth metadata of protected MCP routes; all under one [`Policy`].
+pub(crate) fn router(server: &Arc<ServerInner>, local: Option<std::net::SocketAddr>) -> Router {
+    let policy = policy(server, local);
+    let limits = &server.config.limits;
+    let detached = Arc::new(Detached::new(limits.detached_calls, limits.sse_streams));
     let mut router = Router::new();
     for catalog in server.registry.catalogs() {
         let path = server
@@ -110,32 +57,36 @@ pub(crate) fn rpc_router(server: &Arc<ServerInner>) -> Router {
             .map(|l| (l.clone(), server.openrpc_bytes(catalog, l, &path)))
             .collect();
         let ep = Arc::new(RpcEndpoint {
-            limits: RequestLimits::of(server),
+            policy: policy.clone(),
             server: server.clone(),
             catalog: catalog.clone(),
             openrpc,
         });
-        let route = post(rpc_post).get(rpc_get).with_state(ep);
+        let route = post(rpc_post)
+            .get(rpc_get)
+            .options(rpc_options)
+            .with_state(ep);
         router = router.route(
             &path,
-            guarded(server, catalog.group(), Face::JsonRpc, &path, route),
+            guarded(server, &policy, catalog.group(), Face::JsonRpc, &path, route),
         );
     }
     let mut has_root_metadata = false;
     for ((group, version), ep) in &server.mcp {
         let path = format!("{}/{group}/v{version}", server.config.mcp_prefix);
         let route = Arc::new(super::mcp::McpRoute {
-            limits: RequestLimits::of(server),
+            policy: policy.clone(),
             ep: ep.clone(),
-            hosts: server.config.hosts.clone(),
+            detached: detached.clone(),
         });
         let methods = post(super::mcp::post)
             .get(super::mcp::get)
             .delete(super::mcp::delete)
+            .options(super::mcp::options)
             .with_state(route);
         let group = ep.catalog().group();
         if group.is_protected() {
-            let g = guard(server, group, Face::Mcp, &path);
+            let g = guard(server, &policy, group, Face::Mcp, &path);
             let meta = get(super::auth::resource_metadata).with_state(g);
             router = router.route(&super::auth::metadata_path(&path), meta.clone());
             if !has_root_metadata {
@@ -144,32 +95,42 @@ pub(crate) fn rpc_router(server: &Arc<ServerInner>) -> Router {
                 has_root_metadata = true;
             }
         }
-        router = router.route(&path, guarded(server, group, Face::Mcp, &path, methods));
+        router = router.route(
+            &path,
+            guarded(server, &policy, group, Face::Mcp, &path, methods),
+        );
     }
     router
 }
 
-fn guard(server: &Arc<ServerInner>, group: ApiGroup, face: Face, path: &str) -> super::auth::Guard {
+fn guard(
+    server: &Arc<ServerInner>,
+    policy: &Policy,
+    group: ApiGroup,
+    face: Face,
+    path: &str,
+) -> super::auth::Guard {
     super::auth::Guard {
         config: server.config.auth.clone(),
+        policy: policy.clone(),
         group: group.name(),
         face,
         path: path.to_owned(),
         env: server.core.env().clone(),
-        timeout: server.config.request_timeout,
     }
 }
 
 /// Puts the auth layer in front of a protected group's route.
 fn guarded(
     server: &Arc<ServerInner>,
+    policy: &Policy,
     group: ApiGroup,
     face: Face,
     path: &str,
     route: MethodRouter,
 ) -> MethodRouter {
     if group.is_protected() {
-        let g = guard(server, group, face, path);
+        let g = guard(server, policy, group, face, path);
         route.layer(axum::middleware::from_fn_with_state(
             g,
             super::auth::require_token,
@@ -189,23 +150,31 @@ pub(crate) fn json_response(status: StatusCode, body: impl Into<axum::body::Body
     res
 }
 
-/// A body of bytes written for the response followed by bytes shared with other responses (a
-/// precomputed page): two frames with an exact length, so hyper sends the length header and
-/// writes both frames with one vectored write, copying neither.
-pub(crate) fn two_part_body(head: Vec<u8>, shared: Bytes) -> Body {
-    if shared.is_empty() {
-        return Body::from(head);
+/// The body of one answer: its written bytes, then its shared ones (a precomputed page) as a
+/// second frame, copied into nothing.
+pub(crate) fn answer_body(answer: crate::edge::write::AnswerBody) -> Body {
+    if answer.parts().1.is_empty() {
+        return Body::from(answer.into_vec());
     }
-    Body::new(TwoParts {
-        frames: [Some(Bytes::from(head)), Some(shared)],
+    frames_body(answer.into_frames().collect())
+}
+
+/// A body of frames with an exact length: hyper sends the length header and writes the frames
+/// with vectored writes, copying none.
+pub(crate) fn frames_body(frames: Vec<Bytes>) -> Body {
+    let len = frames.iter().map(Bytes::len).sum::<usize>() as u64;
+    Body::new(Frames {
+        frames: frames.into(),
+        len,
     })
 }
 
-struct TwoParts {
-    frames: [Option<Bytes>; 2],
+struct Frames {
+    frames: std::collections::VecDeque<Bytes>,
+    len: u64,
 }
 
-impl http_body::Body for TwoParts {
+impl http_body::Body for Frames {
     type Data = Bytes;
     type Error = std::convert::Infallible;
 
@@ -213,32 +182,19 @@ impl http_body::Body for TwoParts {
         mut self: std::pin::Pin<&mut Self>,
         _: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
-        let next = self.frames.iter_mut().find_map(Option::take);
+        let next = self.frames.pop_front();
+        if let Some(b) = &next {
+            self.len -= b.len() as u64;
+        }
         std::task::Poll::Ready(next.map(|b| Ok(http_body::Frame::data(b))))
     }
 
     fn is_end_stream(&self) -> bool {
-        self.frames.iter().all(Option::is_none)
+        self.frames.is_empty()
     }
 
     fn size_hint(&self) -> http_body::SizeHint {
-        let len = self.frames.iter().flatten().map(Bytes::len).sum::<usize>();
-        http_body::SizeHint::with_exact(len as u64)
-    }
-}
-
-/// Whether a `Content-Type` header, if any, is JSON.
-pub(crate) fn is_json_content_type(headers: &HeaderMap) -> bool {
-    match headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-    {
-        None => true,
-        Some(ct) => {
-            let mime = ct.split(';').next().unwrap_or("").trim();
-            mime.eq_ignore_ascii_case("application/json")
-                || mime.to_ascii_lowercase().ends_with("+json")
-        }
+        http_body::SizeHint::with_exact(self.len)
     }
 }
 
@@ -249,41 +205,48 @@ fn rpc_post(
     req: Request,
 ) -> impl Future<Output = Response> + Send {
     let (parts, body) = req.into_parts();
-    let json = is_json_content_type(&parts.headers);
-    ep.limits.run(rpc_post_inner(ep, json, body))
+    let admitted = ep.policy.admit(&parts.method, &parts.headers);
+    ep.policy.run(rpc_post_inner(ep.clone(), admitted, body))
 }
 
-async fn rpc_post_inner(ep: Arc<RpcEndpoint>, json: bool, body: Body) -> Response {
-    let body = match ep.limits.read(body).await {
-        Ok(b) => b,
-        Err(answer) => return answer,
+async fn rpc_post_inner(
+    ep: Arc<RpcEndpoint>,
+    admitted: Result<Option<HeaderValue>, Response>,
+    body: Body,
+) -> Response {
+    let origin = match admitted {
+        Ok(origin) => origin,
+        Err(refused) => return refused,
     };
-    if !json {
-        return (
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "Content-Type must be application/json",
-        )
-            .into_response();
-    }
+    let body = match ep.policy.read(body).await {
+        Ok(b) => b,
+        Err(answer) => return ep.policy.finish(origin, answer),
+    };
     let core = &ep.server.core;
     let after = core.has_post_response().then(|| core.after_response());
-    let reply = envelope::handle(
+    let reply = crate::jsonrpc::face::answer(
         core,
         &ep.catalog,
         &body,
-        ep.server.config.limits,
+        &ep.server.config.limits,
         after.clone(),
     )
     .await;
     let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::OK);
-    let res = match reply.body {
-        Some(b) => json_response(status, b),
+    let res = match reply.frames {
+        Some(mut frames) if frames.len() == 1 => json_response(status, frames.remove(0)),
+        Some(frames) => json_response(status, frames_body(frames)),
         None => StatusCode::NO_CONTENT.into_response(),
     };
-    run_after(res, after)
+    ep.policy.finish(origin, run_after(res, after))
 }
 
-async fn rpc_get(State(ep): State<Arc<RpcEndpoint>>, headers: HeaderMap) -> Response {
+async fn rpc_get(State(ep): State<Arc<RpcEndpoint>>, req: Request) -> Response {
+    let headers = req.headers();
+    let origin = match ep.policy.admit(req.method(), headers) {
+        Ok(origin) => origin,
+        Err(refused) => return refused,
+    };
     let accept = headers
         .get(header::ACCEPT_LANGUAGE)
         .and_then(|v| v.to_str().ok());
@@ -291,7 +254,12 @@ async fn rpc_get(State(ep): State<Arc<RpcEndpoint>>, headers: HeaderMap) -> Resp
     let body = ep.openrpc.get(lang).cloned().unwrap_or_default();
     let mut res = json_response(StatusCode::OK, body);
     super::mcp::set_language(res.headers_mut(), lang);
-    res
+    ep.policy.finish(origin, res)
+}
+
+/// `OPTIONS`: the CORS preflight.
+async fn rpc_options(State(ep): State<Arc<RpcEndpoint>>, headers: HeaderMap) -> Response {
+    ep.policy.preflight(&headers, "GET, POST, OPTIONS")
 }
 
 /// A body that runs the `post_response` work once it has been written (or dropped).

@@ -1,32 +1,33 @@
 //! Streamable HTTP for MCP: `/mcp/{group}/v{N}`, both protocol eras on one endpoint.
+//!
+//! Everything a request crosses before the MCP face is the edge's: the HTTP policy, the
+//! reader (MCP dialect), the batch executor and the writer.
 
 use std::future::Future;
 use std::sync::Arc;
 
-use axum::body::{Body, Bytes};
+use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
-use futures_util::future::BoxFuture;
-use serde_json::Value;
 
-use super::http::{is_json_content_type, json_response};
-use super::security::HostPolicy;
-use crate::context::CallExtras;
-use crate::mcp::envelope::Parsed;
-use crate::mcp::handler::{
-    Answer, Handled, Incoming, McpEndpoint, Message, error_body, parse_message,
-};
+use super::detached::Detached;
+use super::http::{answer_body, frames_body, json_response};
+use crate::context::{CallExtras, Notifier};
+use crate::edge::policy::Policy;
+use crate::edge::read::{self, Body as Read, Dialect, Incoming};
+use crate::edge::write;
+use crate::mcp::handler::{Answer, McpEndpoint, Message, error_body};
 use crate::mcp::protocol::{self, Era};
-use crate::mcp::session::{EventStream, SessionStore};
+use crate::mcp::session::SessionStore;
 
 /// What one MCP route holds.
 pub(crate) struct McpRoute {
-    pub limits: super::http::RequestLimits,
+    pub policy: Policy,
     pub ep: Arc<McpEndpoint>,
-    pub hosts: HostPolicy,
+    pub detached: Arc<Detached>,
 }
 
 const SESSION: &str = "mcp-session-id";
@@ -37,15 +38,22 @@ fn header<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
 }
 
 fn answer_response(a: Answer) -> Response {
-    let (head, shared) = a.body.into_parts();
     json_response(
         StatusCode::from_u16(a.status).unwrap_or(StatusCode::OK),
-        super::http::two_part_body(head, shared),
+        answer_body(a.body),
     )
 }
 
 fn plain_error(status: StatusCode, code: i32, message: &str) -> Response {
     json_response(status, error_body(None, code, message, None))
+}
+
+fn busy() -> Response {
+    plain_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        -32603,
+        "Server busy: too many calls in progress, try again later",
+    )
 }
 
 fn accepted() -> Response {
@@ -160,43 +168,6 @@ fn sse_response(body: Body) -> Response {
     r
 }
 
-/// Checks shared by every method: Host/Origin and the group's tool names.
-fn precheck(route: &McpRoute, headers: &HeaderMap) -> Option<Response> {
-    if let Err(r) = route.hosts.check(headers) {
-        return Some(r.into_response());
-    }
-    if let Some(p) = &route.ep.poison {
-        return Some(plain_error(StatusCode::INTERNAL_SERVER_ERROR, -32603, p));
-    }
-    None
-}
-
-/// A response, or the work that produces one when it has to wait (a session store, a
-/// batch, a call that suspends).
-///
-/// The waiting work is boxed where it is decided, so the handler's own future (which axum
-/// boxes again, and which every request carries) stays a few hundred bytes: the common call
-/// answers without waiting.
-enum Reply<'a> {
-    Now(Response),
-    Later(BoxFuture<'a, Response>),
-}
-
-impl Reply<'_> {
-    async fn into_response(self) -> Response {
-        match self {
-            Reply::Now(res) => res,
-            Reply::Later(work) => work.await,
-        }
-    }
-}
-
-impl From<Response> for Reply<'_> {
-    fn from(res: Response) -> Self {
-        Reply::Now(res)
-    }
-}
-
 /// `POST`: a plain function returning the future, so that the request is split before the
 /// future is built and not held twice.
 pub(crate) fn post(
@@ -204,14 +175,21 @@ pub(crate) fn post(
     req: Request,
 ) -> impl Future<Output = Response> + Send {
     let (parts, body) = req.into_parts();
-    route.limits.run(post_request(route, parts, body))
+    route.policy.run(post_request(route.clone(), parts, body))
 }
 
 async fn post_request(route: Arc<McpRoute>, parts: Parts, body: Body) -> Response {
     let route = &*route;
-    let body = match route.limits.read(body).await {
+    let origin = match route.policy.admit(&parts.method, &parts.headers) {
+        Ok(origin) => origin,
+        Err(refused) => return refused,
+    };
+    if let Some(p) = &route.ep.poison {
+        return plain_error(StatusCode::INTERNAL_SERVER_ERROR, -32603, p);
+    }
+    let body = match route.policy.read(body).await {
         Ok(b) => b,
-        Err(answer) => return answer,
+        Err(answer) => return route.policy.finish(origin, answer),
     };
     let headers = &parts.headers;
     let picked = route
@@ -227,11 +205,7 @@ async fn post_request(route: Arc<McpRoute>, parts: Parts, body: Body) -> Respons
             &owned
         }
     };
-    // One await, on boxed work only: this future stays small.
-    let mut res = match post_inner(route, headers, body, lang) {
-        Reply::Now(res) => res,
-        Reply::Later(work) => work.await,
-    };
+    let mut res = post_body(route, headers, &body, lang).await;
     let h = res.headers_mut();
     match precomputed {
         Some((_, value)) => {
@@ -244,7 +218,7 @@ async fn post_request(route: Arc<McpRoute>, parts: Parts, body: Body) -> Respons
         }
         None => set_language(h, lang),
     }
-    res
+    route.policy.finish(origin, res)
 }
 
 /// `Content-Language` and `Vary: Accept-Language` (merged into an existing `Vary`).
@@ -276,56 +250,43 @@ fn merge_vary(h: &mut HeaderMap) {
     }
 }
 
-fn post_inner<'a>(
-    route: &'a McpRoute,
-    headers: &'a HeaderMap,
-    body: Bytes,
-    lang: &'a Arc<str>,
-) -> Reply<'a> {
-    if let Some(r) = precheck(route, headers) {
-        return r.into();
-    }
-    if !is_json_content_type(headers) {
-        return (
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "Invalid Content-Type header",
-        )
-            .into_response()
-            .into();
-    }
+async fn post_body(route: &McpRoute, headers: &HeaderMap, body: &[u8], lang: &Arc<str>) -> Response {
     let accept = Accept::of(headers);
     if !accept.json && !accept.sse {
-        return StatusCode::NOT_ACCEPTABLE.into_response().into();
+        return StatusCode::NOT_ACCEPTABLE.into_response();
     }
-    let parsed = match crate::mcp::envelope::parse_body(&body) {
-        Ok(b) => b,
-        Err(e) if crate::core::json::is_duplicate(&e) => {
-            return plain_error(
-                StatusCode::BAD_REQUEST,
-                -32602,
-                &format!("Invalid params: {}", crate::core::json::message(&e)),
-            )
-            .into();
-        }
-        Err(_) => return plain_error(StatusCode::BAD_REQUEST, -32700, "Parse error").into(),
-    };
     let ep = &route.ep;
-    let hdr_version = header(headers, VERSION);
-    let single = match parsed {
-        Parsed::Single(single) => single,
-        Parsed::Batch(items) => return Reply::Later(Box::pin(batch(ep, headers, items, lang))),
+    let dialect = Dialect::MCP;
+    let status = StatusCode::from_u16(dialect.invalid_status).unwrap_or(StatusCode::BAD_REQUEST);
+    let item = match read::read(body, dialect, ep.limits.batch_items) {
+        Ok(Read::Single(item)) => item,
+        // Boxed: batches are rare, and their future would weigh on every request's.
+        Ok(Read::Batch(items)) => return Box::pin(batch(ep, headers, items, lang)).await,
+        Err(e @ read::ReadError::Syntax) => {
+            let parse = StatusCode::from_u16(dialect.parse_error_status).unwrap_or(status);
+            let _ = e;
+            return plain_error(parse, -32700, "Parse error");
+        }
+        Err(e) => return plain_error(status, -32600, e.error().message()),
     };
-    let msg = match single {
-        Ok(Incoming::Request(m)) => m,
-        Ok(Incoming::Notification(_) | Incoming::Response) => return accepted().into(),
-        Err((id, e)) => {
+    let call = match item {
+        Ok(Incoming::Call(call)) if call.id.is_some() => call,
+        Ok(_) => return accepted(),
+        Err(inv) => {
+            let id = read::id_value(inv.id);
             return json_response(
-                StatusCode::BAD_REQUEST,
-                error_body(id.as_ref(), e.code(), e.message(), None),
-            )
-            .into();
+                status,
+                error_body(id.as_ref(), inv.error.code(), inv.error.message(), None),
+            );
         }
     };
+    let msg = match Message::from_call(call, ep.limits.depth) {
+        Ok(msg) => msg,
+        Err((id, e)) => {
+            return json_response(status, error_body(id.as_ref(), e.code(), e.message(), None));
+        }
+    };
+    let hdr_version = header(headers, VERSION);
     // Modern when the body carries a `_meta` revision or the header names a non-handshake one;
     // a request on a legacy session with a handshake header stays on that session's era.
     let on_session = headers.contains_key(SESSION)
@@ -335,28 +296,22 @@ fn post_inner<'a>(
         && (msg.meta_version().is_some()
             || hdr_version.is_some_and(|v| protocol::handshake_version(v).is_none()));
     if modern {
-        return modern_request(ep, headers, accept, msg, lang);
+        return modern_request(route, headers, accept, msg, lang).await;
     }
     let version = hdr_version.and_then(protocol::handshake_version);
     match &ep.sessions {
-        Some(store) => Reply::Later(Box::pin(on_store(
-            ep,
-            store.as_ref(),
-            headers,
-            accept,
-            msg,
-            version,
-            lang,
-        ))),
-        None if msg.method == "initialize" => initialize(ep, msg, lang),
-        None => handshake_request(ep, accept, msg, version, None, lang),
+        Some(store) => {
+            Box::pin(on_store(route, store.as_ref(), headers, accept, msg, version, lang)).await
+        }
+        None if msg.method == "initialize" => initialize(ep, msg, lang).await,
+        None => handshake_request(route, accept, msg, version, None, lang).await,
     }
 }
 
 /// A handshake-era request on a stateful endpoint: `initialize` creates a session, anything
 /// else must name a live one.
 async fn on_store(
-    ep: &Arc<McpEndpoint>,
+    route: &McpRoute,
     store: &dyn SessionStore,
     headers: &HeaderMap,
     accept: Accept,
@@ -364,93 +319,61 @@ async fn on_store(
     version: Option<&'static str>,
     lang: &Arc<str>,
 ) -> Response {
+    let ep = &route.ep;
     if msg.method == "initialize" {
         let negotiated = protocol::negotiate(msg.requested_version());
-        let mut resp = initialize(ep, msg, lang).into_response().await;
-        match store.create(negotiated).await {
-            Ok(sid) => {
-                if let Ok(v) = HeaderValue::from_str(&sid) {
-                    resp.headers_mut().insert(SESSION, v);
-                }
-            }
+        let sid = match store.create(negotiated).await {
+            Ok(sid) => sid,
             Err(e) => return plain_error(StatusCode::SERVICE_UNAVAILABLE, -32603, e.message()),
+        };
+        let mut resp = initialize(ep, msg, lang).await;
+        if let Ok(v) = HeaderValue::from_str(&sid) {
+            resp.headers_mut().insert(SESSION, v);
         }
         return resp;
     }
     match session_of(store, headers).await {
         Ok((sid, v)) => {
             let version = version.or_else(|| protocol::handshake_version(&v));
-            let session = Some(sid.to_owned());
-            handshake_request(ep, accept, msg, version, session, lang)
-                .into_response()
-                .await
+            handshake_request(route, accept, msg, version, Some(sid.to_owned()), lang).await
         }
         Err(answer) => answer,
     }
 }
 
 /// `initialize`: the negotiated revision's result (a session, if any, is the caller's).
-fn initialize<'a>(ep: &'a McpEndpoint, msg: Message, lang: &Arc<str>) -> Reply<'a> {
+async fn initialize(ep: &McpEndpoint, msg: Message, lang: &Arc<str>) -> Response {
     let negotiated = protocol::negotiate(msg.requested_version());
-    answer(
-        ep,
-        msg,
-        Era::Handshake(negotiated),
-        with_lang(lang),
-        answer_response,
-    )
+    answer_response(ep.handle(msg, Era::Handshake(negotiated), with_lang(lang)).await)
 }
 
 /// A handshake-era request other than `initialize`, with its session if the endpoint keeps
 /// them.
-fn handshake_request<'a>(
-    ep: &'a Arc<McpEndpoint>,
+async fn handshake_request(
+    route: &McpRoute,
     accept: Accept,
     msg: Message,
     version: Option<&'static str>,
     session: Option<String>,
     lang: &Arc<str>,
-) -> Reply<'a> {
+) -> Response {
     let era = Era::Handshake(version.unwrap_or(protocol::DEFAULT_NEGOTIATED));
+    // An invalid token is answered in JSON (by the face's check), never on a stream.
     let wants_progress = msg
-        .params
-        .as_ref()
-        .and_then(|p| p.get("_meta"))
-        .and_then(|m| m.get("progressToken"))
-        .is_some();
+        .progress_token()
+        .is_some_and(|t| route.ep.progress_token_ok(t));
     let sse = msg.method == "tools/call"
         && accept.sse
         && accept.given
         && (session.is_some() || wants_progress);
     if sse {
-        let stream = match &session {
-            Some(sid) => ep.streams.open(sid, ep.opts.retry_ms),
-            None => EventStream::new(None, 0),
-        };
-        return spawn_sse(ep.clone(), msg, era, stream, lang).into();
+        return spawn_sse(route, msg, era, session.as_deref(), lang);
     }
-    json_answer(ep, msg, era, lang)
-}
-
-/// The answer to one message, turned into a response by `respond`: at once when the call
-/// cannot suspend (the common case), else through the pipeline's future, boxed here.
-fn answer<'a>(
-    ep: &'a McpEndpoint,
-    msg: Message,
-    era: Era,
-    extras: CallExtras,
-    respond: impl FnOnce(Answer) -> Response + Send + 'a,
-) -> Reply<'a> {
-    match ep.handle_now(msg, era, extras) {
-        Handled::Answered(a) => Reply::Now(respond(a)),
-        Handled::Suspends(msg, extras) => Reply::Later(Box::pin(async move {
-            respond(ep.handle(msg, era, extras).await)
-        })),
-    }
+    json_answer(&route.ep, msg, era, lang).await
 }
 
 /// Answers with JSON; `post_response` work runs once the body is written.
-fn json_answer<'a>(ep: &'a McpEndpoint, msg: Message, era: Era, lang: &Arc<str>) -> Reply<'a> {
+async fn json_answer(ep: &McpEndpoint, msg: Message, era: Era, lang: &Arc<str>) -> Response {
     let after = ep
         .core
         .has_post_response()
@@ -459,53 +382,94 @@ fn json_answer<'a>(ep: &'a McpEndpoint, msg: Message, era: Era, lang: &Arc<str>)
         after_response: after.clone(),
         ..with_lang(lang)
     };
-    answer(ep, msg, era, extras, move |a| {
-        super::http::run_after(answer_response(a), after)
-    })
+    let answer = ep.handle(msg, era, extras).await;
+    super::http::run_after(answer_response(answer), after)
 }
 
+/// A call answered on an SSE stream: resumable (its events kept for `Last-Event-ID`) when it
+/// belongs to a session, else live (events not kept; the call is cancelled when the client
+/// goes). Either way bounded in number ([`crate::Limits::detached_calls`],
+/// [`crate::Limits::sse_streams`]) and in time ([`crate::Limits::sse_timeout`]).
 fn spawn_sse(
-    ep: Arc<McpEndpoint>,
+    route: &McpRoute,
     msg: Message,
     era: Era,
-    stream: Arc<EventStream>,
+    session: Option<&str>,
     lang: &Arc<str>,
 ) -> Response {
-    let notifier: Arc<dyn crate::context::Notifier> = stream.clone();
-    let extras = CallExtras {
-        progress_token: None,
-        notifier: Some(notifier),
-        after_response: None,
-        language: Some(lang.clone()),
+    let ep = &route.ep;
+    let (Some(permit), Some(slot)) = (route.detached.call(), route.detached.stream()) else {
+        return busy();
     };
-    let s = stream.clone();
-    tokio::spawn(async move {
-        let answer = ep.handle(msg, era, extras).await;
-        s.push_message(&answer.body.into_vec());
-        s.finish();
-    });
-    sse_response(stream.body(0))
+    let lang = lang.clone();
+    let limit = ep.limits.sse_timeout;
+    let id = msg.id.clone();
+    let run = {
+        let ep = ep.clone();
+        move |notifier: Arc<dyn Notifier>, lang: Arc<str>| async move {
+            let extras = CallExtras {
+                progress_token: None,
+                notifier: Some(notifier),
+                after_response: None,
+                language: Some(lang),
+            };
+            let answer = match tokio::time::timeout(limit, ep.handle(msg, era, extras)).await {
+                Ok(answer) => answer.body.into_vec(),
+                Err(_) => error_body(
+                    id.as_ref(),
+                    -32603,
+                    &format!("The call ran past the SSE limit of {} s", limit.as_secs()),
+                    None,
+                ),
+            };
+            drop(permit);
+            answer
+        }
+    };
+    match session {
+        Some(sid) => {
+            let stream = ep.streams.open(sid, ep.opts.retry_ms);
+            let s = stream.clone();
+            tokio::spawn(async move {
+                let answer = run(s.clone(), lang).await;
+                s.push_message(&answer);
+                s.finish();
+            });
+            sse_response(super::detached::with_slot(stream.body(0), slot))
+        }
+        None => {
+            let (live, rx) = super::detached::Live::channel();
+            let live = Arc::new(live);
+            let sender = live.clone();
+            let task = tokio::spawn(async move {
+                let answer = run(sender.clone(), lang).await;
+                sender.finish(write::sse_event(None, &answer)).await;
+            });
+            sse_response(super::detached::live_body(rx, task.abort_handle(), slot))
+        }
+    }
 }
 
-fn modern_request<'a>(
-    ep: &'a Arc<McpEndpoint>,
+async fn modern_request(
+    route: &McpRoute,
     headers: &HeaderMap,
     accept: Accept,
     msg: Message,
     lang: &Arc<str>,
-) -> Reply<'a> {
+) -> Response {
+    let ep = &route.ep;
     let id = msg.id.as_ref();
     if let Err(a) = ep.check_modern_keys(&msg) {
-        return answer_response(a).into();
+        return answer_response(a);
     }
-    let mismatch = |m: &str| answer_response(ep.error(id, Era::Modern, -32020, m, None)).into();
+    let mismatch = |m: &str| answer_response(ep.error(id, Era::Modern, -32020, m, None));
     if header(headers, VERSION) != msg.meta_version() {
         return mismatch(
             "mcp-protocol-version header does not match the request envelope's protocol version",
         );
     }
     if let Err(a) = ep.check_modern_version(&msg) {
-        return answer_response(a).into();
+        return answer_response(a);
     }
     if headers.get_all("mcp-method").iter().count() != 1
         || header(headers, "mcp-method") != Some(msg.method.as_str())
@@ -518,30 +482,19 @@ fn modern_request<'a>(
             return mismatch("mcp-name header does not match the request body's 'name' parameter");
         }
     }
-    let wants_progress = msg
-        .params
-        .as_ref()
-        .and_then(|p| p.get("_meta"))
-        .and_then(|m| m.get("progressToken"))
-        .is_some();
+    let wants_progress = msg.progress_token().is_some_and(|t| ep.progress_token_ok(t));
     if msg.method == "tools/call" && wants_progress && accept.sse {
-        return spawn_sse(
-            ep.clone(),
-            msg,
-            Era::Modern,
-            EventStream::new(None, 0),
-            lang,
-        )
-        .into();
+        return spawn_sse(route, msg, Era::Modern, None, lang);
     }
-    json_answer(ep, msg, Era::Modern, lang)
+    json_answer(ep, msg, Era::Modern, lang).await
 }
 
-/// A batch: only 2025-03-26 allows them ("MUST support receiving"); answered as one array.
-async fn batch(
+/// A batch: only 2025-03-26 allows them ("MUST support receiving"); answered as one array by
+/// the edge's batch executor.
+async fn batch<'b>(
     ep: &Arc<McpEndpoint>,
     headers: &HeaderMap,
-    items: Vec<Value>,
+    items: Vec<read::Item<'b>>,
     lang: &Arc<str>,
 ) -> Response {
     let reject = || {
@@ -564,85 +517,99 @@ async fn batch(
         return reject();
     }
     let era = Era::Handshake("2025-03-26");
-    let answers = futures_util::future::join_all(items.into_iter().map(|item| async move {
-        match parse_message(item) {
-            Ok(Incoming::Request(m)) if m.method == "initialize" => Some(error_body(
-                m.id.as_ref(),
-                -32600,
-                "Invalid Request: initialize cannot be batched",
-                None,
-            )),
-            Ok(Incoming::Request(m)) => {
-                Some(ep.handle(m, era, with_lang(lang)).await.body.into_vec())
+    let depth = ep.limits.depth;
+    let calls = items.into_iter().map(|item| async move {
+        let call = match item {
+            Ok(Incoming::Call(call)) if call.id.is_some() => call,
+            Ok(_) => return None,
+            Err(inv) => {
+                let id = read::id_value(inv.id);
+                let e = inv.error;
+                return Some(error_body(id.as_ref(), e.code(), e.message(), None).into());
             }
-            Ok(_) => None,
-            Err((id, e)) => Some(error_body(id.as_ref(), e.code(), e.message(), None)),
+        };
+        match Message::from_call(call, depth) {
+            Ok(m) if m.method == "initialize" => Some(
+                error_body(
+                    m.id.as_ref(),
+                    -32600,
+                    "Invalid Request: initialize cannot be batched",
+                    None,
+                )
+                .into(),
+            ),
+            Ok(m) => Some(ep.handle(m, era, with_lang(lang)).await.body),
+            Err((id, e)) => Some(error_body(id.as_ref(), e.code(), e.message(), None).into()),
         }
-    }))
-    .await;
-    let answers: Vec<Vec<u8>> = answers.into_iter().flatten().collect();
-    if answers.is_empty() {
-        return accepted();
+    });
+    let frames = crate::edge::batch::run(calls.collect(), ep.limits.batch_concurrency).await;
+    match frames {
+        Some(frames) => json_response(StatusCode::OK, frames_body(frames)),
+        None => accepted(),
     }
-    let mut out = vec![b'['];
-    for (i, a) in answers.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        out.extend_from_slice(a);
-    }
-    out.push(b']');
-    json_response(StatusCode::OK, out)
 }
 
-/// What GET and DELETE share: the Host/Origin checks, and a stateful endpoint on the handshake
-/// era (otherwise 405: the modern era and stateless groups have no GET or DELETE).
+/// What GET and DELETE share: the HTTP policy, and a stateful endpoint on the handshake era
+/// (otherwise 405: the modern era and stateless groups have no GET or DELETE).
 fn session_route<'r>(
     route: &'r McpRoute,
-    headers: &HeaderMap,
+    parts: &Parts,
 ) -> Result<&'r Arc<dyn SessionStore>, Box<Response>> {
-    if let Some(r) = precheck(route, headers) {
-        return Err(Box::new(r));
+    if let Err(refused) = route.policy.admit(&parts.method, &parts.headers) {
+        return Err(Box::new(refused));
     }
-    let modern = header(headers, VERSION).is_some_and(|v| protocol::handshake_version(v).is_none());
+    if let Some(p) = &route.ep.poison {
+        return Err(Box::new(plain_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            -32603,
+            p,
+        )));
+    }
+    let modern = header(&parts.headers, VERSION)
+        .is_some_and(|v| protocol::handshake_version(v).is_none());
     match (&route.ep.sessions, modern) {
         (Some(store), false) => Ok(store),
         _ => Err(Box::new(method_not_allowed("POST"))),
     }
 }
 
-pub(crate) async fn get(State(route): State<Arc<McpRoute>>, headers: HeaderMap) -> Response {
-    route.limits.run(get_inner(&route, &headers)).await
+pub(crate) async fn get(State(route): State<Arc<McpRoute>>, req: Request) -> Response {
+    let (parts, _) = req.into_parts();
+    route.policy.run(get_inner(&route, &parts)).await
 }
 
-async fn get_inner(route: &McpRoute, headers: &HeaderMap) -> Response {
+async fn get_inner(route: &McpRoute, parts: &Parts) -> Response {
     let ep = &route.ep;
-    let store = match session_route(route, headers) {
+    let store = match session_route(route, parts) {
         Ok(store) => store,
         Err(answer) => return *answer,
     };
-    let sid = match session_of(store.as_ref(), headers).await {
+    let sid = match session_of(store.as_ref(), &parts.headers).await {
         Ok((sid, _)) => sid,
         Err(answer) => return answer,
     };
     // Resumption of an interrupted POST stream (SEP-1699); no standalone server stream is offered.
-    match header(headers, "last-event-id").and_then(|l| ep.streams.resume(sid, l)) {
-        Some((stream, from)) => sse_response(stream.body(from)),
+    match header(&parts.headers, "last-event-id").and_then(|l| ep.streams.resume(sid, l)) {
+        Some((stream, from)) => match route.detached.stream() {
+            Some(slot) => sse_response(super::detached::with_slot(stream.body(from), slot)),
+            None => busy(),
+        },
         None => method_not_allowed("POST, DELETE"),
     }
 }
 
-pub(crate) async fn delete(State(route): State<Arc<McpRoute>>, headers: HeaderMap) -> Response {
-    route.limits.run(delete_inner(&route, &headers)).await
+pub(crate) async fn delete(State(route): State<Arc<McpRoute>>, req: Request) -> Response {
+    let (parts, _) = req.into_parts();
+    route.policy.run(delete_inner(&route, &parts)).await
 }
 
-async fn delete_inner(route: &McpRoute, headers: &HeaderMap) -> Response {
+async fn delete_inner(route: &McpRoute, parts: &Parts) -> Response {
     let ep = &route.ep;
-    let store = match session_route(route, headers) {
+    let store = match session_route(route, parts) {
         Ok(store) => store,
         Err(answer) => return *answer,
     };
-    let Some(sid) = header(headers, SESSION) else {
+    let Some(sid) = header(&parts.headers, SESSION) else {
         return plain_error(
             StatusCode::BAD_REQUEST,
             -32600,
@@ -659,16 +626,22 @@ async fn delete_inner(route: &McpRoute, headers: &HeaderMap) -> Response {
     }
 }
 
+/// `OPTIONS`: the CORS preflight.
+pub(crate) async fn options(State(route): State<Arc<McpRoute>>, headers: HeaderMap) -> Response {
+    route
+        .policy
+        .preflight(&headers, "GET, POST, DELETE, OPTIONS")
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::future_size;
 
-    /// axum moves this future into a fresh box for every request: work that waits is boxed
-    /// where it is decided, so the common call does not carry the pipeline's future (4.4 KB
-    /// when it was inline).
+    /// axum moves this future into a fresh box for every request: it stays small, so the
+    /// common call does not carry the pipeline's future (boxed inside `Core::call`).
     #[test]
     fn the_post_future_stays_small() {
         let size = future_size(&super::post);
-        assert!(size <= 1024, "the MCP POST future is {size} bytes");
+        assert!(size <= 1536, "the MCP POST future is {size} bytes");
     }
 }

@@ -1,13 +1,13 @@
 //! Transports: HTTP (axum) for both faces, and stdio for MCP.
 
 pub mod auth;
-pub mod http;
+pub(crate) mod detached;
+pub(crate) mod http;
 pub(crate) mod mcp;
-pub mod security;
-pub mod serve;
+pub(crate) mod serve;
 pub mod stdio;
 
-pub use security::HostPolicy;
+pub use crate::edge::HostPolicy;
 
 /// The size of the future a two-argument handler returns (axum boxes it for every request).
 #[cfg(test)]

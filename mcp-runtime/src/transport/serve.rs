@@ -15,30 +15,13 @@ use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 
 use crate::core::events::Background;
-
-/// Timeouts of the HTTP server.
-#[derive(Debug, Clone, Copy)]
-pub struct Timeouts {
-    /// How long a client may take to send a request's headers.
-    pub header_read: Duration,
-    /// How long in-flight requests may take to finish after shutdown begins.
-    pub shutdown_grace: Duration,
-}
-
-impl Default for Timeouts {
-    fn default() -> Self {
-        Self {
-            header_read: Duration::from_secs(10),
-            shutdown_grace: Duration::from_secs(10),
-        }
-    }
-}
+use crate::edge::Limits;
 
 /// Serves `app` on `listener` until `shutdown` completes, then drains.
 pub(crate) async fn serve(
     listener: tokio::net::TcpListener,
     app: Router,
-    timeouts: Timeouts,
+    limits: &Limits,
     background: Background,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
@@ -46,7 +29,10 @@ pub(crate) async fn serve(
     builder
         .http1()
         .timer(TokioTimer::new())
-        .header_read_timeout(timeouts.header_read);
+        .header_read_timeout(limits.header_timeout)
+        // Headers past this are answered 431; hyper needs at least 8 KiB (the limits clamp it).
+        .max_buf_size(limits.header_bytes);
+    let grace = limits.shutdown_grace;
     let graceful = GracefulShutdown::new();
     tokio::pin!(shutdown);
     loop {
@@ -77,13 +63,13 @@ pub(crate) async fn serve(
     }
     drop(listener);
     tracing::info!("shutting down: finishing in-flight requests");
-    if tokio::time::timeout(timeouts.shutdown_grace, graceful.shutdown())
+    if tokio::time::timeout(grace, graceful.shutdown())
         .await
         .is_err()
     {
-        tracing::warn!(grace = ?timeouts.shutdown_grace, "shutdown deadline passed with requests still in flight");
+        tracing::warn!(grace = ?grace, "shutdown deadline passed with requests still in flight");
     }
-    if !background.drain(timeouts.shutdown_grace).await {
+    if !background.drain(grace).await {
         tracing::warn!("shutdown deadline passed with post_response work still running");
     }
     Ok(())

@@ -1,0 +1,376 @@
+//! The rules a model must follow, one function per rule; each reports at the span of the
+//! user's token. They run after the model is built and before anything is expanded.
+
+use quote::quote;
+use syn::Signature;
+
+use crate::ctxt::Ctxt;
+use crate::model::{GroupsOrigin, Method, Param, ParamKind, Service, SinceOrigin, TypeShape};
+
+/// Checks a method of a function or of an `#[rpc_service]`.
+pub fn method(cx: &Ctxt, m: &Method) {
+    not_const(cx, &m.sig);
+    not_unsafe(cx, &m.sig);
+    no_abi(cx, &m.sig);
+    not_generic(cx, &m.sig);
+    not_variadic(cx, &m.sig);
+    receiver(cx, m);
+    for (i, p) in m.params.iter().enumerate() {
+        param_plain_name(cx, p);
+        param_owned(cx, p);
+        param_not_impl_trait(cx, p);
+        context_without_default(cx, p);
+        context_without_constraints(cx, p);
+        patterns_are_regexes(cx, p);
+        param_name_unique(cx, p, &m.params[..i]);
+    }
+    name_not_empty(cx, m);
+    groups_not_empty(cx, m);
+    groups_given(cx, m);
+    version_not_zero(cx, m);
+    removed_after_since(cx, m);
+    lock_names_a_param(cx, m);
+}
+
+/// Checks an `#[rpc_service]` impl and its arguments (its methods are checked one by one).
+pub fn service(cx: &Ctxt, s: &Service) {
+    service_not_trait_impl(cx, s);
+    service_not_generic(cx, s);
+    service_groups_not_empty(cx, s);
+    service_version_not_zero(cx, s);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The function's signature.
+
+fn not_const(cx: &Ctxt, sig: &Signature) {
+    if let Some(c) = &sig.constness {
+        cx.error_spanned_by(c, "an RPC method cannot be a `const fn`");
+    }
+}
+
+fn not_unsafe(cx: &Ctxt, sig: &Signature) {
+    if let Some(u) = &sig.unsafety {
+        cx.error_spanned_by(u, "an RPC method cannot be `unsafe`");
+    }
+}
+
+fn no_abi(cx: &Ctxt, sig: &Signature) {
+    if let Some(abi) = &sig.abi {
+        cx.error_spanned_by(abi, "an RPC method cannot have an `extern` ABI");
+    }
+}
+
+fn not_generic(cx: &Ctxt, sig: &Signature) {
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        cx.error_spanned_by(
+            &sig.generics,
+            "an RPC method cannot be generic: its JSON Schemas are built for concrete types",
+        );
+    }
+}
+
+fn not_variadic(cx: &Ctxt, sig: &Signature) {
+    if let Some(v) = &sig.variadic {
+        cx.error_spanned_by(v, "an RPC method cannot be variadic");
+    }
+}
+
+/// `self` only in a service, and there only `&self`.
+fn receiver(cx: &Ctxt, m: &Method) {
+    let Some(r) = &m.receiver else { return };
+    if !m.in_service {
+        cx.error_spanned_by(
+            r,
+            "`self` is only allowed in methods of an impl marked `#[rpc_service]`; \
+             add `#[rpc_service]` to the impl block, or make this a free function",
+        );
+    } else if r.reference.is_none() || r.mutability.is_some() {
+        cx.error_spanned_by(
+            r,
+            "an `#[rpc_service]` method takes `&self` (the instance is shared between calls; \
+             use interior mutability for state)",
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parameters. Once a parameter is reported as not well-formed (a pattern, a borrowed or `impl
+// Trait` type), the rules after it skip it.
+
+fn param_plain_name(cx: &Ctxt, p: &Param) {
+    if p.ident.is_none() {
+        cx.error_spanned_by(
+            &p.pat,
+            "an RPC method parameter must be a plain name, as in `query: String`: the name is \
+             the parameter's name in the request (destructure it in the body instead)",
+        );
+    }
+}
+
+fn param_owned(cx: &Ctxt, p: &Param) {
+    if p.ident.is_some() && p.is_json() && p.shape == TypeShape::Borrowed {
+        cx.error_spanned_by(
+            &p.ty,
+            "an RPC method parameter must be an owned type (`String`, not `&str`): it is \
+             deserialized from the request (only `&RequestContext` can be borrowed)",
+        );
+    }
+}
+
+fn param_not_impl_trait(cx: &Ctxt, p: &Param) {
+    if p.ident.is_some() && p.is_json() && p.shape == TypeShape::ImplTrait {
+        cx.error_spanned_by(
+            &p.ty,
+            "an RPC method parameter cannot be `impl Trait`: its JSON Schema is built for a \
+             concrete type",
+        );
+    }
+}
+
+fn context_without_default(cx: &Ctxt, p: &Param) {
+    if p.is_well_formed()
+        && p.is_context()
+        && let Some(d) = &p.default
+    {
+        cx.error_spanned_by(d, "a context parameter cannot have a default");
+    }
+}
+
+fn context_without_constraints(cx: &Ctxt, p: &Param) {
+    if p.is_well_formed() && p.is_context() && (!p.constraints.is_empty() || p.check.is_some()) {
+        cx.error_spanned_by(
+            &p.ty,
+            "a context parameter cannot have constraints or checks",
+        );
+    }
+}
+
+/// `pattern = "..."` is a regular expression, at the pattern literal's span.
+fn patterns_are_regexes(cx: &Ctxt, p: &Param) {
+    for pattern in &p.patterns {
+        if let Err(problem) = regex_problem(&pattern.value) {
+            cx.syn_error(syn::Error::new(
+                pattern.span,
+                format!("`pattern` is not a valid regular expression: {problem}"),
+            ));
+        }
+    }
+}
+
+/// Parses a pattern with `regex-syntax`. Look-around and backreferences are accepted: schemas
+/// use ECMA 262 regular expressions, which have them, and the validator supports them
+/// (`regex-syntax` stops there, so what follows them is not checked).
+fn regex_problem(pattern: &str) -> Result<(), String> {
+    use regex_syntax::ast::ErrorKind;
+    match regex_syntax::ast::parse::Parser::new().parse(pattern) {
+        Ok(_) => Ok(()),
+        Err(e)
+            if matches!(
+                e.kind(),
+                ErrorKind::UnsupportedLookAround | ErrorKind::UnsupportedBackreference
+            ) =>
+        {
+            Ok(())
+        }
+        Err(e) => {
+            let span = e.span();
+            let at = &pattern[span.start.offset..span.end.offset.max(span.start.offset)];
+            let at = if at.is_empty() {
+                format!("at offset {}", span.start.offset)
+            } else {
+                format!("at `{at}` (offset {})", span.start.offset)
+            };
+            Err(format!("{}, {at}", e.kind()))
+        }
+    }
+}
+
+fn param_name_unique(cx: &Ctxt, p: &Param, before: &[Param]) {
+    if !(p.is_json() && p.is_well_formed()) {
+        return;
+    }
+    let Some(prev) = before
+        .iter()
+        .find(|q| q.is_json() && q.is_well_formed() && q.name == p.name)
+    else {
+        return;
+    };
+    let (prev_ident, ident) = (&prev.ident, &p.ident);
+    cx.syn_error(syn::Error::new(
+        p.name_span,
+        format!(
+            "duplicate parameter name `{}`: parameters `{}` and `{}` would both be `{}` in the \
+             request; give one another name with `#[param(rename = \"...\")]`",
+            p.name,
+            quote!(#prev_ident),
+            quote!(#ident),
+            p.name
+        ),
+    ));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The method's arguments.
+
+fn name_not_empty(cx: &Ctxt, m: &Method) {
+    if m.name.is_empty() {
+        cx.syn_error(syn::Error::new(
+            m.name_span,
+            "a method name cannot be empty",
+        ));
+    }
+}
+
+const EMPTY_GROUPS: &str =
+    "`groups` cannot be empty: name at least one API group, e.g. `groups = [MCP]`";
+
+fn groups_not_empty(cx: &Ctxt, m: &Method) {
+    if let GroupsOrigin::Method(span) = m.groups_origin
+        && m.groups.is_empty()
+    {
+        cx.syn_error(syn::Error::new(span, EMPTY_GROUPS));
+    }
+}
+
+fn groups_given(cx: &Ctxt, m: &Method) {
+    if !matches!(m.groups_origin, GroupsOrigin::Missing) {
+        return;
+    }
+    let msg = if m.in_service {
+        "missing `groups = [...]`: every RPC method belongs to at least one API group; give it \
+         here or on the `#[rpc_service(groups = [...])]` for all its methods"
+    } else {
+        "missing `groups = [...]`: every RPC method belongs to at least one API group, e.g. \
+         `#[rpc_method(groups = [MCP])]` with `const MCP: ApiGroup = ApiGroup::mcp(\"mcp\");`"
+    };
+    cx.error_spanned_by(&m.attr_tokens, msg);
+}
+
+const VERSION_ZERO: &str = "versions start at 1: `version = 1` is the first version";
+
+fn version_not_zero(cx: &Ctxt, m: &Method) {
+    if let SinceOrigin::Method(v) = &m.since_origin
+        && v.value == 0
+    {
+        cx.syn_error(syn::Error::new(v.span, VERSION_ZERO));
+    }
+}
+
+/// `removed_in` comes after the first version.
+fn removed_after_since(cx: &Ctxt, m: &Method) {
+    let Some(r) = &m.removed_in else { return };
+    let from = match &m.since_origin {
+        SinceOrigin::Method(v) if v.value > 0 => format!("`version = {}`", m.since),
+        SinceOrigin::Service => format!("the service's `version = {}`", m.since),
+        SinceOrigin::Default => format!("the default first version, {}", m.since),
+        // The first version is unknown (its value is bad), but it is at least 1.
+        SinceOrigin::Method(_) | SinceOrigin::Invalid => {
+            if r.value <= 1 {
+                cx.syn_error(syn::Error::new(
+                    r.span,
+                    format!(
+                        "`removed_in = {}` must be greater than the first version, which is at \
+                         least 1",
+                        r.value
+                    ),
+                ));
+            }
+            return;
+        }
+    };
+    if r.value <= m.since {
+        cx.syn_error(syn::Error::new(
+            r.span,
+            format!(
+                "`removed_in = {}` must be greater than the first version ({from}): a method \
+                 exists from `version` up to, not including, `removed_in`",
+                r.value
+            ),
+        ));
+    }
+}
+
+fn lock_names_a_param(cx: &Ctxt, m: &Method) {
+    let Some(p) = m.lock.as_ref().and_then(|l| l.param.as_ref()) else {
+        return;
+    };
+    // A parameter that may be a context one may be named too: if it is not a JSON parameter
+    // after all, the lock finds no value and the call fails.
+    if m.json_params().any(|q| q.name == p.value)
+        || m.params
+            .iter()
+            .any(|q| matches!(q.kind, ParamKind::MaybeContext) && q.name == p.value)
+    {
+        return;
+    }
+    let names: Vec<&str> = m.json_params().map(|q| q.name.as_str()).collect();
+    cx.syn_error(syn::Error::new(
+        p.span,
+        format!(
+            "`lock(param = \"{}\")` names no parameter of this method; its parameters: {}",
+            p.value,
+            names.join(", ")
+        ),
+    ));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The service.
+
+fn service_not_trait_impl(cx: &Ctxt, s: &Service) {
+    if let Some(trait_for) = &s.trait_for {
+        let ty = &s.self_ty;
+        cx.error_spanned_by(
+            trait_for,
+            format!(
+                "`#[rpc_service]` goes on an inherent impl, not a trait impl: put the RPC methods \
+                 in `impl {} {{ ... }}` (they may call the trait's methods)",
+                quote!(#ty)
+            ),
+        );
+    }
+}
+
+fn service_not_generic(cx: &Ctxt, s: &Service) {
+    if !s.generics.params.is_empty() {
+        cx.error_spanned_by(&s.generics, "an `#[rpc_service]` impl cannot be generic");
+    }
+}
+
+fn service_groups_not_empty(cx: &Ctxt, s: &Service) {
+    if let Some(g) = &s.groups
+        && g.value.is_empty()
+    {
+        cx.syn_error(syn::Error::new(g.span, EMPTY_GROUPS));
+    }
+}
+
+fn service_version_not_zero(cx: &Ctxt, s: &Service) {
+    if let Some(v) = &s.version
+        && v.value == 0
+    {
+        cx.syn_error(syn::Error::new(v.span, VERSION_ZERO));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::regex_problem;
+
+    #[test]
+    fn regexes() {
+        assert!(regex_problem(r"^[a-z0-9_-]{3,16}$").is_ok());
+        assert!(regex_problem(r"\S").is_ok());
+        assert!(regex_problem(r"^(?=.*\d)\w+$").is_ok(), "look-ahead");
+        assert!(regex_problem(r"(a)\1").is_ok(), "backreference");
+        assert_eq!(
+            regex_problem("(abc").unwrap_err(),
+            "unclosed group, at `(` (offset 0)"
+        );
+        assert!(regex_problem("[a-").is_err());
+        assert!(regex_problem("a{2,1}").is_err());
+        assert!(regex_problem("*a").is_err());
+        assert!(regex_problem(r"\").is_err());
+    }
+}

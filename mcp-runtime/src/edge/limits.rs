@@ -1,0 +1,113 @@
+//! Every bound on what a client can make the server hold or do, in one object.
+//!
+//! The [`Limits`] a server is built with are read by the reader, the batch executor, the
+//! HTTP policy, the MCP face and stdio alike: a bound is set once and holds on every face.
+//! `docs/reliability.md` lists each with the test that proves it.
+
+use std::time::Duration;
+
+/// The bounds of a server, each with a documented default.
+///
+/// ```
+/// use std::time::Duration;
+/// use mcp_runtime::{Limits, Server};
+///
+/// let limits = Limits {
+///     batch_items: 50,
+///     call_timeout: Some(Duration::from_secs(5)),
+///     ..Limits::default()
+/// };
+/// let server = Server::builder().limits(limits).build();
+/// # let _ = server;
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// The largest request body (or stdio line) accepted, in bytes. Default 4 MiB; larger:
+    /// HTTP 413, or a -32600 error on stdio.
+    pub body_bytes: usize,
+    /// The most items a batch may have (JSON-RPC, and MCP 2025-03-26). Default 100; a larger
+    /// batch is refused whole with one -32600 error.
+    pub batch_items: usize,
+    /// How many items of one batch run at the same time. Default 8.
+    pub batch_concurrency: usize,
+    /// How deep JSON values (params, ids) may nest. Default 64, at most 128 (serde_json's own
+    /// bound); deeper params are a -32602 error.
+    pub depth: usize,
+    /// The most bytes of request headers (request line included). Default 64 KiB, at least
+    /// 8 KiB; more: the connection is answered 431 and closed.
+    pub header_bytes: usize,
+    /// How many `Accept-Language` ranges are read; the rest are ignored. Default 32.
+    pub language_ranges: usize,
+    /// The largest MCP progress token (a string or an integer, as the specification says), in
+    /// bytes of JSON. Default 256; larger or another type: -32602.
+    pub progress_token_bytes: usize,
+    /// How many schema violations an error reports; the rest are counted in a last entry
+    /// ("... and N more"). Default 20.
+    pub violations: usize,
+    /// The most live MCP sessions (stateful groups). Default 10 000; an `initialize` past it
+    /// is answered 503.
+    pub sessions: usize,
+    /// How long an idle MCP session lives. Default 1 hour.
+    pub session_idle: Duration,
+    /// The most SSE streams open at once (resumable or not). Default 1 000; a call that would
+    /// open one more is answered with a -32603 "server busy" error.
+    pub sse_streams: usize,
+    /// The most MCP calls running detached from their request (answered on an SSE stream) at
+    /// once, on every face. Default 256.
+    pub detached_calls: usize,
+    /// How long a client may take to send a request's headers. Default 10 s; then the
+    /// connection is closed.
+    pub header_timeout: Duration,
+    /// How long a request may take from its headers to its response head, body upload
+    /// included. Default 30 s; then 408. `None` disables it (SSE bodies are bounded by
+    /// [`Limits::sse_timeout`] instead).
+    pub request_timeout: Option<Duration>,
+    /// A time limit for every method call. Default none; when set, a call past it fails with
+    /// -32500 (per method: `ServerBuilder::method_timeout_for`).
+    pub call_timeout: Option<Duration>,
+    /// The longest an SSE stream (and the call it carries) may run. Default 5 minutes; then
+    /// the call is cancelled and the stream ends.
+    pub sse_timeout: Duration,
+    /// How long in-flight requests may take to finish after shutdown begins. Default 10 s.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            body_bytes: 4 * 1024 * 1024,
+            batch_items: 100,
+            batch_concurrency: 8,
+            depth: 64,
+            header_bytes: 64 * 1024,
+            language_ranges: 32,
+            progress_token_bytes: 256,
+            violations: 20,
+            sessions: 10_000,
+            session_idle: Duration::from_secs(3600),
+            sse_streams: 1000,
+            detached_calls: 256,
+            header_timeout: Duration::from_secs(10),
+            request_timeout: Some(Duration::from_secs(30)),
+            call_timeout: None,
+            sse_timeout: Duration::from_secs(300),
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
+}
+
+impl Limits {
+    /// The bounds clamped to what the layers below can honour (depth ≤ 128, header bytes ≥
+    /// 8 KiB, at least one of everything counted).
+    pub(crate) fn clamped(mut self) -> Self {
+        self.depth = self.depth.clamp(1, 128);
+        self.header_bytes = self.header_bytes.max(8 * 1024);
+        self.batch_items = self.batch_items.max(1);
+        self.batch_concurrency = self.batch_concurrency.max(1);
+        self.language_ranges = self.language_ranges.max(1);
+        self.sse_streams = self.sse_streams.max(1);
+        self.detached_calls = self.detached_calls.max(1);
+        self.sessions = self.sessions.max(1);
+        self
+    }
+}

@@ -1,0 +1,221 @@
+//! The one writer of JSON-RPC answers: results, errors, batches and SSE events, for every
+//! face and transport.
+//!
+//! Answers are written straight into a byte buffer (no `Value` tree built for the envelope).
+//! An answer that ends with bytes shared by many answers (a precomputed `tools/list` page)
+//! keeps them shared: a batch of pages costs their headers, not copies of the pages.
+
+use bytes::Bytes;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::env::Environment;
+use crate::error::RpcError;
+
+/// An answer's id, however the face holds it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Id<'a> {
+    /// The JSON text of the request's id.
+    Raw(&'a RawValue),
+    /// The id as a value.
+    Value(&'a Value),
+    /// `null` (an unreadable id).
+    Null,
+}
+
+impl<'a> From<Option<&'a RawValue>> for Id<'a> {
+    fn from(id: Option<&'a RawValue>) -> Self {
+        id.map_or(Id::Null, Id::Raw)
+    }
+}
+
+impl<'a> From<Option<&'a Value>> for Id<'a> {
+    fn from(id: Option<&'a Value>) -> Self {
+        id.map_or(Id::Null, Id::Value)
+    }
+}
+
+fn write_id(out: &mut Vec<u8>, id: Id<'_>) {
+    match id {
+        Id::Raw(raw) => out.extend_from_slice(raw.get().as_bytes()),
+        // Writing a string or a number into a Vec cannot fail.
+        Id::Value(v) => {
+            let _ = serde_json::to_writer(&mut *out, v);
+        }
+        Id::Null => out.extend_from_slice(b"null"),
+    }
+}
+
+/// Appends `{"jsonrpc":"2.0","id":<id>,"result":` (the caller writes the result and `}`).
+pub(crate) fn open_result(out: &mut Vec<u8>, id: Id<'_>) {
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    write_id(out, id);
+    out.extend_from_slice(b",\"result\":");
+}
+
+/// Appends `{"jsonrpc":"2.0","id":<id>,"result":<result>}`.
+pub(crate) fn result(out: &mut Vec<u8>, id: Id<'_>, result: &str) {
+    open_result(out, id);
+    out.extend_from_slice(result.as_bytes());
+    out.push(b'}');
+}
+
+/// Appends `{"jsonrpc":"2.0","id":<id>,"error":{"code":..,"message":..[,"data":..]}}`.
+pub(crate) fn error(
+    out: &mut Vec<u8>,
+    id: Id<'_>,
+    code: i32,
+    message: &str,
+    data: Option<&Value>,
+) {
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    write_id(out, id);
+    out.extend_from_slice(b",\"error\":{\"code\":");
+    out.extend_from_slice(code.to_string().as_bytes());
+    out.extend_from_slice(b",\"message\":");
+    let _ = serde_json::to_writer(&mut *out, message);
+    if let Some(d) = data {
+        out.extend_from_slice(b",\"data\":");
+        let _ = serde_json::to_writer(&mut *out, d);
+    }
+    out.extend_from_slice(b"}}");
+}
+
+/// Appends an [`RpcError`] as `env` renders it (data per environment).
+pub(crate) fn rpc_error(out: &mut Vec<u8>, id: Id<'_>, e: &RpcError, env: &Environment) {
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+    write_id(out, id);
+    out.extend_from_slice(b",\"error\":");
+    let _ = serde_json::to_writer(&mut *out, &e.to_wire(env));
+    out.push(b'}');
+}
+
+/// An error answer in a fresh buffer.
+pub(crate) fn error_body(id: Id<'_>, code: i32, message: &str, data: Option<&Value>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(96 + message.len());
+    error(&mut out, id, code, message, data);
+    out
+}
+
+/// The JSON bytes of one answer: those written for the request, then bytes shared by every
+/// answer that ends the same way (a precomputed tools/list page with the result's closing).
+///
+/// A page is served by cloning a reference count, not by copying it: transports send the
+/// parts as frames of one body.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AnswerBody {
+    head: Vec<u8>,
+    shared: Bytes,
+}
+
+impl AnswerBody {
+    /// An answer of written bytes followed by shared ones.
+    pub(crate) fn shared(head: Vec<u8>, shared: Bytes) -> Self {
+        Self { head, shared }
+    }
+
+    /// The body's length in bytes.
+    pub fn len(&self) -> usize {
+        self.head.len() + self.shared.len()
+    }
+
+    /// Whether the body has no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The two parts, in order: the bytes written for this answer, then the shared ones
+    /// (empty for every answer but a tools/list page).
+    pub fn parts(&self) -> (&[u8], &[u8]) {
+        (&self.head, &self.shared)
+    }
+
+    /// The parts as frames (the shared one not copied).
+    pub(crate) fn into_frames(self) -> impl Iterator<Item = Bytes> {
+        [Bytes::from(self.head), self.shared]
+            .into_iter()
+            .filter(|b| !b.is_empty())
+    }
+
+    /// The body in one buffer (copies the shared part, if any).
+    pub fn to_vec(&self) -> Vec<u8> {
+        self.clone().into_vec()
+    }
+
+    /// The body in one buffer; without a shared part, the written buffer itself.
+    pub fn into_vec(self) -> Vec<u8> {
+        if self.shared.is_empty() {
+            return self.head;
+        }
+        let mut out = self.head;
+        out.extend_from_slice(&self.shared);
+        out
+    }
+}
+
+impl From<Vec<u8>> for AnswerBody {
+    fn from(head: Vec<u8>) -> Self {
+        Self {
+            head,
+            shared: Bytes::new(),
+        }
+    }
+}
+
+/// The answers of a batch as one JSON array, in frames (shared parts not copied); `None`
+/// when every item was a notification (nothing to answer).
+pub(crate) fn batch(answers: impl IntoIterator<Item = AnswerBody>) -> Option<Vec<Bytes>> {
+    let mut frames = Vec::new();
+    for a in answers {
+        frames.push(Bytes::from_static(if frames.is_empty() { b"[" } else { b"," }));
+        frames.extend(a.into_frames());
+    }
+    if frames.is_empty() {
+        return None;
+    }
+    frames.push(Bytes::from_static(b"]"));
+    Some(frames)
+}
+
+/// One SSE event carrying a JSON-RPC message; with an event id (`<stream>_<seq>`) on
+/// resumable streams.
+pub(crate) fn sse_event(id: Option<(&str, u64)>, json: &[u8]) -> Bytes {
+    let mut frame = Vec::with_capacity(json.len() + 64);
+    if let Some((stream, seq)) = id {
+        frame.extend_from_slice(b"id: ");
+        frame.extend_from_slice(stream.as_bytes());
+        frame.push(b'_');
+        frame.extend_from_slice(seq.to_string().as_bytes());
+        frame.push(b'\n');
+    }
+    frame.extend_from_slice(b"event: message\ndata: ");
+    frame.extend_from_slice(json);
+    frame.extend_from_slice(b"\n\n");
+    Bytes::from(frame)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_and_batches() {
+        let id = serde_json::from_str::<&RawValue>("\"a\"").unwrap();
+        let mut out = Vec::new();
+        result(&mut out, Id::Raw(id), "{\"x\":1}");
+        assert_eq!(out, br#"{"jsonrpc":"2.0","id":"a","result":{"x":1}}"#);
+        let e = error_body(Id::Null, -32600, "bad \"x\"", Some(&serde_json::json!([1])));
+        assert_eq!(
+            e,
+            br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"bad \"x\"","data":[1]}}"#
+        );
+        let page = Bytes::from_static(b"PAGE}");
+        let answers = (0..3).map(|_| AnswerBody::shared(b"{".to_vec(), page.clone()));
+        let frames = batch(answers).unwrap();
+        let joined: Vec<u8> = frames.iter().flat_map(|f| f.iter().copied()).collect();
+        assert_eq!(joined, b"[{PAGE},{PAGE},{PAGE}]");
+        // The page is shared, not copied, in every frame that carries it.
+        assert!(frames.iter().filter(|f| f.as_ptr() == page.as_ptr()).count() == 3);
+        assert_eq!(batch(std::iter::empty()), None);
+    }
+}

@@ -1,0 +1,170 @@
+//! The JSON-RPC face: a body read by the edge's reader, each call run through the core, the
+//! answers written by the edge's writer.
+
+use bytes::Bytes;
+
+use crate::catalog::Catalog;
+use crate::context::{CallExtras, Face};
+use crate::core::events::AfterResponse;
+use crate::core::{CallRequest, Core};
+use crate::edge::Limits;
+use crate::edge::read::{self, Body, Call, Dialect, Incoming};
+use crate::edge::write::{self, AnswerBody, Id};
+use crate::error::RpcError;
+
+/// The answer to one body: an HTTP status and, unless every item was a notification, a body.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Reply {
+    /// The HTTP status.
+    pub status: u16,
+    /// The JSON body, `None` for notifications only.
+    pub body: Option<Vec<u8>>,
+}
+
+/// The same answer in frames, as the HTTP transport sends it.
+pub(crate) struct Frames {
+    pub status: u16,
+    pub frames: Option<Vec<Bytes>>,
+}
+
+/// Handles a whole body (single or batch) for one endpoint, in process: what `POST
+/// /rpc/{group}/v{N}` answers, without HTTP.
+pub async fn handle(
+    core: &Core,
+    catalog: &Catalog,
+    body: &[u8],
+    limits: &Limits,
+    after: Option<AfterResponse>,
+) -> Reply {
+    let f = answer(core, catalog, body, limits, after).await;
+    Reply {
+        status: f.status,
+        body: f
+            .frames
+            .map(|frames| frames.iter().flat_map(|b| b.iter().copied()).collect()),
+    }
+}
+
+fn one(status: u16, body: Vec<u8>) -> Frames {
+    Frames {
+        status,
+        frames: Some(vec![Bytes::from(body)]),
+    }
+}
+
+pub(crate) async fn answer<'b>(
+    core: &Core,
+    catalog: &Catalog,
+    body: &'b [u8],
+    limits: &Limits,
+    after: Option<AfterResponse>,
+) -> Frames {
+    let env = core.env();
+    let dialect = Dialect::JSON_RPC;
+    let items = match read::read(body, dialect, limits.batch_items) {
+        Ok(Body::Single(item)) => {
+            return match run_item(core, catalog, item, limits, &after).await {
+                Some((status, out)) => one(status, out),
+                None => Frames {
+                    status: 204,
+                    frames: None,
+                },
+            };
+        }
+        Ok(Body::Batch(items)) => items,
+        Err(e @ read::ReadError::Syntax) => {
+            let mut out = Vec::new();
+            write::rpc_error(&mut out, Id::Null, &e.error(), env);
+            return one(dialect.parse_error_status, out);
+        }
+        Err(e) => {
+            let mut out = Vec::new();
+            write::rpc_error(&mut out, Id::Null, &e.error(), env);
+            return one(200, out);
+        }
+    };
+    if items.is_empty() {
+        let mut out = Vec::new();
+        let e = RpcError::invalid_request("Invalid Request: empty batch");
+        write::rpc_error(&mut out, Id::Null, &e, env);
+        return one(200, out);
+    }
+    let after = &after;
+    let calls = items.into_iter().map(|item| async move {
+        run_item(core, catalog, item, limits, after)
+            .await
+            .map(|(_, out)| AnswerBody::from(out))
+    });
+    let frames = crate::edge::batch::run(calls.collect(), limits.batch_concurrency).await;
+    match frames {
+        Some(frames) => Frames {
+            status: 200,
+            frames: Some(frames),
+        },
+        None => Frames {
+            status: 204,
+            frames: None,
+        },
+    }
+}
+
+/// Runs one item; `None` for a notification. The status is the error's for a single call.
+async fn run_item(
+    core: &Core,
+    catalog: &Catalog,
+    item: read::Item<'_>,
+    limits: &Limits,
+    after: &Option<AfterResponse>,
+) -> Option<(u16, Vec<u8>)> {
+    let env = core.env();
+    let call = match item {
+        Ok(Incoming::Call(call)) => call,
+        // The JSON-RPC dialect reads no responses.
+        Ok(Incoming::Response) => return None,
+        Err(inv) => {
+            let mut out = Vec::new();
+            write::rpc_error(&mut out, Id::from(inv.id), &inv.error, env);
+            return Some((Dialect::JSON_RPC.invalid_status, out));
+        }
+    };
+    let Call { id, method, params } = call;
+    let result = match (read::params(params, limits.depth), catalog.get(&method)) {
+        (Err(e), _) => Err(e),
+        (Ok(_), None) => Err(not_found(catalog, &method)),
+        (Ok(params), Some(info)) => {
+            let extras = CallExtras {
+                after_response: after.clone(),
+                ..Default::default()
+            };
+            core.call(CallRequest {
+                catalog,
+                info,
+                params,
+                face: Face::JsonRpc,
+                extras,
+            })
+            .await
+        }
+    };
+    let id = id?;
+    let mut out = Vec::with_capacity(128);
+    Some(match result {
+        Ok(output) => {
+            write::result(&mut out, Id::Raw(id), output.as_json().get());
+            (200, out)
+        }
+        Err(e) => {
+            write::rpc_error(&mut out, Id::Raw(id), &e, env);
+            (e.http_status(), out)
+        }
+    })
+}
+
+fn not_found(catalog: &Catalog, method: &str) -> RpcError {
+    RpcError::method_not_found(format!(
+        "Method \"{}\" for version \"v{}\" is not found in group \"{}\"",
+        method,
+        catalog.version(),
+        catalog.group().name()
+    ))
+}

@@ -1,0 +1,203 @@
+//! Work that outlives its request's handler: MCP calls answered on an SSE stream, and the
+//! streams themselves. Both are bounded ([`crate::Limits::detached_calls`],
+//! [`crate::Limits::sse_streams`]); a live stream's call is cancelled when its client goes.
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+
+use axum::body::{Body, Bytes};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
+use tokio::task::AbortHandle;
+
+use crate::context::Notifier;
+use crate::edge::write;
+
+/// The server-wide bounds on detached calls and open SSE streams.
+#[derive(Debug)]
+pub(crate) struct Detached {
+    calls: Arc<Semaphore>,
+    streams: Arc<AtomicUsize>,
+    max_streams: usize,
+}
+
+impl Detached {
+    pub(crate) fn new(calls: usize, streams: usize) -> Self {
+        Self {
+            calls: Arc::new(Semaphore::new(calls)),
+            streams: Arc::default(),
+            max_streams: streams,
+        }
+    }
+
+    /// A place for one more detached call, if any is free.
+    pub(crate) fn call(&self) -> Option<OwnedSemaphorePermit> {
+        self.calls.clone().try_acquire_owned().ok()
+    }
+
+    /// A place for one more open SSE stream, if any is free.
+    pub(crate) fn stream(&self) -> Option<Slot> {
+        let taken = self
+            .streams
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < self.max_streams).then_some(n + 1)
+            })
+            .is_ok();
+        taken.then(|| Slot(self.streams.clone()))
+    }
+}
+
+/// One open SSE stream, counted until dropped.
+#[derive(Debug)]
+pub(crate) struct Slot(Arc<AtomicUsize>);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// A body that holds its stream's slot until it is dropped.
+pub(crate) fn with_slot(body: Body, slot: Slot) -> Body {
+    Body::new(Held {
+        inner: body,
+        _slot: slot,
+    })
+}
+
+struct Held {
+    inner: Body,
+    _slot: Slot,
+}
+
+impl http_body::Body for Held {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
+        Pin::new(&mut self.inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+}
+
+/// How many events a live stream queues for a slow reader; progress past it is dropped (the
+/// final answer waits for room, within the SSE time limit).
+const LIVE_QUEUE: usize = 32;
+
+/// The sending side of a live (non-resumable) SSE stream: nothing is kept once sent.
+pub(crate) struct Live {
+    tx: mpsc::Sender<(Bytes, bool)>,
+}
+
+impl Live {
+    pub(crate) fn channel() -> (Live, mpsc::Receiver<(Bytes, bool)>) {
+        let (tx, rx) = mpsc::channel(LIVE_QUEUE);
+        (Live { tx }, rx)
+    }
+
+    /// Sends the last event; the body ends after it.
+    pub(crate) async fn finish(&self, event: Bytes) {
+        let _ = self.tx.send((event, true)).await;
+    }
+}
+
+impl Notifier for Live {
+    fn notify(&self, message: Vec<u8>) {
+        // Progress is advisory: a reader that does not keep up loses some, never the answer.
+        let _ = self.tx.try_send((write::sse_event(None, &message), false));
+    }
+}
+
+/// The body of a live stream: its events until the last; dropped (the client went), it
+/// cancels the call.
+pub(crate) fn live_body(
+    rx: mpsc::Receiver<(Bytes, bool)>,
+    task: AbortHandle,
+    slot: Slot,
+) -> Body {
+    Body::new(LiveBody {
+        rx,
+        task,
+        done: false,
+        _slot: slot,
+    })
+}
+
+struct LiveBody {
+    rx: mpsc::Receiver<(Bytes, bool)>,
+    task: AbortHandle,
+    done: bool,
+    _slot: Slot,
+}
+
+impl Drop for LiveBody {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl http_body::Body for LiveBody {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
+        if self.done {
+            return Poll::Ready(None);
+        }
+        match self.rx.poll_recv(cx) {
+            Poll::Ready(Some((event, last))) => {
+                self.done = last;
+                Poll::Ready(Some(Ok(http_body::Frame::data(event))))
+            }
+            Poll::Ready(None) => Poll::Ready(None),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.done
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slots_are_bounded_and_returned() {
+        let d = Detached::new(1, 2);
+        let a = d.stream().unwrap();
+        let _b = d.stream().unwrap();
+        assert!(d.stream().is_none());
+        drop(a);
+        assert!(d.stream().is_some());
+        let p = d.call().unwrap();
+        assert!(d.call().is_none());
+        drop(p);
+        assert!(d.call().is_some());
+    }
+
+    #[tokio::test]
+    async fn a_dropped_live_body_cancels_its_call() {
+        let d = Detached::new(1, 1);
+        let (live, rx) = Live::channel();
+        let task = tokio::spawn(async move {
+            live.notify(b"{}".to_vec());
+            std::future::pending::<()>().await;
+        });
+        let body = live_body(rx, task.abort_handle(), d.stream().unwrap());
+        drop(body);
+        assert!(task.await.unwrap_err().is_cancelled());
+        assert!(d.stream().is_some(), "the slot came back");
+    }
+}

@@ -1,0 +1,9 @@
+use mcp_runtime::prelude::*;
+
+#[rpc_listener(event = request)]
+fn audit(ev: &mut Event<'_>) -> Result<(), RpcError> {
+    let _ = ev;
+    Ok(())
+}
+
+fn main() {}

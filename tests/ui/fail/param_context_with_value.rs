@@ -1,0 +1,10 @@
+use mcp_runtime::prelude::*;
+
+const MCP: ApiGroup = ApiGroup::mcp("mcp");
+
+#[rpc_method(groups = [MCP])]
+fn ping(#[param(context = true)] ctx: RequestContext) {
+    let _ = ctx;
+}
+
+fn main() {}

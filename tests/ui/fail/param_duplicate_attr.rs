@@ -1,0 +1,14 @@
+use mcp_runtime::prelude::*;
+
+const MCP: ApiGroup = ApiGroup::mcp("mcp");
+
+#[rpc_method(groups = [MCP])]
+fn search(
+    #[param(rename = "q")]
+    #[param(max_length = 100)]
+    query: String,
+) {
+    let _ = query;
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use mcp_runtime::prelude::*;
+
+const MCP: ApiGroup = ApiGroup::mcp("mcp");
+
+#[rpc_method(groups = [MCP])]
+fn search(#[param(pattern = "^[a-z+$")] query: String) {
+    let _ = query;
+}
+
+fn main() {}

@@ -1,0 +1,14 @@
+use mcp_runtime::prelude::*;
+
+const MCP: ApiGroup = ApiGroup::mcp("mcp");
+
+#[derive(Default)]
+pub struct Svc;
+
+#[rpc_service(groups = [MCP], version = 0)]
+impl Svc {
+    #[rpc_method]
+    fn ping(&self) {}
+}
+
+fn main() {}
