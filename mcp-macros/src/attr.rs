@@ -96,9 +96,18 @@ pub fn parse_nested_keys(
 ) -> syn::Result<()> {
     let mut seen = Vec::new();
     meta.parse_nested_meta(|m| {
-        let key = known_key(&m, spec, &mut seen)?;
-        each(key, &m)
+        let result = known_key(&m, spec, &mut seen).and_then(|key| each(key, &m));
+        if result.is_err() {
+            drain(m.input);
+        }
+        result
     })
+}
+
+/// Consumes what is left of a delimited group after an error, so syn does not also report its
+/// first token as unexpected.
+fn drain(input: syn::parse::ParseStream) {
+    while input.parse::<proc_macro2::TokenTree>().is_ok() {}
 }
 
 /// The key of an entry: an error if it is unknown or was already given.
@@ -250,6 +259,7 @@ fn groups(meta: &ParseNestedMeta) -> syn::Result<Spanned<Vec<Path>>> {
     let content;
     let bracket = syn::bracketed!(content in value);
     let list = Punctuated::<Path, Token![,]>::parse_terminated(&content).map_err(|e| {
+        drain(&content);
         syn::Error::new(
             e.span(),
             "expected the path of an `ApiGroup` constant: `groups = [MCP, INTERNAL]`",
@@ -345,6 +355,7 @@ fn string_list(meta: &ParseNestedMeta) -> syn::Result<Vec<String>> {
     let content;
     syn::bracketed!(content in value);
     let list = Punctuated::<LitStr, Token![,]>::parse_terminated(&content).map_err(|e| {
+        drain(&content);
         syn::Error::new(
             e.span(),
             format!(
@@ -391,7 +402,9 @@ fn literal_list(meta: &ParseNestedMeta) -> syn::Result<String> {
     }
     let content;
     syn::bracketed!(content in value);
-    let list = Punctuated::<syn::Lit, Token![,]>::parse_terminated(&content)?;
+    let list = Punctuated::<syn::Lit, Token![,]>::parse_terminated(&content).inspect_err(|_| {
+        drain(&content);
+    })?;
     let items: Vec<String> = list
         .iter()
         .map(|l| match l {

@@ -78,9 +78,7 @@ impl MethodInfo {
                 if let (Value::Object(obj), Some(defs)) = (&mut alone, defs) {
                     obj.insert("$defs".into(), defs.clone());
                 }
-                schema::compile(&alone)
-                    .err()
-                    .map(|m| error(Some(name), &m))
+                schema::compile(&alone).err().map(|m| error(Some(name), &m))
             })
             .collect();
         if errors.is_empty() {
@@ -472,7 +470,12 @@ mod tests {
         // The good one was compiled at once: calls never compile.
         let good = registry.catalog("g", 1).and_then(|c| c.get("Good.ping"));
         assert!(good.is_some_and(|m| m.validator.get().is_some_and(Result::is_ok)));
-        assert!(Registry::build([&GOOD]).unwrap().compile_validators().is_ok());
+        assert!(
+            Registry::build([&GOOD])
+                .unwrap()
+                .compile_validators()
+                .is_ok()
+        );
     }
 
     #[test]

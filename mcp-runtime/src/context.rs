@@ -95,7 +95,7 @@ pub struct CallExtras {
     /// Where notifications go.
     pub notifier: Option<Arc<dyn Notifier>>,
     /// Where `post_response` work waits for the response to be written (else it runs at once).
-    pub after_response: Option<crate::core::events::AfterResponse>,
+    pub after_response: Option<crate::background::AfterResponse>,
     /// The negotiated language (`Accept-Language`), if the transport has one.
     pub language: Option<Arc<str>>,
 }
@@ -250,7 +250,10 @@ impl fmt::Debug for RequestContext {
 /// A value a method parameter can take from the request context instead of the params.
 ///
 /// Implemented by [`RequestContext`] and [`State`]; implement it for your own types and mark
-/// the parameter `#[param(context)]`.
+/// the parameter `#[param(context)]`. A parameter whose type is named `State` or
+/// `RequestContext` needs no mark: it is a context parameter when its type implements this
+/// trait (decided by the compiler), so a JSON parameter type of yours with one of these names
+/// stays a JSON parameter.
 pub trait FromContext: Sized {
     /// Extracts the value; an error fails the call.
     fn from_context(ctx: &RequestContext) -> Result<Self, RpcError>;

@@ -1,8 +1,8 @@
 //! The one error model: [`RpcError`], its code table and its rendering per environment.
 
+use std::backtrace::{Backtrace, BacktraceStatus};
 use std::borrow::Cow;
 use std::fmt;
-use std::backtrace::{Backtrace, BacktraceStatus};
 use std::panic::Location;
 
 use serde_json::{Map, Value};
@@ -219,8 +219,8 @@ enum Data {
 /// What an error records does not depend on which server was built first: the location
 /// always (it costs nothing); a backtrace when the process enables library backtraces
 /// (`RUST_LIB_BACKTRACE=1`, or `RUST_BACKTRACE=1`), and for a panicking method caught by a
-/// server in a debug environment always (the panic site's stack). The server's environment
-/// alone decides whether `trace` is shown.
+/// server in a debug environment always (a stack walk only a debug server pays for). The
+/// server's environment alone decides whether `trace` is shown.
 ///
 /// ```
 /// use mcp_runtime::RpcError;
@@ -240,8 +240,9 @@ struct Inner {
     location: &'static Location<'static>,
     /// Captured where the error was made when the process enables library backtraces
     /// (`RUST_LIB_BACKTRACE`/`RUST_BACKTRACE`, see [`std::backtrace::Backtrace::capture`]);
-    /// for a panic in a debug environment, always (the panic site's). Shown as `trace` only
-    /// when the environment that renders the error is a debug one.
+    /// for a panic caught in a debug environment, always (the panic site's when the process
+    /// enables backtraces, else where it was caught). Shown as `trace` only when the
+    /// environment that renders the error is a debug one.
     backtrace: Option<Box<Backtrace>>,
     /// Set when the params failed the method's input schema (MCP answers these differently).
     from_schema: bool,
@@ -416,8 +417,8 @@ impl RpcError {
             None => (None, None),
         };
         if env.is_debug() {
-            // The panic site's backtrace, recorded by the hook; where the panic was caught
-            // when there is none (the hook is installed by `build()`).
+            // The panic site's backtrace when the hook recorded one; else the stack where the
+            // panic was caught, captured here, for debug environments only.
             e.0.backtrace = backtrace.or_else(|| Some(Box::new(Backtrace::force_capture())));
         }
         e.0.panic_site = site;
@@ -557,7 +558,8 @@ pub(crate) mod panic_hook {
     pub struct Site {
         pub file: String,
         pub line: u32,
-        /// Its stack, unresolved (symbols are looked up only if it is rendered).
+        /// Its stack, when the process enables library backtraces (unresolved: symbols are
+        /// looked up only if it is rendered).
         pub backtrace: Option<Box<Backtrace>>,
     }
 
@@ -567,8 +569,9 @@ pub(crate) mod panic_hook {
 
     /// Installs the hook once, keeping the previous hook (which still prints the panic).
     ///
-    /// The hook records the panic's location and stack (a stack walk without symbol lookup:
-    /// panics are rare, and which server catches one is not known yet).
+    /// The hook records the panic's location, and its stack when the process enables library
+    /// backtraces (which server catches the panic is not known yet: one in a debug
+    /// environment captures the stack where it catches the panic otherwise).
     pub fn install() {
         static ONCE: Once = Once::new();
         ONCE.call_once(|| {
@@ -578,7 +581,7 @@ pub(crate) mod panic_hook {
                     let site = Site {
                         file: l.file().to_owned(),
                         line: l.line(),
-                        backtrace: Some(Box::new(Backtrace::force_capture())),
+                        backtrace: super::captured_backtrace(),
                     };
                     SITE.with(|s| *s.borrow_mut() = Some(site));
                 }
@@ -770,8 +773,8 @@ mod tests {
     }
 
     /// Whether `trace` is shown is the rendering server's environment's decision alone: a
-    /// panic caught by a debug server carries its panic site's stack, shown in debug and
-    /// hidden in production, whatever server was built first.
+    /// panic caught by a debug server always carries a stack, shown in debug and hidden in
+    /// production, whatever server was built first (and whatever `RUST_BACKTRACE` says).
     #[test]
     fn trace_is_decided_by_the_rendering_environment() {
         panic_hook::install();
@@ -782,7 +785,11 @@ mod tests {
             dev["data"]["trace"].as_str().is_some_and(|t| !t.is_empty()),
             "{dev}"
         );
-        assert!(dev["data"]["file"].as_str().is_some_and(|f| f.ends_with("error.rs")));
+        assert!(
+            dev["data"]["file"]
+                .as_str()
+                .is_some_and(|f| f.ends_with("error.rs"))
+        );
         let prod = e.to_wire(&Environment::PROD);
         assert_eq!(prod["data"], json!({"exception": "panic"}));
         // An error made anywhere is never shown with a trace in production.

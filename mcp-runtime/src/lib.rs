@@ -38,6 +38,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub(crate) mod background;
 pub mod catalog;
 pub mod cli;
 pub mod context;
@@ -47,6 +48,7 @@ pub mod env;
 pub mod error;
 pub mod group;
 pub mod i18n;
+pub(crate) mod ids;
 pub mod jsonrpc;
 pub mod mcp;
 pub mod output;
@@ -96,8 +98,8 @@ pub mod __private {
     pub use crate::error::{RpcError, Violation};
     pub use crate::group::{ApiGroup, is_valid_tool_name};
     pub use crate::output::{
-        ContextOr, JsonOutput, JsonOutputSchema, Output, ParamUnlessContext, Probe, RpcParam,
-        RpcReturn, SchemaProbe, SpecialOutput, SpecialOutputSchema,
+        ContextOr, JsonOutput, JsonOutputSchema, Output, Probe, RpcParam, RpcReturn, SchemaProbe,
+        SelectParam, SpecialOutput, SpecialOutputSchema,
     };
     pub use crate::registry::{
         Handler, MethodDef, ParamDef, ParamKind, Params, SourceLocation, ToolAnnotations,
@@ -105,13 +107,6 @@ pub mod __private {
 
     /// Compile-time check: `T` can be a JSON parameter.
     pub fn assert_param<T: RpcParam>() {}
-    /// Compile-time check: `T` can be a JSON parameter, unless it is a context type
-    /// (`IS_CONTEXT`, found by the generated code).
-    pub fn assert_param_unless_context<T, const IS_CONTEXT: bool>()
-    where
-        ContextOr<IS_CONTEXT>: ParamUnlessContext<T>,
-    {
-    }
     /// Compile-time check: `T` can be returned.
     pub fn assert_return<T: RpcReturn>() {}
 

@@ -124,9 +124,16 @@ impl<T: serde::de::DeserializeOwned + JsonSchema> RpcParam for T {}
 #[doc(hidden)]
 pub struct ContextOr<const IS_CONTEXT: bool>;
 
-/// A parameter named like a context type is either one (`FromContext`) or a JSON parameter
-/// (then [`RpcParam`] is required, and reported with its message).
+/// The type a parameter named like a context type must be a JSON parameter type as: `()` for a
+/// context type (nothing to check), else the type itself (checked with [`RpcParam`], and
+/// reported with its message).
 #[doc(hidden)]
-pub trait ParamUnlessContext<T> {}
-impl<T> ParamUnlessContext<T> for ContextOr<true> {}
-impl<T: RpcParam> ParamUnlessContext<T> for ContextOr<false> {}
+pub trait SelectParam<T> {
+    type Param;
+}
+impl<T> SelectParam<T> for ContextOr<true> {
+    type Param = ();
+}
+impl<T> SelectParam<T> for ContextOr<false> {
+    type Param = T;
+}

@@ -126,9 +126,9 @@ pub struct MethodDef {
     /// The function.
     pub handler: Handler,
     /// Result caching (`cache(...)`).
-    pub cache: Option<crate::core::CachePolicy>,
+    pub cache: Option<CachePolicy>,
     /// Locking (`lock(...)`).
-    pub lock: Option<crate::core::LockPolicy>,
+    pub lock: Option<LockPolicy>,
     /// Where it is defined.
     pub location: SourceLocation,
 }
@@ -145,4 +145,34 @@ inventory::collect!(MethodDef);
 /// Every method registered at compile time, in no particular order.
 pub fn registered_methods() -> impl Iterator<Item = &'static MethodDef> {
     inventory::iter::<MethodDef>.into_iter()
+}
+
+/// A method's cache rule (`#[rpc_method(cache(ttl = "60s", envs = ["prod"]))]`).
+#[derive(Debug, Clone, Copy)]
+pub struct CachePolicy {
+    /// Time to live, in milliseconds.
+    pub ttl_ms: u64,
+    /// Environments caching is active in; `None` = every environment but `dev` and `test`.
+    pub envs: Option<&'static [&'static str]>,
+}
+
+impl CachePolicy {
+    /// Whether caching is active in `env`.
+    pub fn active_in(&self, env: &crate::env::Environment) -> bool {
+        match self.envs {
+            Some(list) => list.contains(&env.name()),
+            None => !env.is_debug(),
+        }
+    }
+}
+
+/// A method's lock rule (`#[rpc_method(lock(param = "order_id", ttl = "10s", wait = "2s"))]`).
+#[derive(Debug, Clone, Copy)]
+pub struct LockPolicy {
+    /// The parameter whose value is part of the key (`None`: one lock per method).
+    pub param: Option<&'static str>,
+    /// How long a holder may keep it, in milliseconds.
+    pub ttl_ms: u64,
+    /// How long a caller waits for it before giving up, in milliseconds (0: fail at once).
+    pub wait_ms: u64,
 }

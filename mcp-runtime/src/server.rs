@@ -8,16 +8,16 @@ use axum::body::Bytes;
 
 use std::collections::BTreeMap;
 
-use crate::catalog::{Catalog, CatalogError, Registry};
+use crate::catalog::{CatalogError, Registry};
 use crate::context::StateMap;
 use crate::core::events::{EventKind, FnListener, Listener, Listeners};
 use crate::core::{CacheStore, Core, LockStore, StoreError};
-use crate::env::Environment;
 use crate::edge::Limits;
-use crate::jsonrpc::openrpc;
+use crate::env::Environment;
 use crate::mcp::{InvalidArguments, McpEndpoint, McpOptions, MemorySessions, SessionStore};
 use crate::registry::{MethodDef, registered_methods};
 use crate::transport::HostPolicy;
+use crate::transport::site::Site;
 
 /// Why a server could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -54,12 +54,6 @@ pub(crate) struct Config {
     pub stdio_protected: bool,
 }
 
-impl Config {
-    pub fn rpc_path(&self, group: &str, version: u32) -> String {
-        format!("{}/{group}/v{version}", self.rpc_prefix)
-    }
-}
-
 /// Builds a [`Server`].
 ///
 /// ```
@@ -77,6 +71,10 @@ pub struct ServerBuilder {
     extra: Vec<&'static MethodDef>,
     registered: bool,
     sessions: Option<Arc<dyn SessionStore>>,
+    /// The Redis connection of [`ServerBuilder::redis`]: sessions are kept there (bounded by
+    /// the limits) unless a session store is given.
+    #[cfg(feature = "redis")]
+    redis: Option<crate::core::RedisStore>,
     listeners: Listeners,
     cache: Option<Arc<dyn CacheStore>>,
     locks: Option<Arc<dyn LockStore>>,
@@ -167,10 +165,9 @@ impl ServerBuilder {
     pub fn redis(mut self, url: &str) -> Self {
         match crate::core::RedisStore::connect(url) {
             Ok(store) => {
+                self.redis = Some(store.clone());
                 let store = Arc::new(store);
-                self.cache_store(store.clone())
-                    .lock_store(store.clone())
-                    .session_store(store)
+                self.cache_store(store.clone()).lock_store(store)
             }
             Err(e) => {
                 self.store_error = Some(e);
@@ -431,17 +428,25 @@ impl ServerBuilder {
             .with_timeouts(
                 self.config.limits.call_timeout,
                 self.config.method_timeouts.clone(),
-            );
+            )
+            .with_violation_cap(self.config.limits.violations);
         if let Some(c) = self.cache {
             core = core.with_cache(c);
         }
         if let Some(l) = self.locks {
             core = core.with_locks(l);
         }
-        let sessions: Arc<dyn SessionStore> = self
-            .sessions
-            .unwrap_or_else(|| Arc::new(MemorySessions::default()));
         let limits = Arc::new(self.config.limits.clone());
+        let (max, idle) = (limits.sessions, limits.session_idle);
+        #[cfg(not(feature = "redis"))]
+        let sessions = self.sessions;
+        #[cfg(feature = "redis")]
+        let sessions = self.sessions.or_else(|| {
+            let store = crate::mcp::RedisSessions::new(self.redis?).with_limits(max, idle);
+            Some(Arc::new(store) as Arc<dyn SessionStore>)
+        });
+        let sessions: Arc<dyn SessionStore> =
+            sessions.unwrap_or_else(|| Arc::new(MemorySessions::new(max, idle)));
         let mut mcp = BTreeMap::new();
         for catalog in registry.catalogs().filter(|c| c.group().is_mcp()) {
             let name = catalog.group().name();
@@ -459,39 +464,30 @@ impl ServerBuilder {
             );
             mcp.insert((name, catalog.version()), Arc::new(ep));
         }
+        let config = self.config;
         Ok(Server {
             inner: Arc::new(ServerInner {
-                core,
-                registry,
-                config: self.config,
-                mcp,
-                translations,
+                site: Arc::new(Site {
+                    core,
+                    registry,
+                    translations,
+                    mcp,
+                    name: config.name,
+                    rpc_prefix: config.rpc_prefix,
+                    mcp_prefix: config.mcp_prefix,
+                    limits: config.limits,
+                    hosts: config.hosts,
+                    auth: config.auth,
+                }),
+                stdio_protected: config.stdio_protected,
             }),
         })
     }
 }
 
-pub(crate) struct ServerInner {
-    pub core: Core,
-    pub registry: Registry,
-    pub config: Config,
-    pub mcp: BTreeMap<(&'static str, u32), Arc<McpEndpoint>>,
-    pub translations: Arc<crate::i18n::Translations>,
-}
-
-impl ServerInner {
-    pub fn openrpc_bytes(&self, catalog: &Catalog, lang: &str, url: &str) -> Bytes {
-        let versions = self.registry.versions(catalog.group().name());
-        let doc = openrpc::document(
-            catalog,
-            &self.translations,
-            lang,
-            &self.config.name,
-            &versions,
-            url,
-        );
-        Bytes::from(serde_json::to_vec(&doc).unwrap_or_default())
-    }
+struct ServerInner {
+    site: Arc<Site>,
+    stdio_protected: bool,
 }
 
 /// A built server: its catalogs, core and routers.
@@ -522,6 +518,8 @@ impl Server {
             extra: Vec::new(),
             registered: true,
             sessions: None,
+            #[cfg(feature = "redis")]
+            redis: None,
             listeners: Listeners::default(),
             cache: None,
             locks: None,
@@ -534,30 +532,31 @@ impl Server {
 
     /// The catalogs.
     pub fn registry(&self) -> &Registry {
-        &self.inner.registry
+        &self.inner.site.registry
     }
 
     /// The core pipeline.
     pub fn core(&self) -> &Core {
-        &self.inner.core
+        &self.inner.site.core
     }
 
     /// The OpenRPC document of a group and version, exactly as `GET` serves it.
     pub fn openrpc(&self, group: &str, version: u32, lang: Option<&str>) -> Option<Bytes> {
-        let catalog = self.inner.registry.catalog(group, version)?;
-        let lang = lang.unwrap_or(self.inner.translations.default_lang());
-        let url = self.inner.config.rpc_path(group, version);
-        Some(self.inner.openrpc_bytes(catalog, lang, &url))
+        let catalog = self.inner.site.registry.catalog(group, version)?;
+        let lang = lang.unwrap_or(self.inner.site.translations.default_lang());
+        let url = self.inner.site.rpc_path(group, version);
+        Some(self.inner.site.openrpc_bytes(catalog, lang, &url))
     }
 
     /// The translations in use.
     pub fn translations(&self) -> &crate::i18n::Translations {
-        &self.inner.translations
+        &self.inner.site.translations
     }
 
     /// The MCP endpoint of a group and version (MCP groups only).
     pub fn mcp_endpoint(&self, group: &str, version: u32) -> Option<&Arc<McpEndpoint>> {
         self.inner
+            .site
             .mcp
             .iter()
             .find(|((g, v), _)| *g == group && *v == version)
@@ -575,7 +574,7 @@ impl Server {
                 format!("no MCP group `{group}` with version {version}"),
             )
         })?;
-        if ep.catalog().group().is_protected() && !self.inner.config.stdio_protected {
+        if ep.catalog().group().is_protected() && !self.inner.stdio_protected {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::PermissionDenied,
                 format!(
@@ -589,7 +588,7 @@ impl Server {
 
     /// An axum router with every endpoint; merge or nest it into your app.
     pub fn router(&self) -> Router {
-        crate::transport::http::router(&self.inner, None)
+        crate::transport::http::router(&self.inner.site, None)
     }
 
     /// Serves on `addr` until Ctrl-C or SIGTERM (TCP_NODELAY set on every connection).
@@ -604,12 +603,12 @@ impl Server {
         listener: tokio::net::TcpListener,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        let app = crate::transport::http::router(&self.inner, listener.local_addr().ok());
+        let app = crate::transport::http::router(&self.inner.site, listener.local_addr().ok());
         crate::transport::serve::serve(
             listener,
             app,
-            &self.inner.config.limits,
-            self.inner.core.background().clone(),
+            &self.inner.site.limits,
+            self.inner.site.core.background().clone(),
             shutdown,
         )
         .await

@@ -400,13 +400,17 @@ impl Answer {
     }
 }
 
-/// One hostile input: its body per face (`None`: the case does not apply there), extra
-/// headers, and the check of the answer.
+/// A case's body on a face (`None`: the case does not apply there).
+type BodyOf = Box<dyn Fn(Face) -> Option<Vec<u8>>>;
+/// A case's check of an answer (panics when it is wrong).
+type Check = Box<dyn Fn(Face, &Answer)>;
+
+/// One hostile input: its body per face, extra headers, and the check of the answer.
 struct Case {
     name: &'static str,
-    body: Box<dyn Fn(Face) -> Option<Vec<u8>>>,
+    body: BodyOf,
     headers: Vec<(&'static str, String)>,
-    check: Box<dyn Fn(Face, &Answer)>,
+    check: Check,
 }
 
 /// A call of `Catalog.ping` (`tools/call` on MCP) with `members` spliced into the envelope
@@ -473,9 +477,20 @@ fn cases() -> Vec<Case> {
             headers: vec![],
             check: Box::new(|f, a| {
                 assert_eq!(a.code(), -32602);
-                assert!(a.message().contains("nested deeper than 64 levels"), "{}", a.body);
+                assert!(
+                    a.message().contains("nested deeper than 64 levels"),
+                    "{}",
+                    a.body
+                );
                 assert_eq!(json(&a.body)["id"], 1);
-                assert_eq!(a.status, if f == Face::Stdio { 200 } else { invalid_status(f) });
+                assert_eq!(
+                    a.status,
+                    if f == Face::Stdio {
+                        200
+                    } else {
+                        invalid_status(f)
+                    }
+                );
             }),
         },
         Case {
@@ -499,7 +514,14 @@ fn cases() -> Vec<Case> {
             check: Box::new(|f, a| {
                 assert_eq!(a.code(), -32600);
                 assert_eq!(a.message(), "Invalid Request: duplicate member `id`");
-                assert_eq!(a.status, if f == Face::Stdio { 200 } else { invalid_status(f) });
+                assert_eq!(
+                    a.status,
+                    if f == Face::Stdio {
+                        200
+                    } else {
+                        invalid_status(f)
+                    }
+                );
             }),
         },
         Case {
@@ -553,7 +575,9 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "5 000 unknown params: the violations reported are capped",
-            body: Box::new(move |f| Some(ping(f, "", &format!("{{{many_params}\"who\":\"x\"}}"), ""))),
+            body: Box::new(move |f| {
+                Some(ping(f, "", &format!("{{{many_params}\"who\":\"x\"}}"), ""))
+            }),
             headers: vec![],
             check: Box::new(|_, a| {
                 assert_eq!(a.code(), -32602, "{}", a.body);
@@ -563,13 +587,21 @@ fn cases() -> Vec<Case> {
         Case {
             name: "a body over the limit: 413 (stdio: invalid request)",
             body: Box::new(|f| {
-                Some(ping(f, "", &format!("{{\"who\":\"{}\"}}", "x".repeat(5 << 20)), ""))
+                Some(ping(
+                    f,
+                    "",
+                    &format!("{{\"who\":\"{}\"}}", "x".repeat(5 << 20)),
+                    "",
+                ))
             }),
             headers: vec![],
             check: Box::new(|f, a| {
                 if f == Face::Stdio {
                     assert_eq!(a.code(), -32600);
-                    assert_eq!(a.message(), "Invalid Request: message larger than 4194304 bytes");
+                    assert_eq!(
+                        a.message(),
+                        "Invalid Request: message larger than 4194304 bytes"
+                    );
                 } else {
                     assert_eq!(a.status, 413);
                 }
@@ -580,20 +612,27 @@ fn cases() -> Vec<Case> {
             body: Box::new(|f| (f != Face::Stdio).then(|| ping(f, "", "{}", ""))),
             headers: vec![("content-type", String::new())],
             check: Box::new(|_, a| {
-                assert_eq!((a.status, a.body.as_str()), (415, "Content-Type must be application/json"))
+                assert_eq!(
+                    (a.status, a.body.as_str()),
+                    (415, "Content-Type must be application/json")
+                )
             }),
         },
         Case {
             name: "a foreign Origin: 403",
             body: Box::new(|f| (f != Face::Stdio).then(|| ping(f, "", "{}", ""))),
             headers: vec![("origin", "http://evil.example".into())],
-            check: Box::new(|_, a| assert_eq!((a.status, a.body.as_str()), (403, "Invalid Origin header"))),
+            check: Box::new(|_, a| {
+                assert_eq!((a.status, a.body.as_str()), (403, "Invalid Origin header"))
+            }),
         },
         Case {
             name: "a rebinding Host: 421",
             body: Box::new(|f| (f != Face::Stdio).then(|| ping(f, "", "{}", ""))),
             headers: vec![("host", "evil.example".into())],
-            check: Box::new(|_, a| assert_eq!((a.status, a.body.as_str()), (421, "Invalid Host header"))),
+            check: Box::new(|_, a| {
+                assert_eq!((a.status, a.body.as_str()), (421, "Invalid Host header"))
+            }),
         },
         Case {
             name: "a Host with a quote (header injection): 421",
@@ -621,7 +660,11 @@ fn cases() -> Vec<Case> {
 
 /// Sends one case's body to an HTTP face.
 async fn send_http(addr: &SocketAddr, face: Face, case: &Case, body: Vec<u8>) -> Answer {
-    let path = if face == Face::Rpc { "/rpc/mcp/v1" } else { "/mcp/mcp/v1" };
+    let path = if face == Face::Rpc {
+        "/rpc/mcp/v1"
+    } else {
+        "/mcp/mcp/v1"
+    };
     let mut req = reqwest::Client::new()
         .post(format!("http://{addr}{path}"))
         .header("accept", "application/json, text/event-stream");
@@ -692,7 +735,10 @@ async fn every_hostile_case_on_every_face() {
             }));
             if checked.is_err() {
                 let shown: String = answer.body.chars().take(300).collect();
-                panic!("{} on {face:?}: answered {} {shown}", case.name, answer.status);
+                panic!(
+                    "{} on {face:?}: answered {} {shown}",
+                    case.name, answer.status
+                );
             }
         }
         still_serving(&addr).await;
@@ -779,7 +825,10 @@ async fn allowed_origins_get_cors_and_a_preflight() {
         .send()
         .await
         .unwrap();
-    assert_eq!(r.headers()["access-control-allow-origin"], "http://localhost:3000");
+    assert_eq!(
+        r.headers()["access-control-allow-origin"],
+        "http://localhost:3000"
+    );
 }
 
 #[tokio::test]
@@ -791,4 +840,32 @@ async fn stdio_serves_a_protected_group_only_when_allowed() {
         e.to_string(),
         "MCP group `admin` is protected and stdio has no token: allow it with ServerBuilder::stdio_serves_protected(true)"
     );
+}
+
+#[tokio::test]
+async fn the_violations_bound_of_the_limits_holds_on_both_faces() {
+    let limits = mcp_runtime::Limits {
+        violations: 2,
+        ..Default::default()
+    };
+    let addr = serve(example_prod().limits(limits).build().unwrap()).await;
+    let args = r#"{"who":"x","a":1,"b":2,"c":3,"d":4}"#;
+    let (_, b) = post_json(
+        &addr,
+        "/rpc/mcp/v1",
+        format!(r#"{{"jsonrpc":"2.0","method":"Catalog.ping","params":{args},"id":1}}"#),
+    )
+    .await;
+    let data = json(&b)["error"]["data"].clone();
+    assert_eq!(data.as_object().map(|d| d.len()), Some(3), "{b}");
+    assert_eq!(data["..."], json!(["... and 2 more"]), "{b}");
+    let (_, b) = post_json(
+        &addr,
+        "/mcp/mcp/v1",
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"Catalog.ping","arguments":{args}}}}}"#),
+    )
+    .await;
+    let errors = json(&b)["error"]["data"]["validation_errors"].clone();
+    assert_eq!(errors.as_array().map(Vec::len), Some(3), "{b}");
+    assert_eq!(errors[2]["message"], "... and 2 more", "{b}");
 }

@@ -998,7 +998,10 @@ async fn dev_panic_data_tells_the_panic_message_and_location() {
     // The panic site's stack: a dev server always shows it, whichever server was built first.
     let trace = data.remove("trace");
     assert!(
-        trace.as_ref().and_then(Value::as_str).is_some_and(|t| !t.is_empty()),
+        trace
+            .as_ref()
+            .and_then(Value::as_str)
+            .is_some_and(|t| !t.is_empty()),
         "no `trace` in dev data: {}",
         r.body
     );

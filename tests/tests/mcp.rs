@@ -803,7 +803,9 @@ async fn tools_call_invalid_arguments_is_jsonrpc_error_by_default() {
         args.insert(format!("x{i:03}"), json!(i));
     }
     let (_, _, body) = post_json(&url, &[], &call(10, "Catalog.ping", Value::Object(args))).await;
-    let errors = body["error"]["data"]["validation_errors"].as_array().unwrap();
+    let errors = body["error"]["data"]["validation_errors"]
+        .as_array()
+        .unwrap();
     assert_eq!(errors.len(), 21, "{body}");
     assert_eq!(
         errors[0],

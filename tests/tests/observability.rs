@@ -4,8 +4,8 @@
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
-use mcp_runtime::core::metrics::Metrics;
 use mcp_runtime::Limits;
+use mcp_runtime::core::metrics::Metrics;
 use mcp_runtime::jsonrpc::handle;
 use mcp_runtime::{CallExtras, Environment, Face};
 use tracing_subscriber::fmt::format::FmtSpan;

@@ -11,7 +11,12 @@ async fn tools(builder: ServerBuilder) -> Value {
 async fn tools_of(builder: ServerBuilder, group: &str) -> Value {
     let server = builder.env(Environment::PROD).build().unwrap();
     let ep = server.mcp_endpoint(group, 1).unwrap().clone();
-    let msg = mcp_runtime::mcp::handler::Message::read(json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}).to_string().as_bytes()).expect("a request");
+    let msg = mcp_runtime::mcp::handler::Message::read(
+        json!({"jsonrpc":"2.0","id":1,"method":"tools/list"})
+            .to_string()
+            .as_bytes(),
+    )
+    .expect("a request");
     let a = ep
         .handle(
             msg,

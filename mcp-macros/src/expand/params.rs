@@ -141,14 +141,14 @@ fn kind(cx: &Cx, i: usize, p: &Param, out: &mut Params) -> TokenStream {
 /// As a JSON parameter it is required, and listed in `MethodDef::params` only then.
 fn maybe_context(cx: &Cx, i: usize, p: &Param, var: Ident, out: &mut Params) {
     let (rt, ty, pname) = (&cx.rt, &p.ty, &p.name);
-    let is_ctx = format_ident!("__RPC_CTX_{}", i);
+    let is_ctx = format_ident!("__RPC_CTX_{}", i, span = ty.span());
     out.maybe_consts.push(quote_spanned! {ty.span()=>
         const #is_ctx: bool = __RpcTy::<#ty>::__RPC_IS_CONTEXT;
     });
     // Either a context type, or a JSON parameter type (reported as for any JSON parameter).
-    out.asserts.push(
-        quote_spanned! {ty.span()=> #rt::assert_param_unless_context::<#ty, { #is_ctx }>(); },
-    );
+    out.asserts.push(quote_spanned! {ty.span()=>
+        #rt::assert_param::<<#rt::ContextOr<{ #is_ctx }> as #rt::SelectParam<#ty>>::Param>();
+    });
     let probe = quote!((&__RpcTy::<#ty>(::core::marker::PhantomData)));
     out.takes.push(quote! {
         let #var = if #is_ctx {

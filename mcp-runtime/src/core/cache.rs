@@ -8,8 +8,6 @@ use futures_util::future::BoxFuture;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::env::Environment;
-
 /// Why a cache or lock backend failed (e.g. Redis is unreachable).
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{backend}: {message}")]
@@ -33,24 +31,7 @@ pub trait CacheStore: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<(), StoreError>>;
 }
 
-/// A method's cache rule (`#[rpc_method(cache(ttl = "60s", envs = ["prod"]))]`).
-#[derive(Debug, Clone, Copy)]
-pub struct CachePolicy {
-    /// Time to live, in milliseconds.
-    pub ttl_ms: u64,
-    /// Environments caching is active in; `None` = every environment but `dev` and `test`.
-    pub envs: Option<&'static [&'static str]>,
-}
-
-impl CachePolicy {
-    /// Whether caching is active in `env`.
-    pub fn active_in(&self, env: &Environment) -> bool {
-        match self.envs {
-            Some(list) => list.contains(&env.name()),
-            None => !env.is_debug(),
-        }
-    }
-}
+pub use crate::registry::CachePolicy;
 
 /// Writes `v` as JSON with every object's keys sorted (list order is kept: `[3,1,2]` and
 /// `[1,2,3]` are different calls).
@@ -223,6 +204,7 @@ pub type SharedCache = Arc<dyn CacheStore>;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::env::Environment;
     use serde_json::json;
 
     #[test]
@@ -308,9 +290,13 @@ mod tests {
     async fn memory_cache_is_bounded_in_entries() {
         let c = MemoryCache::with_limits(10, 1024 * 1024);
         for i in 0..100 {
-            c.set(&i.to_string(), Bytes::from_static(b"1"), Duration::from_secs(60))
-                .await
-                .unwrap();
+            c.set(
+                &i.to_string(),
+                Bytes::from_static(b"1"),
+                Duration::from_secs(60),
+            )
+            .await
+            .unwrap();
         }
         c.inner.run_pending_tasks().await;
         assert!(c.inner.entry_count() <= 10, "{}", c.inner.entry_count());

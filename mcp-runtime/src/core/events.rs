@@ -11,11 +11,12 @@
 //!
 //! A listener that fails or panics after the call is logged and never breaks the response.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 use serde_json::value::RawValue;
 
+pub use crate::background::{AfterResponse, Background};
 use crate::context::{Face, RequestContext, RequestId};
 use crate::error::RpcError;
 use crate::output::Output;
@@ -305,105 +306,5 @@ impl Listeners {
         if let Err(e) = self.emit(event).await {
             tracing::warn!(event = event.kind.name(), method = event.method(), error = %e, "listener failed");
         }
-    }
-}
-
-/// Background work of the server (`post_response` listeners), counted so a graceful
-/// shutdown can wait for it.
-#[derive(Clone, Default)]
-pub struct Background {
-    running: Arc<(std::sync::atomic::AtomicUsize, tokio::sync::Notify)>,
-}
-
-impl std::fmt::Debug for Background {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Background")
-            .field(
-                "running",
-                &self.running.0.load(std::sync::atomic::Ordering::Relaxed),
-            )
-            .finish()
-    }
-}
-
-impl Background {
-    /// Spawns a job.
-    pub fn spawn(&self, job: BoxFuture<'static, ()>) {
-        use std::sync::atomic::Ordering;
-        let running = self.running.clone();
-        running.0.fetch_add(1, Ordering::SeqCst);
-        tokio::spawn(async move {
-            // Decrement even if the job panics.
-            struct Done(Arc<(std::sync::atomic::AtomicUsize, tokio::sync::Notify)>);
-            impl Drop for Done {
-                fn drop(&mut self) {
-                    if self.0.0.fetch_sub(1, Ordering::SeqCst) == 1 {
-                        self.0.1.notify_waiters();
-                    }
-                }
-            }
-            let _done = Done(running);
-            job.await;
-        });
-    }
-
-    /// Waits until no job runs, at most `deadline`; returns whether all finished.
-    pub async fn drain(&self, deadline: std::time::Duration) -> bool {
-        use std::sync::atomic::Ordering;
-        let wait = async {
-            loop {
-                let notified = self.running.1.notified();
-                if self.running.0.load(Ordering::SeqCst) == 0 {
-                    return;
-                }
-                notified.await;
-            }
-        };
-        tokio::time::timeout(deadline, wait).await.is_ok()
-    }
-}
-
-/// Work to run once the response has been written (`post_response` listeners).
-#[derive(Clone, Default)]
-pub struct AfterResponse {
-    jobs: Arc<Mutex<Vec<BoxFuture<'static, ()>>>>,
-    background: Background,
-}
-
-impl std::fmt::Debug for AfterResponse {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("AfterResponse")
-    }
-}
-
-impl AfterResponse {
-    /// Queues a job.
-    pub fn push(&self, job: BoxFuture<'static, ()>) {
-        if let Ok(mut j) = self.jobs.lock() {
-            j.push(job);
-        }
-    }
-    /// A queue whose jobs run as `background` work.
-    pub fn new(background: &Background) -> Self {
-        Self {
-            jobs: Arc::default(),
-            background: background.clone(),
-        }
-    }
-
-    /// Runs every queued job in the background.
-    pub fn run(&self) {
-        let jobs = self
-            .jobs
-            .lock()
-            .map(|mut j| std::mem::take(&mut *j))
-            .unwrap_or_default();
-        for job in jobs {
-            self.background.spawn(job);
-        }
-    }
-    /// Whether jobs are queued.
-    pub fn is_empty(&self) -> bool {
-        self.jobs.lock().map(|j| j.is_empty()).unwrap_or(true)
     }
 }

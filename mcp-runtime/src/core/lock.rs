@@ -22,16 +22,7 @@ pub trait LockStore: Send + Sync + 'static {
     -> BoxFuture<'a, Result<(), StoreError>>;
 }
 
-/// A method's lock rule (`#[rpc_method(lock(param = "order_id", ttl = "10s", wait = "2s"))]`).
-#[derive(Debug, Clone, Copy)]
-pub struct LockPolicy {
-    /// The parameter whose value is part of the key (`None`: one lock per method).
-    pub param: Option<&'static str>,
-    /// How long a holder may keep it, in milliseconds.
-    pub ttl_ms: u64,
-    /// How long a caller waits for it before giving up, in milliseconds (0: fail at once).
-    pub wait_ms: u64,
-}
+pub use crate::registry::LockPolicy;
 
 /// The lock key of a call: `rpc:lock:<method>:<canonical value of the param>`.
 pub fn lock_key(
@@ -59,7 +50,7 @@ impl LockStore for MemoryLocks {
         ttl: Duration,
     ) -> BoxFuture<'a, Result<Option<String>, StoreError>> {
         let now = Instant::now();
-        let token = crate::mcp::session::random_id();
+        let token = crate::ids::random_id();
         let taken = match self.held.lock() {
             Ok(mut m) => match m.get(key) {
                 Some((_, until)) if *until > now => None,

@@ -91,6 +91,8 @@ pub struct Core {
     /// Per-method time limits, by name; and the default for the rest.
     timeouts: Arc<std::collections::HashMap<String, Duration>>,
     default_timeout: Option<Duration>,
+    /// Schema violations reported per error ([`crate::Limits::violations`]).
+    violations: usize,
 }
 
 impl std::fmt::Debug for Core {
@@ -114,7 +116,14 @@ impl Core {
             background: super::events::Background::default(),
             timeouts: Arc::default(),
             default_timeout: None,
+            violations: crate::error::MAX_VIOLATIONS,
         }
+    }
+
+    /// How many schema violations an error reports (the rest are counted).
+    pub fn with_violation_cap(mut self, cap: usize) -> Self {
+        self.violations = cap.max(1);
+        self
     }
 
     /// Sets the listeners.
@@ -235,7 +244,7 @@ impl Core {
         };
         let out = self
             .prepare(info, &ctx, params, face)
-            .and_then(|(params, _)| validated(info, params))
+            .and_then(|(params, _)| validated(info, params, self.violations))
             .and_then(|params| invoke_sync(f, ctx.clone(), params, &self.env));
         match out {
             Ok(out) => {
@@ -336,9 +345,10 @@ impl Core {
             }
         }
         let cache = match info.def.cache {
-            Some(policy) if policy.active_in(&self.env) => {
-                Some((effective_key(info, catalog.group().name(), catalog.version(), &params), policy))
-            }
+            Some(policy) if policy.active_in(&self.env) => Some((
+                effective_key(info, catalog.group().name(), catalog.version(), &params),
+                policy,
+            )),
             _ => None,
         };
         if let (Some((key, _)), false) = (&cache, ignore_cache) {
@@ -386,7 +396,7 @@ impl Core {
         ctx: &RequestContext,
         params: Params,
     ) -> Result<Output, RpcError> {
-        let mut params = validated(info, params)?;
+        let mut params = validated(info, params, self.violations)?;
         if self.listeners.has(EventKind::PreExecute) {
             self.listeners
                 .emit(&mut Event::new(EventKind::PreExecute, ctx).with_params(&mut params))
@@ -404,8 +414,10 @@ impl Core {
                         )));
                     }
                     Err(e) => {
+                        // The store's error (a Redis message, say) is logged, not sent.
+                        tracing::warn!(method = info.def.name, error = %e, "lock store unavailable");
                         return Err(RpcError::runtime(format!(
-                            "Method '{}' cannot take its lock: {e}",
+                            "Method '{}' cannot take its lock: the lock store is unavailable",
                             info.def.name
                         )));
                     }
@@ -518,9 +530,9 @@ fn record_outcome(
 }
 
 /// The params checked against the method's compiled schema.
-fn validated(info: &MethodInfo, params: Params) -> Result<Params, RpcError> {
+fn validated(info: &MethodInfo, params: Params, cap: usize) -> Result<Params, RpcError> {
     let value = Value::Object(params);
-    super::validate::check(info, &value)?;
+    super::validate::check(info, &value, cap)?;
     match value {
         Value::Object(params) => Ok(params),
         _ => Err(RpcError::internal("params are not an object")),

@@ -1,4 +1,5 @@
-//! Redis backends of the cache and the locks, sharing one connection manager.
+//! Redis backends of the cache and the locks, sharing one connection manager (MCP sessions
+//! use it too: `mcp::redis_sessions`).
 //!
 //! The cache fails open (a Redis error is a miss and the call runs uncached); the locks fail
 //! closed (a Redis error fails the call). Locks are `SET key token NX PX ttl` and a Lua
@@ -11,7 +12,6 @@ use futures_util::future::BoxFuture;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
 use super::cache::{CacheStore, StoreError};
-use crate::mcp::session::{DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TTL};
 use super::lock::LockStore;
 
 const RELEASE: &str = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
@@ -22,54 +22,7 @@ pub struct RedisStore {
     con: ConnectionManager,
     prefix: String,
     release: std::sync::Arc<redis::Script>,
-    sessions: SessionScripts,
-    max_sessions: usize,
-    session_ttl: Duration,
 }
-
-/// The session scripts: each one round trip, atomic.
-#[derive(Clone)]
-struct SessionScripts {
-    create: std::sync::Arc<redis::Script>,
-    get: std::sync::Arc<redis::Script>,
-    remove: std::sync::Arc<redis::Script>,
-}
-
-/// Creates a session if fewer than the cap are live: KEYS = session, index; ARGV = revision,
-/// idle milliseconds, cap, id. The index (`mcp:sessions`, a sorted set of ids by last use in
-/// Redis time, milliseconds) loses its idle members first, so the count is of live sessions.
-const CREATE_SESSION: &str = r"
-if redis.replicate_commands then redis.replicate_commands() end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local ttl = tonumber(ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. (now - ttl))
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
-redis.call('ZADD', KEYS[2], now, ARGV[4])
-redis.call('PEXPIRE', KEYS[2], ttl)
-return 1
-";
-
-/// Reads a session and starts its idle time again: KEYS = session, index; ARGV = idle
-/// milliseconds, id.
-const GET_SESSION: &str = r"
-if redis.replicate_commands then redis.replicate_commands() end
-local v = redis.call('GETEX', KEYS[1], 'PX', ARGV[1])
-if v then
-  local t = redis.call('TIME')
-  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  redis.call('ZADD', KEYS[2], now, ARGV[2])
-  redis.call('PEXPIRE', KEYS[2], ARGV[1])
-end
-return v
-";
-
-/// Ends a session: KEYS = session, index; ARGV = id. Returns how many keys it deleted.
-const REMOVE_SESSION: &str = r"
-redis.call('ZREM', KEYS[2], ARGV[1])
-return redis.call('DEL', KEYS[1])
-";
 
 fn err(e: redis::RedisError) -> StoreError {
     StoreError {
@@ -93,30 +46,7 @@ impl RedisStore {
             con,
             prefix: String::new(),
             release: std::sync::Arc::new(redis::Script::new(RELEASE)),
-            sessions: SessionScripts {
-                create: std::sync::Arc::new(redis::Script::new(CREATE_SESSION)),
-                get: std::sync::Arc::new(redis::Script::new(GET_SESSION)),
-                remove: std::sync::Arc::new(redis::Script::new(REMOVE_SESSION)),
-            },
-            max_sessions: DEFAULT_MAX_SESSIONS,
-            session_ttl: DEFAULT_SESSION_IDLE_TTL,
         })
-    }
-
-    /// Bounds the MCP sessions kept in this Redis (all instances and applications sharing the
-    /// prefix together): at most `max_sessions` live (at least 1; default
-    /// [`DEFAULT_MAX_SESSIONS`]), each ending after `idle_ttl` without a request (at least a
-    /// millisecond; default [`DEFAULT_SESSION_IDLE_TTL`]).
-    pub fn with_session_limits(mut self, max_sessions: usize, idle_ttl: Duration) -> Self {
-        self.max_sessions = max_sessions.max(1);
-        self.session_ttl = idle_ttl;
-        self
-    }
-
-    fn session_ttl_ms(&self) -> u64 {
-        u64::try_from(self.session_ttl.as_millis())
-            .unwrap_or(u64::MAX)
-            .clamp(1, MAX_SESSION_TTL_MS)
     }
 
     /// Prefixes every key (several apps on one Redis).
@@ -125,8 +55,14 @@ impl RedisStore {
         self
     }
 
-    fn key(&self, k: &str) -> String {
+    /// A key under the prefix.
+    pub(crate) fn key(&self, k: &str) -> String {
         format!("{}{k}", self.prefix)
+    }
+
+    /// The shared connection (a cheap handle).
+    pub(crate) fn connection(&self) -> ConnectionManager {
+        self.con.clone()
     }
 }
 
@@ -171,7 +107,7 @@ impl LockStore for RedisStore {
     ) -> BoxFuture<'a, Result<Option<String>, StoreError>> {
         Box::pin(async move {
             let mut con = self.con.clone();
-            let token = crate::mcp::session::random_id();
+            let token = crate::ids::random_id();
             let ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
             let ok: Option<String> = redis::cmd("SET")
                 .arg(self.key(key))
@@ -200,206 +136,5 @@ impl LockStore for RedisStore {
                 .map_err(err)?;
             Ok(())
         })
-    }
-}
-
-/// Sessions in Redis, so any instance behind a load balancer knows a session.
-///
-/// `mcp:session:<id>` holds the negotiated revision and expires after the idle time
-/// ([`DEFAULT_SESSION_IDLE_TTL`], 1 hour), which every `get` starts again. `mcp:sessions`
-/// indexes the live ids by last use, for the cap ([`DEFAULT_MAX_SESSIONS`], 10 000, counted
-/// over every instance sharing the prefix): past it `create` fails and the transport answers
-/// 503. Each operation is one Lua script (one round trip), O(log n) plus the expired ids it
-/// drops. The scripts touch two keys, so on Redis Cluster they need one hash slot (a prefix
-/// with a hash tag, `{shop}:`).
-impl crate::mcp::SessionStore for RedisStore {
-    fn create<'a>(&'a self, version: &'a str) -> BoxFuture<'a, Result<String, crate::RpcError>> {
-        Box::pin(async move {
-            let mut con = self.con.clone();
-            let id = crate::mcp::session::random_id();
-            let created: i64 = self
-                .sessions
-                .create
-                .key(self.key(&format!("mcp:session:{id}")))
-                .key(self.key(SESSION_INDEX))
-                .arg(version)
-                .arg(self.session_ttl_ms())
-                .arg(self.max_sessions)
-                .arg(&id)
-                .invoke_async(&mut con)
-                .await
-                .map_err(session_err)?;
-            if created == 1 {
-                Ok(id)
-            } else {
-                Err(crate::mcp::session::too_many_sessions())
-            }
-        })
-    }
-    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<String>, crate::RpcError>> {
-        Box::pin(async move {
-            let mut con = self.con.clone();
-            self.sessions
-                .get
-                .key(self.key(&format!("mcp:session:{id}")))
-                .key(self.key(SESSION_INDEX))
-                .arg(self.session_ttl_ms())
-                .arg(id)
-                .invoke_async::<Option<String>>(&mut con)
-                .await
-                .map_err(session_err)
-        })
-    }
-    fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, crate::RpcError>> {
-        Box::pin(async move {
-            let mut con = self.con.clone();
-            let n: i64 = self
-                .sessions
-                .remove
-                .key(self.key(&format!("mcp:session:{id}")))
-                .key(self.key(SESSION_INDEX))
-                .arg(id)
-                .invoke_async(&mut con)
-                .await
-                .map_err(session_err)?;
-            Ok(n > 0)
-        })
-    }
-}
-
-/// The sorted set of live session ids, scored by last use (Redis `TIME`, milliseconds).
-const SESSION_INDEX: &str = "mcp:sessions";
-
-/// The longest idle time Redis is given: 100 years (a `Duration::MAX` would overflow its
-/// expiry arithmetic and fail every `SET`).
-const MAX_SESSION_TTL_MS: u64 = 100 * 365 * 24 * 3600 * 1000;
-
-fn session_err(e: redis::RedisError) -> crate::RpcError {
-    crate::RpcError::internal(format!("session store unavailable: {e}"))
-}
-
-#[cfg(test)]
-mod tests {
-    use std::net::TcpListener;
-    use std::process::{Child, Command, Stdio};
-    use std::time::Duration;
-
-    use super::RedisStore;
-    use crate::mcp::SessionStore;
-
-    /// A `redis-server` on a free port, without persistence; killed on drop. `None` (the test
-    /// is skipped) when it is not installed, except on CI.
-    struct Redis {
-        child: Child,
-        port: u16,
-    }
-
-    impl Redis {
-        fn start() -> Option<Self> {
-            let bin = std::env::var("MCP_TEST_REDIS").unwrap_or_else(|_| "redis-server".into());
-            if Command::new(&bin).arg("--version").output().is_err() {
-                assert!(
-                    std::env::var_os("CI").is_none(),
-                    "redis-server is missing: run scripts/install-test-clients.sh"
-                );
-                eprintln!("SKIPPED: redis-server is not installed");
-                return None;
-            }
-            let port = TcpListener::bind("127.0.0.1:0")
-                .ok()?
-                .local_addr()
-                .ok()?
-                .port();
-            let child = Command::new(bin)
-                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-                .args(["--save", "", "--appendonly", "no"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .ok()?;
-            let r = Redis { child, port };
-            for _ in 0..100 {
-                if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                    return Some(r);
-                }
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            panic!("redis-server did not start");
-        }
-
-        fn store(&self) -> RedisStore {
-            RedisStore::connect(&format!("redis://127.0.0.1:{}", self.port)).unwrap()
-        }
-    }
-
-    impl Drop for Redis {
-        fn drop(&mut self) {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-
-    async fn ttl(store: &RedisStore, key: &str) -> i64 {
-        let mut con = store.con.clone();
-        redis::cmd("TTL")
-            .arg(store.key(key))
-            .query_async(&mut con)
-            .await
-            .unwrap()
-    }
-
-    #[tokio::test]
-    async fn sessions_idle_ttl_is_restarted_by_every_get() {
-        let Some(redis) = Redis::start() else { return };
-        let store = redis
-            .store()
-            .with_prefix("t:")
-            .with_session_limits(10, Duration::from_secs(100));
-        let id = store.create("2025-06-18").await.unwrap();
-        let key = format!("mcp:session:{id}");
-        assert!((99..=100).contains(&ttl(&store, &key).await));
-        // Most of the idle time passes (shortened here), then a request comes.
-        let mut con = store.con.clone();
-        let _: i64 = redis::cmd("EXPIRE")
-            .arg(store.key(&key))
-            .arg(5)
-            .query_async(&mut con)
-            .await
-            .unwrap();
-        assert_eq!(
-            store.get(&id).await.unwrap().as_deref(),
-            Some("2025-06-18")
-        );
-        assert!((99..=100).contains(&ttl(&store, &key).await));
-        assert!((99..=100).contains(&ttl(&store, "mcp:sessions").await));
-        assert!(store.remove(&id).await.unwrap());
-        assert_eq!(store.get(&id).await.unwrap(), None);
-        assert!(!store.remove(&id).await.unwrap());
-    }
-
-    #[tokio::test]
-    async fn sessions_are_capped_and_expired_ones_free_their_place() {
-        let Some(redis) = Redis::start() else { return };
-        let store = redis
-            .store()
-            .with_session_limits(2, Duration::from_secs(1));
-        let a = store.create("v").await.unwrap();
-        let _b = store.create("v").await.unwrap();
-        let full = store.create("v").await.unwrap_err();
-        assert!(full.message().contains("too many sessions"), "{full:?}");
-        // An ended session frees its place.
-        assert!(store.remove(&a).await.unwrap());
-        let _c = store.create("v").await.unwrap();
-        assert!(store.create("v").await.is_err());
-        // Expired ones too (idle time 1 s: scores are whole seconds of Redis time).
-        tokio::time::sleep(Duration::from_millis(2100)).await;
-        store.create("v").await.unwrap();
-        store.create("v").await.unwrap();
-        // Another prefix is another set of sessions.
-        let other = redis
-            .store()
-            .with_prefix("other:")
-            .with_session_limits(2, Duration::from_secs(1));
-        assert!(other.create("v").await.is_ok());
     }
 }

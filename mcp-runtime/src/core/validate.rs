@@ -12,9 +12,9 @@ use crate::catalog::MethodInfo;
 use crate::error::{RpcError, Violation, ViolationSink};
 
 /// Checks `params` (an object) against the method's schema: every violation at once, up to
-/// [`MAX_VIOLATIONS`](crate::error::MAX_VIOLATIONS); the rest are counted (`"... and N more"`)
+/// `cap` ([`crate::Limits::violations`]); the rest are counted (`"... and N more"`)
 /// without being built, so the work past the cap is a count.
-pub(crate) fn check(info: &MethodInfo, params: &Value) -> Result<(), RpcError> {
+pub(crate) fn check(info: &MethodInfo, params: &Value, cap: usize) -> Result<(), RpcError> {
     let validator = info.validator().map_err(|e| {
         RpcError::internal(format!(
             "the schema of {} does not compile: {e}",
@@ -24,7 +24,7 @@ pub(crate) fn check(info: &MethodInfo, params: &Value) -> Result<(), RpcError> {
     if validator.is_valid(params) {
         return Ok(());
     }
-    let mut out = ViolationSink::new();
+    let mut out = ViolationSink::with_cap(cap);
     for err in validator.iter_errors(params) {
         if let ValidationErrorKind::AdditionalProperties { unexpected } = err.kind() {
             let segments = if out.is_full() {
@@ -211,7 +211,7 @@ mod tests {
     fn check(params: Value) -> RpcError {
         let registry = Registry::build([&PING]).unwrap();
         let info = registry.catalog("g", 1).unwrap().get("M.ping").unwrap();
-        super::check(info, &params).unwrap_err()
+        super::check(info, &params, MAX_VIOLATIONS).unwrap_err()
     }
 
     /// 10 000 unknown parameters: 20 reported, then "... and 9980 more", on both faces'

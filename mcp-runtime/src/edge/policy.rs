@@ -88,12 +88,20 @@ impl HostPolicy {
 
     /// Checks a request's headers: a foreign or malformed `Host` → 421, a foreign `Origin` →
     /// 403. Returns the allowed origin, if the request had one (for CORS).
-    pub(crate) fn check<'h>(&self, headers: &'h HeaderMap) -> Result<Option<&'h HeaderValue>, Rejection> {
+    pub(crate) fn check<'h>(
+        &self,
+        headers: &'h HeaderMap,
+    ) -> Result<Option<&'h HeaderValue>, Rejection> {
         let host = match headers.get(header::HOST) {
             None => None,
             Some(h) => match h.to_str() {
                 Ok(h) if is_host(h) && self.allows(h) => Some(h),
-                _ => return Err(Rejection(StatusCode::MISDIRECTED_REQUEST, "Invalid Host header")),
+                _ => {
+                    return Err(Rejection(
+                        StatusCode::MISDIRECTED_REQUEST,
+                        "Invalid Host header",
+                    ));
+                }
             },
         };
         let Some(origin) = headers.get(header::ORIGIN) else {
@@ -185,14 +193,17 @@ impl Policy {
 
     /// The checks before a handler runs: `Host`/`Origin`, and a JSON `Content-Type` on `POST`
     /// (415). `Ok` carries the allowed origin, for [`Policy::finish`].
-    pub(crate) fn admit(&self, method: &Method, headers: &HeaderMap) -> Result<Option<HeaderValue>, Response> {
-        let origin = self.hosts.check(headers).map_err(IntoResponse::into_response)?;
+    pub(crate) fn admit(
+        &self,
+        method: &Method,
+        headers: &HeaderMap,
+    ) -> Result<Option<HeaderValue>, Rejection> {
+        let origin = self.hosts.check(headers)?;
         if method == Method::POST && !is_json(headers) {
-            return Err((
+            return Err(Rejection(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 "Content-Type must be application/json",
-            )
-                .into_response());
+            ));
         }
         Ok(origin.cloned())
     }
@@ -229,7 +240,10 @@ impl Policy {
                         header::ACCESS_CONTROL_ALLOW_HEADERS,
                         self.allow_headers.clone(),
                     );
-                    h.insert(header::ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("600"));
+                    h.insert(
+                        header::ACCESS_CONTROL_MAX_AGE,
+                        HeaderValue::from_static("600"),
+                    );
                     h.insert(header::VARY, HeaderValue::from_static("Origin"));
                 }
                 res
@@ -299,7 +313,9 @@ pub(crate) fn is_json(headers: &HeaderMap) -> bool {
 
 /// An HTTP token (a header name).
 fn is_token(s: &str) -> bool {
-    !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
 }
 
 #[cfg(test)]
@@ -322,7 +338,10 @@ mod tests {
         assert_eq!(check(&p, "localhost", Some("http://localhost:3000")), None);
         assert_eq!(check(&p, "[::1]:80", Some("http://[::1]:80")), None);
         assert_eq!(check(&p, "evil.example.com", None), Some(421));
-        assert_eq!(check(&p, "127.0.0.1:8080", Some("http://evil.example.com")), Some(403));
+        assert_eq!(
+            check(&p, "127.0.0.1:8080", Some("http://evil.example.com")),
+            Some(403)
+        );
         assert_eq!(check(&p, "127.0.0.1:8080", Some("null")), Some(403));
         // Nothing but a host name and port is a Host.
         assert_eq!(check(&p, "localhost\", x=\"y", None), Some(421));
@@ -332,10 +351,20 @@ mod tests {
     fn bound_elsewhere_any_host_but_same_origin() {
         let p = HostPolicy::default().resolve(Some("10.0.0.5:80".parse().unwrap()));
         assert_eq!(check(&p, "api.example.com", None), None);
-        assert_eq!(check(&p, "api.example.com", Some("https://api.example.com")), None);
-        assert_eq!(check(&p, "api.example.com", Some("https://evil.example")), Some(403));
-        let listed = HostPolicy::only(["app.example.com"]).resolve(Some("10.0.0.5:80".parse().unwrap()));
-        assert_eq!(check(&listed, "app.example.com", Some("https://app.example.com")), None);
+        assert_eq!(
+            check(&p, "api.example.com", Some("https://api.example.com")),
+            None
+        );
+        assert_eq!(
+            check(&p, "api.example.com", Some("https://evil.example")),
+            Some(403)
+        );
+        let listed =
+            HostPolicy::only(["app.example.com"]).resolve(Some("10.0.0.5:80".parse().unwrap()));
+        assert_eq!(
+            check(&listed, "app.example.com", Some("https://app.example.com")),
+            None
+        );
         assert_eq!(check(&listed, "api.example.com", None), Some(421));
     }
 }

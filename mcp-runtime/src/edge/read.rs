@@ -365,7 +365,10 @@ impl<'a> Envelope<'a> {
             Some(p) if p.get() == "null" => None,
             None => None,
             Some(_) => {
-                return invalid(id, "Invalid Request: `params` must be an object or an array");
+                return invalid(
+                    id,
+                    "Invalid Request: `params` must be an object or an array",
+                );
             }
         };
         Ok(Incoming::Call(Call { id, method, params }))
@@ -375,7 +378,11 @@ impl<'a> Envelope<'a> {
 /// Whether the `jsonrpc` member is the string `"2.0"`; escaped spellings (`"2\u002e0"`) are
 /// the same string.
 fn is_version(v: &RawValue) -> bool {
-    v.get() == "\"2.0\"" || serde_json::from_str::<Cow<'_, str>>(v.get()).ok().as_deref() == Some("2.0")
+    v.get() == "\"2.0\""
+        || serde_json::from_str::<Cow<'_, str>>(v.get())
+            .ok()
+            .as_deref()
+            == Some("2.0")
 }
 
 #[derive(Clone, Copy)]
@@ -459,11 +466,17 @@ mod tests {
         let both = [Dialect::JSON_RPC, Dialect::MCP];
         for d in both {
             assert_eq!(
-                one(r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":[1]}}"#, d),
+                one(
+                    r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":[1]}}"#,
+                    d
+                ),
                 Ok(r#"1|m|{"a":[1]}"#.into())
             );
             assert_eq!(
-                one(r#"{"\u006aso\u006erpc":"2\u002e0","\u0069d":"x","me\u0074hod":"m"}"#, d),
+                one(
+                    r#"{"\u006aso\u006erpc":"2\u002e0","\u0069d":"x","me\u0074hod":"m"}"#,
+                    d
+                ),
                 Ok(r#""x"|m|-"#.into())
             );
             assert_eq!(
@@ -492,7 +505,10 @@ mod tests {
             );
             // Unknown members, repeated or not, are skipped.
             assert_eq!(
-                one(r#"{"x":1,"x":{"y":2,"y":3},"jsonrpc":"2.0","method":"m"}"#, d),
+                one(
+                    r#"{"x":1,"x":{"y":2,"y":3},"jsonrpc":"2.0","method":"m"}"#,
+                    d
+                ),
                 Ok("-|m|-".into())
             );
             assert_eq!(one("[1,{}]", d), Ok("batch of 2".into()));
@@ -507,12 +523,18 @@ mod tests {
             one(r#"{"id":1,"method":"m"}"#, mcp),
             Err("1 Invalid Request: `jsonrpc` must be \"2.0\"".into())
         );
-        assert_eq!(one(r#"{"jsonrpc":"2.0","id":null,"method":"m"}"#, rpc), Ok("null|m|-".into()));
+        assert_eq!(
+            one(r#"{"jsonrpc":"2.0","id":null,"method":"m"}"#, rpc),
+            Ok("null|m|-".into())
+        );
         assert_eq!(
             one(r#"{"jsonrpc":"2.0","id":null,"method":"m"}"#, mcp),
             Err("- Invalid Request: `id` must be a string or a number".into())
         );
-        assert_eq!(one(r#"{"jsonrpc":"2.0","id":7,"result":{}}"#, mcp), Ok("response".into()));
+        assert_eq!(
+            one(r#"{"jsonrpc":"2.0","id":7,"result":{}}"#, mcp),
+            Ok("response".into())
+        );
         assert_eq!(
             one(r#"{"jsonrpc":"2.0","id":7,"result":{}}"#, rpc),
             Err("7 Invalid Request: `method` must be a non-empty string".into())

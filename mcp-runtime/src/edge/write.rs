@@ -61,13 +61,7 @@ pub(crate) fn result(out: &mut Vec<u8>, id: Id<'_>, result: &str) {
 }
 
 /// Appends `{"jsonrpc":"2.0","id":<id>,"error":{"code":..,"message":..[,"data":..]}}`.
-pub(crate) fn error(
-    out: &mut Vec<u8>,
-    id: Id<'_>,
-    code: i32,
-    message: &str,
-    data: Option<&Value>,
-) {
+pub(crate) fn error(out: &mut Vec<u8>, id: Id<'_>, code: i32, message: &str, data: Option<&Value>) {
     out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
     write_id(out, id);
     out.extend_from_slice(b",\"error\":{\"code\":");
@@ -167,7 +161,11 @@ impl From<Vec<u8>> for AnswerBody {
 pub(crate) fn batch(answers: impl IntoIterator<Item = AnswerBody>) -> Option<Vec<Bytes>> {
     let mut frames = Vec::new();
     for a in answers {
-        frames.push(Bytes::from_static(if frames.is_empty() { b"[" } else { b"," }));
+        frames.push(Bytes::from_static(if frames.is_empty() {
+            b"["
+        } else {
+            b","
+        }));
         frames.extend(a.into_frames());
     }
     if frames.is_empty() {
@@ -215,7 +213,13 @@ mod tests {
         let joined: Vec<u8> = frames.iter().flat_map(|f| f.iter().copied()).collect();
         assert_eq!(joined, b"[{PAGE},{PAGE},{PAGE}]");
         // The page is shared, not copied, in every frame that carries it.
-        assert!(frames.iter().filter(|f| f.as_ptr() == page.as_ptr()).count() == 3);
+        assert!(
+            frames
+                .iter()
+                .filter(|f| f.as_ptr() == page.as_ptr())
+                .count()
+                == 3
+        );
         assert_eq!(batch(std::iter::empty()), None);
     }
 }

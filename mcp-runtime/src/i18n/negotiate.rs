@@ -166,7 +166,10 @@ mod tests {
         assert_eq!(negotiate(Some("zh-Hant-TW, uk"), &L, "en"), Some("uk"));
         assert_eq!(negotiate(Some("en;q=0.5, uk;q=0.5"), &L, "en"), Some("en"));
         assert_eq!(negotiate(Some("uk;q=0.5, en;q=0.5"), &L, "en"), Some("uk"));
-        assert_eq!(negotiate(Some("fr, uk;q=0.2, en;q=0.4"), &L, "en"), Some("en"));
+        assert_eq!(
+            negotiate(Some("fr, uk;q=0.2, en;q=0.4"), &L, "en"),
+            Some("en")
+        );
     }
 
     #[test]
@@ -180,7 +183,10 @@ mod tests {
             negotiate(Some("uk;q=banana, en;q=0.1"), &L, "en"),
             Some("en")
         );
-        assert_eq!(negotiate(Some(&format!("{}, uk", "a".repeat(65))), &L, "en"), Some("uk"));
+        assert_eq!(
+            negotiate(Some(&format!("{}, uk", "a".repeat(65))), &L, "en"),
+            Some("uk")
+        );
     }
 
     /// A 260 KB header (the one that took 2.3 s when every range was read and compared with

@@ -52,10 +52,10 @@ fn one(status: u16, body: Vec<u8>) -> Frames {
     }
 }
 
-pub(crate) async fn answer<'b>(
+pub(crate) async fn answer(
     core: &Core,
     catalog: &Catalog,
-    body: &'b [u8],
+    body: &[u8],
     limits: &Limits,
     after: Option<AfterResponse>,
 ) -> Frames {

@@ -4,10 +4,14 @@
 pub mod content;
 pub mod handler;
 pub mod protocol;
+#[cfg(feature = "redis")]
+pub mod redis_sessions;
 pub mod session;
 pub mod tools;
 
 pub use content::{Content, EmbeddedResource, ToolOutput};
 pub use handler::{InvalidArguments, McpEndpoint, McpOptions};
 pub use protocol::Era;
+#[cfg(feature = "redis")]
+pub use redis_sessions::RedisSessions;
 pub use session::{MemorySessions, SessionStore};

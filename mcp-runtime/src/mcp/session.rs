@@ -22,18 +22,7 @@ pub trait SessionStore: Send + Sync + 'static {
     fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, RpcError>>;
 }
 
-/// A secure random id (128 bits, hex): visible ASCII as the transport requires.
-pub fn random_id() -> String {
-    let mut b = [0u8; 16];
-    if getrandom::fill(&mut b).is_err() {
-        // No OS randomness: fall back to a time- and counter-based id (still unique per process).
-        let t = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default();
-        b[..16].copy_from_slice(&t.as_nanos().to_le_bytes());
-    }
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
+pub use crate::ids::random_id;
 
 /// How long an idle session lives by default: 1 hour. Every request on a session (every
 /// [`SessionStore::get`]) starts the hour again.

@@ -199,7 +199,7 @@ pub(crate) fn metadata_path(route: &str) -> String {
 /// The layer's function: checks the token before anything is parsed.
 pub(crate) async fn require_token(State(g): State<Guard>, req: Request, next: Next) -> Response {
     if let Err(refused) = g.policy.admit(req.method(), req.headers()) {
-        return refused;
+        return refused.into_response();
     }
     // A CORS preflight carries no credentials; the handler answers it.
     if req.method() == axum::http::Method::OPTIONS {
@@ -288,7 +288,7 @@ fn refuse(g: &Guard, req: &Request, decision: Option<AuthDecision>) -> Response 
 pub(crate) async fn resource_metadata(State(g): State<Guard>, req: Request<Body>) -> Response {
     let origin = match g.policy.admit(req.method(), req.headers()) {
         Ok(origin) => origin,
-        Err(refused) => return refused,
+        Err(refused) => return refused.into_response(),
     };
     let base = base_url(&g, &req);
     let mut doc = serde_json::json!({

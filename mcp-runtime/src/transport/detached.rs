@@ -117,11 +117,7 @@ impl Notifier for Live {
 
 /// The body of a live stream: its events until the last; dropped (the client went), it
 /// cancels the call.
-pub(crate) fn live_body(
-    rx: mpsc::Receiver<(Bytes, bool)>,
-    task: AbortHandle,
-    slot: Slot,
-) -> Body {
+pub(crate) fn live_body(rx: mpsc::Receiver<(Bytes, bool)>, task: AbortHandle, slot: Slot) -> Body {
     Body::new(LiveBody {
         rx,
         task,

@@ -15,41 +15,41 @@ use crate::group::ApiGroup;
 
 use crate::catalog::Catalog;
 use crate::edge::policy::Policy;
-use crate::server::ServerInner;
 
 use super::detached::Detached;
 
 /// What one `/rpc/{group}/v{N}` route holds.
 struct RpcEndpoint {
     policy: Policy,
-    server: Arc<ServerInner>,
+    server: Arc<super::site::Site>,
     catalog: Arc<Catalog>,
     /// The OpenRPC document per language, built once.
     openrpc: std::collections::BTreeMap<String, Bytes>,
 }
 
 /// The policy of every route, for a server bound to `local` (`None`: unknown).
-fn policy(server: &ServerInner, local: Option<std::net::SocketAddr>) -> Policy {
-    let limits = &server.config.limits;
+fn policy(server: &super::site::Site, local: Option<std::net::SocketAddr>) -> Policy {
+    let limits = &server.limits;
     Policy::new(
-        server.config.hosts.resolve(local),
+        server.hosts.resolve(local),
         limits.body_bytes,
         limits.request_timeout,
-        &server.config.auth.header,
+        &server.auth.header,
     )
 }
 
 /// Every route: JSON-RPC and its OpenRPC document per catalog, MCP per MCP catalog, and the
 /// OAuth metadata of protected MCP routes; all under one [`Policy`].
-pub(crate) fn router(server: &Arc<ServerInner>, local: Option<std::net::SocketAddr>) -> Router {
+pub(crate) fn router(
+    server: &Arc<super::site::Site>,
+    local: Option<std::net::SocketAddr>,
+) -> Router {
     let policy = policy(server, local);
-    let limits = &server.config.limits;
+    let limits = &server.limits;
     let detached = Arc::new(Detached::new(limits.detached_calls, limits.sse_streams));
     let mut router = Router::new();
     for catalog in server.registry.catalogs() {
-        let path = server
-            .config
-            .rpc_path(catalog.group().name(), catalog.version());
+        let path = server.rpc_path(catalog.group().name(), catalog.version());
         let openrpc = server
             .translations
             .languages()
@@ -68,12 +68,19 @@ pub(crate) fn router(server: &Arc<ServerInner>, local: Option<std::net::SocketAd
             .with_state(ep);
         router = router.route(
             &path,
-            guarded(server, &policy, catalog.group(), Face::JsonRpc, &path, route),
+            guarded(
+                server,
+                &policy,
+                catalog.group(),
+                Face::JsonRpc,
+                &path,
+                route,
+            ),
         );
     }
     let mut has_root_metadata = false;
     for ((group, version), ep) in &server.mcp {
-        let path = format!("{}/{group}/v{version}", server.config.mcp_prefix);
+        let path = format!("{}/{group}/v{version}", server.mcp_prefix);
         let route = Arc::new(super::mcp::McpRoute {
             policy: policy.clone(),
             ep: ep.clone(),
@@ -104,14 +111,14 @@ pub(crate) fn router(server: &Arc<ServerInner>, local: Option<std::net::SocketAd
 }
 
 fn guard(
-    server: &Arc<ServerInner>,
+    server: &Arc<super::site::Site>,
     policy: &Policy,
     group: ApiGroup,
     face: Face,
     path: &str,
 ) -> super::auth::Guard {
     super::auth::Guard {
-        config: server.config.auth.clone(),
+        config: server.auth.clone(),
         policy: policy.clone(),
         group: group.name(),
         face,
@@ -122,7 +129,7 @@ fn guard(
 
 /// Puts the auth layer in front of a protected group's route.
 fn guarded(
-    server: &Arc<ServerInner>,
+    server: &Arc<super::site::Site>,
     policy: &Policy,
     group: ApiGroup,
     face: Face,
@@ -211,12 +218,12 @@ fn rpc_post(
 
 async fn rpc_post_inner(
     ep: Arc<RpcEndpoint>,
-    admitted: Result<Option<HeaderValue>, Response>,
+    admitted: Result<Option<HeaderValue>, crate::edge::policy::Rejection>,
     body: Body,
 ) -> Response {
     let origin = match admitted {
         Ok(origin) => origin,
-        Err(refused) => return refused,
+        Err(refused) => return refused.into_response(),
     };
     let body = match ep.policy.read(body).await {
         Ok(b) => b,
@@ -224,14 +231,9 @@ async fn rpc_post_inner(
     };
     let core = &ep.server.core;
     let after = core.has_post_response().then(|| core.after_response());
-    let reply = crate::jsonrpc::face::answer(
-        core,
-        &ep.catalog,
-        &body,
-        &ep.server.config.limits,
-        after.clone(),
-    )
-    .await;
+    let reply =
+        crate::jsonrpc::face::answer(core, &ep.catalog, &body, &ep.server.limits, after.clone())
+            .await;
     let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::OK);
     let res = match reply.frames {
         Some(mut frames) if frames.len() == 1 => json_response(status, frames.remove(0)),
@@ -245,12 +247,15 @@ async fn rpc_get(State(ep): State<Arc<RpcEndpoint>>, req: Request) -> Response {
     let headers = req.headers();
     let origin = match ep.policy.admit(req.method(), headers) {
         Ok(origin) => origin,
-        Err(refused) => return refused,
+        Err(refused) => return refused.into_response(),
     };
     let accept = headers
         .get(header::ACCEPT_LANGUAGE)
         .and_then(|v| v.to_str().ok());
-    let lang = ep.server.translations.pick(accept);
+    let lang = ep
+        .server
+        .translations
+        .pick_limited(accept, ep.server.limits.language_ranges);
     let body = ep.openrpc.get(lang).cloned().unwrap_or_default();
     let mut res = json_response(StatusCode::OK, body);
     super::mcp::set_language(res.headers_mut(), lang);

@@ -5,6 +5,7 @@ pub(crate) mod detached;
 pub(crate) mod http;
 pub(crate) mod mcp;
 pub(crate) mod serve;
+pub(crate) mod site;
 pub mod stdio;
 
 pub use crate::edge::HostPolicy;

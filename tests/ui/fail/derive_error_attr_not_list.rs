@@ -2,7 +2,7 @@ use mcp_runtime::prelude::*;
 
 #[derive(Debug, thiserror::Error, RpcError)]
 #[error("not found")]
-#[rpc = -32404]
+#[rpc]
 pub struct NotFound;
 
 fn main() {}
