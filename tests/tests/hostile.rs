@@ -436,6 +436,11 @@ fn ping(face: Face, members: &str, args: &str, meta: &str) -> Vec<u8> {
     .into_bytes()
 }
 
+/// A plain `Catalog.ping` on the HTTP faces (for the cases about headers).
+fn http_ping() -> BodyOf {
+    Box::new(|f| (f != Face::Stdio).then(|| ping(f, "", "{}", "")))
+}
+
 /// The HTTP status of an envelope error on `face` (the JSON-RPC reference answers 200).
 fn invalid_status(face: Face) -> u16 {
     if face == Face::Rpc { 200 } else { 400 }
@@ -609,7 +614,7 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "no Content-Type (a cross-site POST without preflight): 415",
-            body: Box::new(|f| (f != Face::Stdio).then(|| ping(f, "", "{}", ""))),
+            body: http_ping(),
             headers: vec![("content-type", String::new())],
             check: Box::new(|_, a| {
                 assert_eq!(
@@ -620,7 +625,7 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "a foreign Origin: 403",
-            body: Box::new(|f| (f != Face::Stdio).then(|| ping(f, "", "{}", ""))),
+            body: http_ping(),
             headers: vec![("origin", "http://evil.example".into())],
             check: Box::new(|_, a| {
                 assert_eq!((a.status, a.body.as_str()), (403, "Invalid Origin header"))
@@ -628,7 +633,7 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "a rebinding Host: 421",
-            body: Box::new(|f| (f != Face::Stdio).then(|| ping(f, "", "{}", ""))),
+            body: http_ping(),
             headers: vec![("host", "evil.example".into())],
             check: Box::new(|_, a| {
                 assert_eq!((a.status, a.body.as_str()), (421, "Invalid Host header"))
@@ -636,13 +641,13 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "a Host with a quote (header injection): 421",
-            body: Box::new(|f| (f != Face::Stdio).then(|| ping(f, "", "{}", ""))),
+            body: http_ping(),
             headers: vec![("host", "localhost\", x=\"y".into())],
             check: Box::new(|_, a| assert_eq!(a.status, 421)),
         },
         Case {
             name: "4 000 Accept-Language ranges (44 KB): answered",
-            body: Box::new(|f| (f != Face::Stdio).then(|| ping(f, "", "{}", ""))),
+            body: http_ping(),
             headers: vec![("accept-language", langs)],
             check: Box::new(|_, a| {
                 assert_eq!(a.status, 200);
@@ -651,7 +656,7 @@ fn cases() -> Vec<Case> {
         },
         Case {
             name: "headers over 64 KiB: 431",
-            body: Box::new(|f| (f != Face::Stdio).then(|| ping(f, "", "{}", ""))),
+            body: http_ping(),
             headers: vec![("x-padding", "p".repeat(80 * 1024))],
             check: Box::new(|_, a| assert_eq!(a.status, 431)),
         },

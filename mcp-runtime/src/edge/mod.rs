@@ -1,11 +1,11 @@
 //! The edge every request crosses, one for every face (`/rpc`, MCP over HTTP, MCP over stdio):
 //!
-//! - [`policy`]: `Host`/`Origin`, CORS, `Content-Type`, body limit and timeout, on every
-//!   HTTP route;
-//! - [`read`]: the one JSON-RPC reader (per-face rules are a [`read::Dialect`]);
-//! - [`batch`]: the one batch executor;
-//! - [`write`]: the one writer of results, errors, batches and SSE events;
-//! - [`limits`]: every bound, in one [`Limits`] object.
+//! - [`policy`](mod@policy): `Host`/`Origin`, CORS, `Content-Type`, body limit and timeout,
+//!   on every HTTP route;
+//! - `read`: the one JSON-RPC reader (per-face rules are a `Dialect`);
+//! - `batch`: the one batch executor;
+//! - [`write`](mod@write): the one writer of results, errors, batches and SSE events;
+//! - [`limits`](mod@limits): every bound, in one [`Limits`] object.
 //!
 //! The faces (`jsonrpc`, `mcp`) decide what a message means and call the core through its
 //! one entry point, [`crate::core::Core::call`].
