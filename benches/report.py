@@ -576,8 +576,8 @@ if "anon_kb" in ra and "anon_kb" in rb:
 w("## In process (criterion)")
 w("")
 w("`benches/benches/inprocess.rs`, pinned to core 1. Request bytes to response bytes, no HTTP: "
-  "`mcp_runtime::mcp::envelope::parse_body` (the transport's strict reader) → `McpEndpoint::handle` (from `server.mcp_endpoint(\"bench\", 1)`) "
-  "for MCP, `jsonrpc::envelope::handle` for JSON-RPC. The baseline parses the same request into a "
+  "`Message::read` (the edge's reader, `mcp_runtime::edge::read`) → `McpEndpoint::handle` (from `server.mcp_endpoint(\"bench\", 1)`) "
+  "for MCP, `jsonrpc::handle` for JSON-RPC. The baseline parses the same request into a "
   "`serde_json::Value` and serializes the same response with `json!`, as the bare axum handler does. "
   "Criterion medians with their 95 % interval; criterion runs the benches one after another, so "
   "a change in the machine's load lands between them. The last two columns come from `bench-profile`, "
@@ -739,11 +739,14 @@ if per or http_per:
           f"{fmt(allocs.get(f'http-{sv}'))} |")
     w("")
     div = http_run["requests"] if http_run else 1
-    calls_table("Where the transport's `post_inner` (a call that cannot suspend, answered without a future) "
+    calls_table("Where the transport's handshake-era `tools/call` (after the edge's reader) "
                 "spends it (HTTP run, per request):",
-                callees("http-mcp-runtime", r"transport::mcp::post_inner( \[|\s*$)"), div, name="transport::mcp::post_inner")
-    calls_table("Inside `McpEndpoint::handle_now` (HTTP run, per request):",
-                callees("http-mcp-runtime", r"McpEndpoint::handle_now( \[|\s*$)"), div, name="McpEndpoint::handle_now")
+                callees("http-mcp-runtime", r"transport::mcp::handshake_request::\{\{closure\}\}( \[|\s*$)"), div,
+                name="transport::mcp::handshake_request")
+    calls_table("Inside `McpEndpoint::handle` (HTTP run, per request; the call itself goes through "
+                "`Core::call`, which runs a call that cannot suspend on the spot):",
+                callees("http-mcp-runtime", r"McpEndpoint::handle::\{\{closure\}\}( \[|\s*$)"), div,
+                name="McpEndpoint::handle")
     st_run = modes.get("startup")
     if st_run:
         calls_table("Startup with 10 000 methods, by callee of `ServerBuilder::build` (instructions per method; "

@@ -34,6 +34,12 @@ fn locked(key: u64, ms: u64) -> u64 {
     key
 }
 
+/// A result of `bytes` bytes (at most 64 MiB).
+#[rpc_method(name = "Slow.big", groups = [SLOW])]
+fn big(bytes: usize) -> String {
+    "x".repeat(bytes.min(64 << 20))
+}
+
 async fn post(
     addr: &SocketAddr,
     path: &str,
@@ -873,4 +879,38 @@ async fn the_violations_bound_of_the_limits_holds_on_both_faces() {
     let errors = json(&b)["error"]["data"]["validation_errors"].clone();
     assert_eq!(errors.as_array().map(Vec::len), Some(3), "{b}");
     assert_eq!(errors[2]["message"], "... and 2 more", "{b}");
+}
+
+#[tokio::test]
+async fn a_client_that_stops_reading_is_cut_off_after_the_write_timeout() {
+    let limits = mcp_runtime::Limits {
+        write_timeout: Some(Duration::from_millis(300)),
+        ..Default::default()
+    };
+    let addr = serve(example_prod().limits(limits).build().unwrap()).await;
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut stream = socket.connect(addr).await.unwrap();
+    let body = r#"{"jsonrpc":"2.0","method":"Slow.big","params":{"bytes":33554432},"id":1}"#;
+    let request = format!(
+        "POST /rpc/slow/v1 HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    // The client reads nothing: the server's writes block, then time out.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let mut got = 0usize;
+    let mut buf = vec![0u8; 1 << 16];
+    let closed = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            match stream.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => got += n,
+            }
+        }
+    })
+    .await;
+    assert!(closed.is_ok(), "the server closed the connection");
+    assert!(got < 32 << 20, "the answer was cut short: {got} bytes");
+    still_serving(&addr).await;
 }

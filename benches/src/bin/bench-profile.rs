@@ -7,7 +7,7 @@
 //!
 //! - `call`: MCP handshake-era tools/call of `add` (bytes in, bytes out)
 //! - `modern`: the same in the 2026-07-28 envelope
-//! - `jsonrpc`: `add` through `jsonrpc::envelope::handle`
+//! - `jsonrpc`: `add` through `jsonrpc::handle`
 //! - `baseline`: serde_json parse + serialize of the same request/response
 //! - `list:N:P`: tools/list first page of an N-tool catalog with pages of P tools
 //! - `startup`: build a server with 10 000 methods (ITERATIONS times; the servers are dropped

@@ -62,6 +62,9 @@ pub struct Limits {
     /// included. Default 30 s; then 408. `None` disables it (SSE bodies are bounded by
     /// [`Limits::sse_timeout`] instead).
     pub request_timeout: Option<Duration>,
+    /// How long one write to a client may stay blocked (the client stopped reading). Default
+    /// 30 s; then the connection is closed. `None` disables it.
+    pub write_timeout: Option<Duration>,
     /// A time limit for every method call. Default none; when set, a call past it fails with
     /// -32500 (per method: `ServerBuilder::method_timeout_for`).
     pub call_timeout: Option<Duration>,
@@ -89,6 +92,7 @@ impl Default for Limits {
             detached_calls: 256,
             header_timeout: Duration::from_secs(10),
             request_timeout: Some(Duration::from_secs(30)),
+            write_timeout: Some(Duration::from_secs(30)),
             call_timeout: None,
             sse_timeout: Duration::from_secs(300),
             shutdown_grace: Duration::from_secs(10),

@@ -1,6 +1,7 @@
 //! Transports: HTTP (axum) for both faces, and stdio for MCP.
 
 pub mod auth;
+mod deadline;
 pub(crate) mod detached;
 pub(crate) mod http;
 pub(crate) mod mcp;

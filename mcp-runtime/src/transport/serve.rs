@@ -50,7 +50,8 @@ pub(crate) async fn serve(
                 // Without TCP_NODELAY, responses written in pieces stall ~40 ms (Nagle + delayed ACK).
                 let _ = stream.set_nodelay(true);
                 let svc = TowerToHyperService::new(app.clone());
-                let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), svc);
+                let io = super::deadline::WriteDeadline::new(stream, limits.write_timeout);
+                let conn = builder.serve_connection_with_upgrades(TokioIo::new(io), svc);
                 let conn = graceful.watch(conn.into_owned());
                 tokio::spawn(async move {
                     if let Err(e) = conn.await {
