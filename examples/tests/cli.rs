@@ -235,3 +235,26 @@ fn stdio_still_answers_an_initialize_line() {
         assert_eq!(answers[0]["result"]["serverInfo"]["name"], "catalog");
     }
 }
+
+#[test]
+fn stdio_serves_the_protected_group_only_with_allow_protected() {
+    let out = run(&["--stdio", "--group", "admin"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("MCP group `admin` is protected and stdio has no token"),
+        "{err}"
+    );
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}});
+    for args in [
+        &["--stdio", "--group", "admin", "--allow-protected"][..],
+        &["stdio", "--group", "admin", "--allow-protected"],
+    ] {
+        let answers = stdio(args, std::slice::from_ref(&init));
+        assert_eq!(answers.len(), 1, "{args:?}: {answers:?}");
+        assert_eq!(answers[0]["result"]["protocolVersion"], "2025-11-25");
+    }
+}

@@ -21,7 +21,7 @@
 //! | command | what it does |
 //! |---|---|
 //! | `shop [--listen ADDR]`, `shop serve [--listen ADDR]` | HTTP on ADDR (default `127.0.0.1:8080`) until Ctrl-C or SIGTERM |
-//! | `shop --stdio [--group G] [--version N]`, `shop stdio ...` | one MCP group over stdin/stdout until stdin closes |
+//! | `shop --stdio [--group G] [--version N] [--allow-protected]`, `shop stdio ...` | one MCP group over stdin/stdout until stdin closes (a protected group only with `--allow-protected`: stdio has no token) |
 //! | `shop tools [--group G] [--version N] [--lang L]` | the `tools` array of a modern `tools/list` (every page) |
 //! | `shop openrpc [--group G] [--version N] [--lang L]` | the bytes `GET /rpc/G/vN` answers |
 //! | `shop check` | builds the server and lists its problems, one per line |
@@ -76,6 +76,10 @@ pub struct Cli {
     #[arg(long, value_name = "N", default_value_t = 1, requires = "stdio",
           value_parser = clap::value_parser!(u32).range(1..))]
     pub version: u32,
+    /// Let `--stdio` serve a protected group (stdio has no token: whoever starts the process
+    /// gets the group)
+    #[arg(long, requires = "stdio")]
+    pub allow_protected: bool,
     /// The program name, for messages (`argv[0]`'s file name).
     #[arg(skip)]
     pub program: String,
@@ -87,7 +91,7 @@ pub enum Command {
     /// Serve HTTP: JSON-RPC and MCP endpoints of every group (the default command)
     Serve(ServeArgs),
     /// Serve one MCP group and version over stdin/stdout until stdin closes
-    Stdio(Target),
+    Stdio(StdioArgs),
     /// Print the `tools` array a modern MCP tools/list returns (every page), as JSON
     Tools(Localized),
     /// Print the OpenRPC document `GET /rpc/{group}/v{N}` returns
@@ -114,6 +118,17 @@ pub struct Target {
     #[arg(long, value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub version: u32,
+}
+
+/// The options of `stdio`.
+#[derive(Debug, Clone, Args)]
+pub struct StdioArgs {
+    /// The group and version.
+    #[command(flatten)]
+    pub target: Target,
+    /// Serve a protected group (stdio has no token: whoever starts the process gets the group)
+    #[arg(long)]
+    pub allow_protected: bool,
 }
 
 /// A group, a version and a language.
@@ -180,9 +195,12 @@ impl Cli {
     async fn execute(self, builder: ServerBuilder) -> Result<ExitCode, String> {
         let command = match self.command {
             Some(c) => c,
-            None if self.stdio => Command::Stdio(Target {
-                group: self.group,
-                version: self.version,
+            None if self.stdio => Command::Stdio(StdioArgs {
+                target: Target {
+                    group: self.group,
+                    version: self.version,
+                },
+                allow_protected: self.allow_protected,
             }),
             None => Command::Serve(ServeArgs {
                 listen: self.listen,
@@ -195,8 +213,11 @@ impl Cli {
                 serve(&server, a.listen, &self.program).await?;
                 Ok(ExitCode::SUCCESS)
             }
-            Command::Stdio(t) => {
-                let server = build(builder)?;
+            Command::Stdio(StdioArgs {
+                target: t,
+                allow_protected,
+            }) => {
+                let server = build(builder.stdio_serves_protected(allow_protected))?;
                 endpoint(&server, &t)?;
                 tracing::debug!(group = %t.group, version = t.version, "serving MCP on stdio");
                 server

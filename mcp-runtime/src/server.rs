@@ -579,7 +579,7 @@ impl Server {
                 std::io::ErrorKind::PermissionDenied,
                 format!(
                     "MCP group `{group}` is protected and stdio has no token: allow it with \
-                     ServerBuilder::stdio_serves_protected(true)"
+                     ServerBuilder::stdio_serves_protected(true) (the CLI: --allow-protected)"
                 ),
             ));
         }

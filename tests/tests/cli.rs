@@ -40,7 +40,10 @@ fn stdio_flag_and_subcommand() {
     let cli = parse(&["--stdio"]);
     assert_eq!((cli.group.as_str(), cli.version), ("mcp", 1));
     match parse(&["stdio", "--group", "g"]).command {
-        Some(Command::Stdio(t)) => assert_eq!((t.group.as_str(), t.version), ("g", 1)),
+        Some(Command::Stdio(a)) => {
+            assert_eq!((a.target.group.as_str(), a.target.version), ("g", 1));
+            assert!(!a.allow_protected);
+        }
         other => panic!("{other:?}"),
     }
 }

@@ -849,7 +849,7 @@ async fn stdio_serves_a_protected_group_only_when_allowed() {
     assert_eq!(e.kind(), std::io::ErrorKind::PermissionDenied);
     assert_eq!(
         e.to_string(),
-        "MCP group `admin` is protected and stdio has no token: allow it with ServerBuilder::stdio_serves_protected(true)"
+        "MCP group `admin` is protected and stdio has no token: allow it with ServerBuilder::stdio_serves_protected(true) (the CLI: --allow-protected)"
     );
 }
 

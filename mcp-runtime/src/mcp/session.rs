@@ -177,11 +177,17 @@ impl SessionStore for MemorySessions {
 
 #[derive(Default)]
 struct StreamState {
-    frames: Vec<Bytes>,
+    /// The last [`MAX_STREAM_EVENTS`] events; `frames[0]` is event number `first`.
+    frames: std::collections::VecDeque<Bytes>,
+    first: usize,
     done_at: Option<Instant>,
     /// Bumped when the server closes the client's current connection (SSE polling).
     disconnects: u64,
 }
+
+/// How many events a resumable stream keeps for `Last-Event-ID` (the newest): a long call's
+/// progress cannot grow a stream without bound. A resumption from before them is refused.
+pub const MAX_STREAM_EVENTS: usize = 1024;
 
 /// One SSE response stream: frames are kept so a client can resume after a disconnect.
 pub struct EventStream {
@@ -209,14 +215,18 @@ impl EventStream {
 
     fn push_frame(&self, frame: Bytes) {
         if let Ok(mut st) = self.state.lock() {
-            st.frames.push(frame);
+            if st.frames.len() == MAX_STREAM_EVENTS {
+                st.frames.pop_front();
+                st.first += 1;
+            }
+            st.frames.push_back(frame);
         }
         self.changed.send_modify(|v| *v += 1);
     }
 
     /// Appends one JSON-RPC message as an event.
     pub fn push_message(&self, json: &[u8]) {
-        let seq = self.state.lock().map(|s| s.frames.len()).unwrap_or(0);
+        let seq = self.sent();
         let mut frame = Vec::with_capacity(json.len() + 48);
         if let Some(sid) = &self.id {
             frame.extend_from_slice(format!("id: {sid}_{seq}\n").as_bytes());
@@ -246,8 +256,16 @@ impl EventStream {
     }
 
     /// How many events (frames) the stream has sent so far.
+    /// The number of the oldest event still kept.
+    fn oldest(&self) -> usize {
+        self.state.lock().map(|s| s.first).unwrap_or(usize::MAX)
+    }
+
     fn sent(&self) -> usize {
-        self.state.lock().map(|s| s.frames.len()).unwrap_or(0)
+        self.state
+            .lock()
+            .map(|s| s.first + s.frames.len())
+            .unwrap_or(0)
     }
 
     /// The frames from index `from` on, until the stream is done or the server closes the
@@ -260,16 +278,18 @@ impl EventStream {
                 loop {
                     let next = {
                         let st = s.state.lock().ok()?;
-                        if let Some(f) = st.frames.get(pos) {
-                            Some(f.clone())
+                        // A reader more than the kept events behind skips to the oldest kept.
+                        let pos = pos.max(st.first);
+                        if let Some(f) = st.frames.get(pos - st.first) {
+                            Some((f.clone(), pos))
                         } else if st.done_at.is_some() || st.disconnects != start {
                             return None;
                         } else {
                             None
                         }
                     };
-                    if let Some(f) = next {
-                        return Some((Ok::<_, std::convert::Infallible>(f), (s, pos + 1, rx)));
+                    if let Some((f, at)) = next {
+                        return Some((Ok::<_, std::convert::Infallible>(f), (s, at + 1, rx)));
                     }
                     rx.changed().await.ok()?;
                 }
@@ -447,7 +467,8 @@ impl EventStreams {
             }
             s.clone()
         };
-        (next <= s.sent()).then_some((s, next))
+        // Events already dropped from the window cannot be replayed: no resumption then.
+        (next <= s.sent() && next >= s.oldest()).then_some((s, next))
     }
 
     /// Drops the streams of an ended session.
@@ -608,5 +629,32 @@ mod tests {
         ] {
             assert!(e.resume("s", &bad).is_none(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_stream_keeps_only_its_newest_events() {
+        let e = EventStreams::default();
+        let s = e.open("s", 0);
+        for _ in 0..MAX_STREAM_EVENTS + 10 {
+            s.push_message(b"{}");
+        }
+        let sid = id_of(&s).to_owned();
+        // Events 0..=10 (the priming one and the first ten messages) are gone.
+        assert_eq!(s.sent(), MAX_STREAM_EVENTS + 11);
+        assert_eq!(s.oldest(), 11);
+        assert!(e.resume("s", &format!("{sid}_9")).is_none());
+        assert_eq!(e.resume("s", &format!("{sid}_10")).map(|r| r.1), Some(11));
+        let last = MAX_STREAM_EVENTS + 9;
+        assert_eq!(
+            e.resume("s", &format!("{sid}_{last}")).map(|r| r.1),
+            Some(last + 1)
+        );
+        // The newest event still carries its own number.
+        let newest = s.state.lock().unwrap().frames.back().cloned().unwrap();
+        let text = String::from_utf8(newest.to_vec()).unwrap();
+        assert!(
+            text.starts_with(&format!("id: {sid}_{}\n", last + 1)),
+            "{text}"
+        );
     }
 }
