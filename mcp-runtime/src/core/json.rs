@@ -98,7 +98,7 @@ impl<'de> Visitor<'de> for Strict {
     }
 }
 
-/// The duplicate-key error (the text `is_duplicate` recognizes).
+/// The duplicate-key error.
 pub(crate) fn duplicate<E: de::Error>(key: &str) -> E {
     E::custom(format!("duplicate key `{}`", truncate(key)))
 }
@@ -111,14 +111,6 @@ fn truncate(s: &str) -> String {
     }
 }
 
-/// serde_json's own nesting bound.
-const MAX_DEPTH: usize = 128;
-
-/// Parses JSON text, refusing duplicate keys.
-pub fn from_str(s: &str) -> Result<Value, serde_json::Error> {
-    from_str_depth(s, MAX_DEPTH)
-}
-
 /// Parses JSON text, refusing duplicate keys and nesting deeper than `depth` levels.
 pub(crate) fn from_str_depth(s: &str, depth: usize) -> Result<Value, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(s);
@@ -127,17 +119,9 @@ pub(crate) fn from_str_depth(s: &str, depth: usize) -> Result<Value, serde_json:
     Ok(v)
 }
 
-/// Parses JSON bytes, refusing duplicate keys.
-pub fn from_slice(b: &[u8]) -> Result<Value, serde_json::Error> {
-    let mut de = serde_json::Deserializer::from_slice(b);
-    let v = Strict::new(MAX_DEPTH).deserialize(&mut de)?;
-    de.end()?;
-    Ok(v)
-}
-
 /// The error's message without serde_json's ` at line L column C` suffix (positions inside a
 /// params value would not match the request body).
-pub fn message(e: &serde_json::Error) -> String {
+pub(crate) fn message(e: &serde_json::Error) -> String {
     let s = e.to_string();
     match s.rfind(" at line ") {
         Some(i) => s[..i].to_owned(),
@@ -146,7 +130,8 @@ pub fn message(e: &serde_json::Error) -> String {
 }
 
 /// Whether an error is a duplicate key (not a syntax error).
-pub fn is_duplicate(e: &serde_json::Error) -> bool {
+#[cfg(test)]
+fn is_duplicate(e: &serde_json::Error) -> bool {
     e.is_data() && e.to_string().starts_with("duplicate key")
 }
 
@@ -154,6 +139,10 @@ pub fn is_duplicate(e: &serde_json::Error) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn from_str(s: &str) -> Result<Value, serde_json::Error> {
+        from_str_depth(s, 128)
+    }
 
     #[test]
     fn duplicates_are_errors_at_any_depth() {

@@ -2,14 +2,14 @@
 
 pub mod cache;
 pub mod events;
-pub mod json;
+pub(crate) mod json;
 pub mod lock;
 pub mod metrics;
-pub mod params;
-pub mod pipeline;
+pub(crate) mod params;
+pub(crate) mod pipeline;
 #[cfg(feature = "redis")]
 pub mod redis;
-pub mod validate;
+pub(crate) mod validate;
 
 pub use cache::{CachePolicy, CacheStore, MemoryCache, StoreError};
 pub use events::{Event, EventKind, Listener, ListenerDef, Listeners};
