@@ -105,3 +105,63 @@ async fn every_call_has_a_span_and_metrics() {
         closes[3]
     );
 }
+
+/// Text a client sent reaches the log escaped: a newline in it cannot start a forged line.
+#[tokio::test]
+async fn request_text_in_logs_is_escaped() {
+    let buf = Buf::default();
+    let writer = buf.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .with_max_level(tracing::Level::DEBUG)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    // A listener whose error quotes the request, as application errors often do.
+    let server = examples::builder()
+        .env(Environment::PROD)
+        .on(mcp_runtime::core::EventKind::Request, |ev| {
+            let who = ev
+                .params()
+                .and_then(|p| p.get("who"))
+                .and_then(|w| w.as_str());
+            match who {
+                Some(w) if w.starts_with("refuse") => {
+                    Err(mcp_runtime::RpcError::logic(format!("refused caller {w}")))
+                }
+                _ => Ok(()),
+            }
+        })
+        .build()
+        .unwrap();
+    let catalog = server.registry().catalog("mcp", 1).unwrap().clone();
+    for body in [
+        r#"{"jsonrpc":"2.0","method":"Catalog.ping","params":{"who":"refuse\nFORGED caller"},"id":1}"#,
+        r#"{"jsonrpc":"2.0","method":"Mail.send","params":{"email":"a@example.com","subject":"hi\nFORGED subject\u001b[31m","text":"0123456789"},"id":2}"#,
+    ] {
+        let r = handle(
+            server.core(),
+            &catalog,
+            body.as_bytes(),
+            &Limits::default(),
+            None,
+        )
+        .await;
+        assert_eq!(r.status, 200);
+    }
+    let log = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+    assert!(
+        log.contains("call failed") && log.contains("mail queued"),
+        "{log}"
+    );
+    // The text is there, escaped: the failure's message and the subject.
+    assert!(
+        log.contains(r"refused caller refuse\nFORGED caller")
+            && log.contains(r"hi\nFORGED subject\u{1b}[31m"),
+        "{log}"
+    );
+    assert!(
+        log.lines().all(|l| !l.starts_with("FORGED")) && !log.contains('\u{1b}'),
+        "{log}"
+    );
+}

@@ -304,7 +304,7 @@ impl Listeners {
     /// Runs the listeners of an event that must not break the response: failures are logged.
     pub async fn emit_logged(&self, event: &mut Event<'_>) {
         if let Err(e) = self.emit(event).await {
-            tracing::warn!(event = event.kind.name(), method = event.method(), error = %e, "listener failed");
+            tracing::warn!(event = event.kind.name(), method = event.method(), error = ?e.message(), "listener failed");
         }
     }
 }

@@ -489,9 +489,11 @@ impl Core {
 
     fn log_failure(&self, ctx: &RequestContext, e: &RpcError) {
         if e.code() == codes::INTERNAL_ERROR {
-            tracing::error!(request_id = %ctx.request_id(), method = ctx.method(), code = e.code(), message = e.message(), sources = ?e.source_chain(), location = %e.location(), "call failed");
+            // Debug-formatted (`?`): the message can quote the request, and a newline or an
+            // escape sequence in it must not forge a log line or reach a terminal.
+            tracing::error!(request_id = %ctx.request_id(), method = ctx.method(), code = e.code(), error = ?e.message(), sources = ?e.source_chain(), location = %e.location(), "call failed");
         } else {
-            tracing::debug!(request_id = %ctx.request_id(), method = ctx.method(), code = e.code(), message = e.message(), "call failed");
+            tracing::debug!(request_id = %ctx.request_id(), method = ctx.method(), code = e.code(), error = ?e.message(), "call failed");
         }
     }
 }

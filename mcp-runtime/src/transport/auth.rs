@@ -198,9 +198,10 @@ pub(crate) fn metadata_path(route: &str) -> String {
 
 /// The layer's function: checks the token before anything is parsed.
 pub(crate) async fn require_token(State(g): State<Guard>, req: Request, next: Next) -> Response {
-    if let Err(refused) = g.policy.admit(req.method(), req.headers()) {
-        return refused.into_response();
-    }
+    let origin = match g.policy.admit(req.method(), req.headers()) {
+        Ok(origin) => origin,
+        Err(refused) => return refused.into_response(),
+    };
     // A CORS preflight carries no credentials; the handler answers it.
     if req.method() == axum::http::Method::OPTIONS {
         return next.run(req).await;
@@ -213,7 +214,8 @@ pub(crate) async fn require_token(State(g): State<Guard>, req: Request, next: Ne
             &g.config.header
         },
     ) else {
-        return refuse(&g, &req, None);
+        // An allowed page reads the refusal (and its `WWW-Authenticate`) through CORS.
+        return g.policy.finish(origin, refuse(&g, &req, None));
     };
     let validation = g.config.validator.validate(AuthRequest {
         group: g.group,
@@ -230,7 +232,7 @@ pub(crate) async fn require_token(State(g): State<Guard>, req: Request, next: Ne
     };
     match decision {
         AuthDecision::Allow => next.run(req).await,
-        other => refuse(&g, &req, Some(other)),
+        other => g.policy.finish(origin, refuse(&g, &req, Some(other))),
     }
 }
 
