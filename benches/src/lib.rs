@@ -11,7 +11,7 @@ use std::task::{Context, Poll, Waker};
 use mcp_runtime::mcp::handler::{AnswerBody, Message};
 use mcp_runtime::mcp::{Era, McpEndpoint};
 use mcp_runtime::prelude::*;
-use mcp_runtime::registry::{Handler, MethodDef, ParamDef, ParamKind, Params, SourceLocation};
+use mcp_runtime::record::{Handler, MethodDef, ParamDef, ParamKind, Params, SourceLocation};
 use mcp_runtime::{BuildError, CallExtras, Output, ToolAnnotations};
 use schemars::{Schema, SchemaGenerator};
 use serde_json::{Value, json};

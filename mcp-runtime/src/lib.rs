@@ -52,12 +52,13 @@ pub(crate) mod ids;
 pub mod jsonrpc;
 pub mod mcp;
 pub mod output;
+pub mod record;
 pub mod registry;
 pub mod schema;
 pub mod server;
 pub mod transport;
 
-pub use catalog::{Catalog, CatalogError, MethodInfo, Registry, SchemaError};
+pub use catalog::{Catalog, CatalogError, MethodInfo, SchemaError};
 pub use context::{CallExtras, Face, FromContext, Notifier, RequestContext, RequestId, State};
 pub use edge::{HostPolicy, Limits};
 pub use env::Environment;
@@ -65,7 +66,8 @@ pub use error::{RpcError, Violation, codes};
 pub use group::{ApiGroup, is_valid_tool_name};
 pub use mcp_macros::{RpcError, mcp_tool, rpc_listener, rpc_method, rpc_service};
 pub use output::Output;
-pub use registry::{MethodDef, ParamDef, ToolAnnotations};
+pub use record::{MethodDef, ParamDef, ToolAnnotations};
+pub use registry::Registry;
 pub use schemars::JsonSchema;
 pub use server::{BuildError, Server, ServerBuilder};
 
@@ -101,7 +103,7 @@ pub mod __private {
         ContextOr, JsonOutput, JsonOutputSchema, Output, Probe, RpcParam, RpcReturn, SchemaProbe,
         SelectParam, SpecialOutput, SpecialOutputSchema,
     };
-    pub use crate::registry::{
+    pub use crate::record::{
         Handler, MethodDef, ParamDef, ParamKind, Params, SourceLocation, ToolAnnotations,
     };
 

@@ -8,7 +8,7 @@ use schemars::SchemaGenerator;
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
 
-use crate::registry::{MethodDef, ParamKind};
+use crate::record::{MethodDef, ParamKind};
 
 /// A schema generator with the framework's settings (2020-12, `$defs`, no `$schema`).
 pub fn generator() -> SchemaGenerator {

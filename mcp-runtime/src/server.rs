@@ -8,14 +8,15 @@ use axum::body::Bytes;
 
 use std::collections::BTreeMap;
 
-use crate::catalog::{CatalogError, Registry};
+use crate::catalog::CatalogError;
 use crate::context::StateMap;
 use crate::core::events::{EventKind, FnListener, Listener, Listeners};
 use crate::core::{CacheStore, Core, LockStore, StoreError};
 use crate::edge::Limits;
 use crate::env::Environment;
 use crate::mcp::{InvalidArguments, McpEndpoint, McpOptions, MemorySessions, SessionStore};
-use crate::registry::{MethodDef, registered_methods};
+use crate::record::{MethodDef, registered_methods};
+use crate::registry::Registry;
 use crate::transport::HostPolicy;
 use crate::transport::site::Site;
 

@@ -1,7 +1,7 @@
 //! `mcp_runtime::cli`: argument parsing and the `check` report, on servers built in the test.
 
 use mcp_runtime::cli::{Cli, Command, DEFAULT_LISTEN, check};
-use mcp_runtime::registry::{
+use mcp_runtime::record::{
     Handler, MethodDef, ParamDef, ParamKind, Params, SourceLocation, ToolAnnotations,
 };
 use mcp_runtime::{ApiGroup, Output, RequestContext, RpcError, Server, ServerBuilder};

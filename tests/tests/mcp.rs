@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use examples::{ProductStore, internal};
 use mcp_runtime::mcp::InvalidArguments;
-use mcp_runtime::registry::{
+use mcp_runtime::record::{
     Handler, MethodDef, ParamDef, ParamKind, Params, SourceLocation, ToolAnnotations,
 };
 use mcp_runtime::transport::HostPolicy;

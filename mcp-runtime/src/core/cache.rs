@@ -31,7 +31,7 @@ pub trait CacheStore: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<(), StoreError>>;
 }
 
-pub use crate::registry::CachePolicy;
+pub use crate::record::CachePolicy;
 
 /// Writes `v` as JSON with every object's keys sorted (list order is kept: `[3,1,2]` and
 /// `[1,2,3]` are different calls).

@@ -20,7 +20,7 @@ pub use crate::background::{AfterResponse, Background};
 use crate::context::{Face, RequestContext, RequestId};
 use crate::error::RpcError;
 use crate::output::Output;
-use crate::registry::Params;
+use crate::record::Params;
 
 /// The kinds of events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -22,7 +22,7 @@ pub trait LockStore: Send + Sync + 'static {
     -> BoxFuture<'a, Result<(), StoreError>>;
 }
 
-pub use crate::registry::LockPolicy;
+pub use crate::record::LockPolicy;
 
 /// The lock key of a call: `rpc:lock:<method>:<canonical value of the param>`.
 pub fn lock_key(

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::catalog::MethodInfo;
 use crate::error::{RpcError, Violation};
-use crate::registry::Params;
+use crate::record::Params;
 
 /// Turns the `params` member into named params: absent, `null`, `{}` and `[]` all mean none;
 /// a list is mapped to the method's parameters in declaration order.
@@ -124,15 +124,15 @@ pub fn run_check<E: std::fmt::Display>(
 /// it is evaluated at compile time.
 #[doc(hidden)]
 pub const fn json_params<const K: usize, const N: usize>(
-    all: [(bool, crate::registry::ParamDef); K],
-) -> [crate::registry::ParamDef; N] {
+    all: [(bool, crate::record::ParamDef); K],
+) -> [crate::record::ParamDef; N] {
     fn no_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         schemars::Schema::default()
     }
-    const UNSET: crate::registry::ParamDef = crate::registry::ParamDef {
+    const UNSET: crate::record::ParamDef = crate::record::ParamDef {
         name: "",
         description: "",
-        kind: crate::registry::ParamKind::Required,
+        kind: crate::record::ParamKind::Required,
         schema: no_schema,
         constraints: "",
     };

@@ -21,7 +21,7 @@ use crate::context::{CallExtras, Face, RequestContext, StateMap};
 use crate::env::Environment;
 use crate::error::{RpcError, codes};
 use crate::output::Output;
-use crate::registry::{Handler, Params};
+use crate::record::{Handler, Params};
 
 /// One call, as every face hands it to the core: a method already looked up in the catalog
 /// of the endpoint it came through.
@@ -565,9 +565,9 @@ fn invoke_sync(
 fn effective_key(info: &MethodInfo, group: &str, version: u32, params: &Params) -> String {
     let mut effective = params.clone();
     for p in info.def.params {
-        if let crate::registry::ParamKind::Default(f) = p.kind {
+        if let crate::record::ParamKind::Default(f) = p.kind {
             effective.entry(p.name).or_insert_with(f);
-        } else if let crate::registry::ParamKind::Optional = p.kind {
+        } else if let crate::record::ParamKind::Optional = p.kind {
             effective.entry(p.name).or_insert(Value::Null);
         }
     }

@@ -172,11 +172,11 @@ fn json_type(v: &Value) -> &'static str {
 mod tests {
     use serde_json::{Map, Value, json};
 
-    use crate::catalog::Registry;
     use crate::error::{MAX_VIOLATIONS, MORE_VIOLATIONS_KEY};
-    use crate::registry::{
+    use crate::record::{
         Handler, MethodDef, ParamDef, ParamKind, Params, SourceLocation, ToolAnnotations,
     };
+    use crate::registry::Registry;
     use crate::{ApiGroup, Environment, Output, RequestContext, RpcError};
 
     fn ping(_: RequestContext, _: Params) -> Result<Output, RpcError> {

@@ -10,7 +10,8 @@ use std::collections::{BTreeMap, BTreeSet};
 pub use negotiate::{MAX_LANGUAGE_RANGES, negotiate, negotiate_limited};
 pub use translations::{File, Texts, TranslationError};
 
-use crate::catalog::{MethodInfo, Registry};
+use crate::catalog::MethodInfo;
+use crate::registry::Registry;
 
 /// How problems in translation files are handled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

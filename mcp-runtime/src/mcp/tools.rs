@@ -78,7 +78,7 @@ impl Serialize for ToolView<'_> {
 }
 
 /// The `annotations` object: only the hints the method states.
-struct Annotations<'a>(&'a crate::registry::ToolAnnotations);
+struct Annotations<'a>(&'a crate::record::ToolAnnotations);
 
 impl Annotations<'_> {
     fn hints(&self) -> [(&'static str, Option<bool>); 4] {

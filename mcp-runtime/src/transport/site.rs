@@ -6,10 +6,11 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 
-use crate::catalog::{Catalog, Registry};
+use crate::catalog::Catalog;
 use crate::core::Core;
 use crate::edge::{HostPolicy, Limits};
 use crate::mcp::McpEndpoint;
+use crate::registry::Registry;
 
 /// Everything the routes read; shared by every route and never changed after the build.
 pub(crate) struct Site {
