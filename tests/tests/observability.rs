@@ -23,17 +23,22 @@ impl Write for Buf {
     }
 }
 
-#[tokio::test]
-async fn every_call_has_a_span_and_metrics() {
+/// Captures this thread's log at `level` (spans logged when they close) until the guard drops.
+fn capture(level: tracing::Level) -> (Buf, tracing::subscriber::DefaultGuard) {
     let buf = Buf::default();
     let writer = buf.clone();
     let subscriber = tracing_subscriber::fmt()
         .with_writer(move || writer.clone())
         .with_ansi(false)
         .with_span_events(FmtSpan::CLOSE)
-        .with_max_level(tracing::Level::INFO)
+        .with_max_level(level)
         .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    (buf, tracing::subscriber::set_default(subscriber))
+}
+
+#[tokio::test]
+async fn every_call_has_a_span_and_metrics() {
+    let (buf, _guard) = capture(tracing::Level::INFO);
 
     let metrics = Arc::new(Metrics::default());
     let server = examples::builder()
@@ -109,14 +114,7 @@ async fn every_call_has_a_span_and_metrics() {
 /// Text a client sent reaches the log escaped: a newline in it cannot start a forged line.
 #[tokio::test]
 async fn request_text_in_logs_is_escaped() {
-    let buf = Buf::default();
-    let writer = buf.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .with_max_level(tracing::Level::DEBUG)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (buf, _guard) = capture(tracing::Level::DEBUG);
     // A listener whose error quotes the request, as application errors often do.
     let server = examples::builder()
         .env(Environment::PROD)
