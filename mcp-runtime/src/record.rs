@@ -176,3 +176,53 @@ pub struct LockPolicy {
     /// How long a caller waits for it before giving up, in milliseconds (0: fail at once).
     pub wait_ms: u64,
 }
+
+/// Method records for unit tests: a synchronous `ping` in group `g`, version 1.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use super::*;
+    use crate::{ApiGroup, Output, RequestContext, RpcError};
+
+    const G: ApiGroup = ApiGroup::mcp("g");
+
+    fn ping(_: RequestContext, _: Params) -> Result<Output, RpcError> {
+        Output::json(&"pong")
+    }
+
+    /// An optional parameter with a schema and constraints (JSON text, as the macro writes).
+    pub(crate) const fn param(
+        name: &'static str,
+        schema: fn(&mut SchemaGenerator) -> Schema,
+        constraints: &'static str,
+    ) -> ParamDef {
+        ParamDef {
+            name,
+            description: "",
+            kind: ParamKind::Optional,
+            schema,
+            constraints,
+        }
+    }
+
+    /// A method `name` of group `g` answering `"pong"`.
+    pub(crate) const fn method(name: &'static str, params: &'static [ParamDef]) -> MethodDef {
+        MethodDef {
+            name,
+            groups: &[G],
+            since: 1,
+            removed_in: None,
+            docs: "Ping.",
+            params,
+            annotations: ToolAnnotations::NONE,
+            output_schema: |_| None,
+            handler: Handler::Sync(ping),
+            cache: None,
+            lock: None,
+            location: SourceLocation {
+                file: "mcp-runtime/src/record.rs",
+                line: 1,
+                rust_path: "record::fixtures::ping",
+            },
+        }
+    }
+}

@@ -212,48 +212,15 @@ fn method_infos(defs: &[&'static MethodDef]) -> Vec<Arc<MethodInfo>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{Handler, ParamDef, ParamKind, Params, SourceLocation, ToolAnnotations};
-    use crate::{Output, RequestContext, RpcError};
-
-    fn ping(_: RequestContext, _: Params) -> Result<Output, RpcError> {
-        Output::json(&"pong")
-    }
-
-    const G: ApiGroup = ApiGroup::mcp("g");
+    use crate::record::ParamDef;
+    use crate::record::fixtures::method as def;
 
     const fn param(name: &'static str, constraints: &'static str) -> ParamDef {
-        ParamDef {
-            name,
-            description: "",
-            kind: ParamKind::Optional,
-            schema: |g| g.subschema_for::<String>(),
-            constraints,
-        }
+        crate::record::fixtures::param(name, |g| g.subschema_for::<String>(), constraints)
     }
 
-    const fn def(name: &'static str, params: &'static [ParamDef]) -> MethodDef {
-        MethodDef {
-            name,
-            groups: &[G],
-            since: 1,
-            removed_in: None,
-            docs: "Ping.",
-            params,
-            annotations: ToolAnnotations::NONE,
-            output_schema: |_| None,
-            handler: Handler::Sync(ping),
-            cache: None,
-            lock: None,
-            location: SourceLocation {
-                file: "mcp-runtime/src/catalog.rs",
-                line: 1,
-                rust_path: "catalog::tests::ping",
-            },
-        }
-    }
-
-    /// A `#[param(pattern)]` the regex engine refuses, as the macro would write it (its own
-    /// check at compile time is a light one: balanced groups and classes).
+    /// A pattern the regex engine refuses, in a record registered at run time (the macro
+    /// refuses it at compile time, so this is the build's own check).
     static BAD_PATTERN: MethodDef = def(
         "Bad.pattern",
         &[
@@ -276,8 +243,8 @@ mod tests {
         let text = e.to_string();
         assert!(
             text.starts_with(
-                "method `Bad.pattern`, parameter `sku`, at catalog::tests::ping \
-                 (mcp-runtime/src/catalog.rs:1): the input schema does not compile: "
+                "method `Bad.pattern`, parameter `sku`, at record::fixtures::ping \
+                 (mcp-runtime/src/record.rs:1): the input schema does not compile: "
             ),
             "{text}"
         );

@@ -452,9 +452,14 @@ fn http_ping() -> BodyOf {
     Box::new(|f| (f != Face::Stdio).then(|| ping(f, "", "{}", "")))
 }
 
-/// The HTTP status of an envelope error on `face` (the JSON-RPC reference answers 200).
+/// The status of an invalid message on `face`: JSON-RPC answers 200 (the reference), MCP over
+/// HTTP 400; stdio has no status (its answers count as 200).
 fn invalid_status(face: Face) -> u16 {
-    if face == Face::Rpc { 200 } else { 400 }
+    if matches!(face, Face::Rpc | Face::Stdio) {
+        200
+    } else {
+        400
+    }
 }
 
 fn cases() -> Vec<Case> {
@@ -499,14 +504,7 @@ fn cases() -> Vec<Case> {
                     a.body
                 );
                 assert_eq!(json(&a.body)["id"], 1);
-                assert_eq!(
-                    a.status,
-                    if f == Face::Stdio {
-                        200
-                    } else {
-                        invalid_status(f)
-                    }
-                );
+                assert_eq!(a.status, invalid_status(f));
             }),
         },
         Case {
@@ -530,14 +528,7 @@ fn cases() -> Vec<Case> {
             check: Box::new(|f, a| {
                 assert_eq!(a.code(), -32600);
                 assert_eq!(a.message(), "Invalid Request: duplicate member `id`");
-                assert_eq!(
-                    a.status,
-                    if f == Face::Stdio {
-                        200
-                    } else {
-                        invalid_status(f)
-                    }
-                );
+                assert_eq!(a.status, invalid_status(f));
             }),
         },
         Case {
@@ -793,6 +784,34 @@ async fn detached_calls_are_bounded_and_a_gone_client_cancels_its_call() {
     }
     assert!(freed, "the gone client's call still holds its place");
     still_serving(&addr).await;
+}
+
+#[tokio::test]
+async fn a_call_on_an_sse_stream_is_cut_at_the_sse_limit() {
+    let limits = mcp_runtime::Limits {
+        sse_timeout: Duration::from_millis(300),
+        ..Default::default()
+    };
+    let addr = serve(example_prod().limits(limits).build().unwrap()).await;
+    // 50 steps of 100 ms: far past the limit.
+    let r = sse_job(&reqwest::Client::new(), &addr).await;
+    assert_eq!(r.status(), 200);
+    let body = tokio::time::timeout(Duration::from_secs(10), r.text())
+        .await
+        .expect("the stream ends at the limit")
+        .unwrap();
+    let last = body
+        .lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("data: "))
+        .unwrap_or_default();
+    assert_eq!(
+        json(last),
+        json!({"jsonrpc":"2.0","id":1,"error":{"code":-32603,
+            "message":"The call ran past the SSE limit of 300 ms"}})
+    );
+    // The place it held is free again.
+    assert_eq!(sse_job(&reqwest::Client::new(), &addr).await.status(), 200);
 }
 
 #[tokio::test]

@@ -173,40 +173,18 @@ mod tests {
     use serde_json::{Map, Value, json};
 
     use crate::error::{MAX_VIOLATIONS, MORE_VIOLATIONS_KEY};
-    use crate::record::{
-        Handler, MethodDef, ParamDef, ParamKind, Params, SourceLocation, ToolAnnotations,
-    };
+    use crate::record::MethodDef;
     use crate::registry::Registry;
-    use crate::{ApiGroup, Environment, Output, RequestContext, RpcError};
+    use crate::{Environment, RpcError};
 
-    fn ping(_: RequestContext, _: Params) -> Result<Output, RpcError> {
-        Output::json(&"pong")
-    }
-
-    static PING: MethodDef = MethodDef {
-        name: "M.ping",
-        groups: &[ApiGroup::mcp("g")],
-        since: 1,
-        removed_in: None,
-        docs: "Ping.",
-        params: &[ParamDef {
-            name: "tags",
-            description: "",
-            kind: ParamKind::Optional,
-            schema: |g| g.subschema_for::<Vec<u32>>(),
-            constraints: "",
-        }],
-        annotations: ToolAnnotations::NONE,
-        output_schema: |_| None,
-        handler: Handler::Sync(ping),
-        cache: None,
-        lock: None,
-        location: SourceLocation {
-            file: "mcp-runtime/src/core/validate.rs",
-            line: 1,
-            rust_path: "validate::tests::ping",
-        },
-    };
+    static PING: MethodDef = crate::record::fixtures::method(
+        "M.ping",
+        &[crate::record::fixtures::param(
+            "tags",
+            |g| g.subschema_for::<Vec<u32>>(),
+            "",
+        )],
+    );
 
     fn check(params: Value) -> RpcError {
         let registry = Registry::build([&PING]).unwrap();

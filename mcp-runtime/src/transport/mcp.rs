@@ -438,7 +438,10 @@ fn spawn_sse(
                 Err(_) => error_body(
                     id.as_ref(),
                     -32603,
-                    &format!("The call ran past the SSE limit of {} s", limit.as_secs()),
+                    &format!(
+                        "The call ran past the SSE limit of {} ms",
+                        limit.as_millis()
+                    ),
                     None,
                 ),
             };
