@@ -144,3 +144,58 @@ pub fn tree() -> Category {
         ],
     }
 }
+
+/// A product, by id.
+///
+/// The product's id and name as JSON.
+#[mcp_resource(uri_template = "catalog://products/{id}", name = "product", mime_type = "application/json", groups = [MCP])]
+pub fn product(
+    /// The product id
+    #[complete(with = product_ids)]
+    id: u64,
+    store: State<ProductStore>,
+) -> Result<Product, CatalogError> {
+    get(id, store)
+}
+
+/// The ids of the demo store's products that start with what was typed.
+pub fn product_ids(req: &CompletionRequest) -> Vec<String> {
+    (1..=6)
+        .map(|i| i.to_string())
+        .filter(|i| i.starts_with(req.value.as_str()))
+        .collect()
+}
+
+/// The store's opening hours.
+#[mcp_resource(uri = "catalog://hours", name = "hours", mime_type = "text/plain", groups = [MCP])]
+pub fn hours() -> &'static str {
+    "Monday to Friday 9:00-18:00, Saturday 10:00-14:00, closed on Sunday."
+}
+
+/// Recommend products for a need.
+///
+/// Asks the model to pick products of the catalog for what a customer needs, using the
+/// `Catalog.search` tool.
+#[mcp_prompt(name = "recommend", groups = [MCP])]
+pub fn recommend(
+    /// What the customer needs
+    #[complete(with = need_suggestions)]
+    need: String,
+    /// How many products to propose
+    #[param(default = 3)]
+    count: u32,
+) -> Vec<PromptMessage> {
+    vec![PromptMessage::user(format!(
+        "A customer needs: {need}. Use the Catalog.search tool to find at most {count} \
+         products of the catalog that fit, and explain each choice in one sentence."
+    ))]
+}
+
+/// Needs customers often have, those starting with what was typed.
+pub async fn need_suggestions(req: CompletionRequest) -> Vec<&'static str> {
+    let typed = req.value.to_lowercase();
+    ["a gift", "a mug for tea", "a teapot", "kitchen tidying"]
+        .into_iter()
+        .filter(|n| n.starts_with(&typed))
+        .collect()
+}

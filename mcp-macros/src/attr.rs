@@ -4,6 +4,7 @@
 //! parser.
 
 use proc_macro2::{Span, TokenStream};
+use quote::ToTokens;
 use syn::meta::ParseNestedMeta;
 use syn::punctuated::Punctuated;
 use syn::{Attribute, Expr, LitBool, LitInt, LitStr, Path, Token};
@@ -110,7 +111,11 @@ fn drain(input: syn::parse::ParseStream) {
     while input.parse::<proc_macro2::TokenTree>().is_ok() {}
 }
 
-/// The key of an entry: an error if it is unknown or was already given.
+/// Keys that may be given several times, one entry each: `icon(...)`.
+const REPEATABLE: &[&str] = &[ICON];
+
+/// The key of an entry: an error if it is unknown or was already given (unless it is
+/// repeatable).
 fn known_key(
     meta: &ParseNestedMeta,
     spec: &Keys,
@@ -119,6 +124,9 @@ fn known_key(
     let Some(key) = spec.find(meta) else {
         return Err(unknown(meta, spec));
     };
+    if REPEATABLE.contains(&key) {
+        return Ok(key);
+    }
     if seen.contains(&key) {
         return Err(syn::Error::new_spanned(
             &meta.path,
@@ -345,10 +353,18 @@ fn duration_ms(meta: &ParseNestedMeta) -> syn::Result<u64> {
 }
 
 fn string_list(meta: &ParseNestedMeta) -> syn::Result<Vec<String>> {
+    Ok(string_lits(meta, "[\"prod\"]")?
+        .iter()
+        .map(LitStr::value)
+        .collect())
+}
+
+/// A list of string literals in brackets, each with its span; `example` is a list for messages.
+fn string_lits(meta: &ParseNestedMeta, example: &str) -> syn::Result<Vec<LitStr>> {
     let value = meta.value()?;
     if !value.peek(syn::token::Bracket) {
         return Err(value.error(format!(
-            "expected a list of strings: `{} = [\"prod\"]`",
+            "expected a list of strings: `{} = {example}`",
             path_name(&meta.path)
         )));
     }
@@ -359,12 +375,12 @@ fn string_list(meta: &ParseNestedMeta) -> syn::Result<Vec<String>> {
         syn::Error::new(
             e.span(),
             format!(
-                "expected a string literal: `{} = [\"prod\"]`",
+                "expected a string literal: `{} = {example}`",
                 path_name(&meta.path)
             ),
         )
     })?;
-    Ok(list.into_iter().map(|l| l.value()).collect())
+    Ok(list.into_iter().collect())
 }
 
 /// A number literal (optionally negative) as JSON text.
@@ -455,8 +471,10 @@ pub const REMOVED_IN: &str = "removed_in";
 pub const CACHE: &str = "cache";
 pub const LOCK: &str = "lock";
 
+pub const RPC_METHOD_ATTR: &str = "rpc_method";
+
 pub const RPC_METHOD: Keys = Keys {
-    attr: "rpc_method",
+    attr: RPC_METHOD_ATTR,
     keys: &[NAME, GROUPS, VERSION, REMOVED_IN, CACHE, LOCK, CRATE],
 };
 
@@ -636,6 +654,234 @@ pub fn take_mcp_tool(cx: &Ctxt, attrs: &mut Vec<Attribute>) -> Option<McpToolArg
 }
 
 // ---------------------------------------------------------------------------------------------
+// `#[mcp_resource(...)]` and `#[mcp_prompt(...)]`.
+
+pub const MCP_RESOURCE_ATTR: &str = "mcp_resource";
+pub const MCP_PROMPT_ATTR: &str = "mcp_prompt";
+pub const URI: &str = "uri";
+pub const URI_TEMPLATE: &str = "uri_template";
+pub const MIME_TYPE: &str = "mime_type";
+pub const SIZE: &str = "size";
+pub const AUDIENCE: &str = "audience";
+pub const LAST_MODIFIED: &str = "last_modified";
+pub const ICON: &str = "icon";
+
+pub const MCP_RESOURCE: Keys = Keys {
+    attr: MCP_RESOURCE_ATTR,
+    keys: &[
+        URI,
+        URI_TEMPLATE,
+        NAME,
+        MIME_TYPE,
+        GROUPS,
+        VERSION,
+        REMOVED_IN,
+        SIZE,
+        AUDIENCE,
+        PRIORITY,
+        LAST_MODIFIED,
+        ICON,
+        CACHE,
+        CRATE,
+    ],
+};
+
+pub const MCP_PROMPT: Keys = Keys {
+    attr: MCP_PROMPT_ATTR,
+    keys: &[NAME, GROUPS, VERSION, REMOVED_IN, ICON, CRATE],
+};
+
+/// The arguments of `#[mcp_resource]` and `#[mcp_prompt]` (a prompt takes only `name`, the
+/// method keys and `icon`).
+#[derive(Default)]
+pub struct McpArgs {
+    /// The keys of the method behind it (`groups`, `version`, `removed_in`, `cache`,
+    /// `crate`); its `name` is always `None`.
+    pub method: RpcMethodArgs,
+    /// The resource's or prompt's `name`.
+    pub name: Option<Spanned<String>>,
+    pub uri: Option<Spanned<String>>,
+    pub uri_template: Option<Spanned<String>>,
+    pub mime_type: Option<String>,
+    pub size: Option<Spanned<u64>>,
+    pub audience: Vec<Role>,
+    /// The value and the expression as written (`-0.5` is two tokens).
+    pub priority: Option<(f64, Expr)>,
+    pub last_modified: Option<String>,
+    pub icons: Vec<IconArgs>,
+}
+
+/// `audience = ["user", "assistant"]`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+pub fn parse_mcp_resource(cx: &Ctxt, tokens: TokenStream) -> McpArgs {
+    parse_mcp(cx, tokens, &MCP_RESOURCE)
+}
+
+pub fn parse_mcp_prompt(cx: &Ctxt, tokens: TokenStream) -> McpArgs {
+    parse_mcp(cx, tokens, &MCP_PROMPT)
+}
+
+fn parse_mcp(cx: &Ctxt, tokens: TokenStream, spec: &Keys) -> McpArgs {
+    let mut args = McpArgs::default();
+    let m = &mut args.method;
+    m.seen = parse_keys(cx, tokens, spec, |key, meta| {
+        match key {
+            NAME => args.name = Some(lit_str(meta)?),
+            GROUPS => m.groups = Some(groups(meta)?),
+            VERSION => m.version = Some(lit_u32(meta)?),
+            REMOVED_IN => m.removed_in = Some(lit_u32(meta)?),
+            CACHE => m.cache = Some(cache(meta)?),
+            CRATE => m.krate = Some(krate(meta)?),
+            URI => args.uri = Some(lit_str(meta)?),
+            URI_TEMPLATE => args.uri_template = Some(lit_str(meta)?),
+            MIME_TYPE => args.mime_type = Some(lit_str(meta)?.value),
+            SIZE => args.size = Some(lit_u64(meta)?),
+            AUDIENCE => args.audience = audience(meta)?,
+            PRIORITY => args.priority = Some(lit_f64(meta)?),
+            LAST_MODIFIED => args.last_modified = Some(lit_str(meta)?.value),
+            ICON => args.icons.push(icon(meta)?),
+            _ => unreachable!("a key of {}", spec.attr),
+        }
+        Ok(())
+    });
+    args
+}
+
+fn lit_u64(meta: &ParseNestedMeta) -> syn::Result<Spanned<u64>> {
+    let lit: LitInt = meta.value()?.parse().map_err(|e| {
+        syn::Error::new(
+            e.span(),
+            format!(
+                "`{0}` expects an integer literal: `{0} = 1024`",
+                path_name(&meta.path)
+            ),
+        )
+    })?;
+    Ok(Spanned {
+        value: lit.base10_parse()?,
+        span: lit.span(),
+    })
+}
+
+/// A number literal, optionally negative, as an `f64`, and the expression: `priority = 0.5`
+/// (its range is checked by `check`).
+fn lit_f64(meta: &ParseNestedMeta) -> syn::Result<(f64, Expr)> {
+    let e: Expr = meta.value()?.parse()?;
+    fn value(e: &Expr) -> Option<syn::Result<f64>> {
+        match e {
+            Expr::Lit(l) => match &l.lit {
+                syn::Lit::Float(f) => Some(f.base10_parse()),
+                syn::Lit::Int(i) => Some(i.base10_parse()),
+                _ => None,
+            },
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => {
+                value(&u.expr).map(|v| v.map(|v| -v))
+            }
+            _ => None,
+        }
+    }
+    let v = value(&e).unwrap_or_else(|| {
+        Err(syn::Error::new_spanned(
+            &e,
+            format!(
+                "`{0}` expects a number literal: `{0} = 0.5`",
+                path_name(&meta.path)
+            ),
+        ))
+    })?;
+    Ok((v, e))
+}
+
+/// `audience = ["user", "assistant"]`.
+fn audience(meta: &ParseNestedMeta) -> syn::Result<Vec<Role>> {
+    string_lits(meta, "[\"user\", \"assistant\"]")?
+        .iter()
+        .map(|lit| match lit.value().as_str() {
+            "user" => Ok(Role::User),
+            "assistant" => Ok(Role::Assistant),
+            other => Err(syn::Error::new(
+                lit.span(),
+                format!("unknown audience `{other}`: expected \"user\" or \"assistant\""),
+            )),
+        })
+        .collect()
+}
+
+// `icon(...)`, repeatable.
+
+pub const SRC: &str = "src";
+pub const SIZES: &str = "sizes";
+pub const THEME: &str = "theme";
+
+pub const ICON_KEYS: Keys = Keys {
+    attr: ICON,
+    keys: &[SRC, MIME_TYPE, SIZES, THEME],
+};
+
+/// `icon(src = "https://...", mime_type = "image/png", sizes = ["48x48"], theme = "dark")`.
+pub struct IconArgs {
+    pub src: String,
+    pub mime_type: Option<String>,
+    pub sizes: Vec<String>,
+    pub theme: Option<String>,
+}
+
+fn icon(meta: &ParseNestedMeta) -> syn::Result<IconArgs> {
+    let (mut src, mut mime_type, mut sizes, mut theme) = (None, None, Vec::new(), None);
+    if !meta.input.peek(syn::token::Paren) {
+        return Err(syn::Error::new_spanned(
+            &meta.path,
+            "`icon` needs its keys: `icon(src = \"https://example.com/icon.png\", mime_type = \
+             \"image/png\", sizes = [\"48x48\"], theme = \"light\")`",
+        ));
+    }
+    parse_nested_keys(meta, &ICON_KEYS, |key, m| {
+        match key {
+            SRC => src = Some(lit_str(m)?.value),
+            MIME_TYPE => mime_type = Some(lit_str(m)?.value),
+            SIZES => {
+                sizes = string_lits(m, "[\"48x48\", \"any\"]")?
+                    .iter()
+                    .map(LitStr::value)
+                    .collect();
+            }
+            THEME => {
+                let t = lit_str(m)?;
+                if !matches!(t.value.as_str(), "light" | "dark") {
+                    return Err(syn::Error::new(
+                        t.span,
+                        format!(
+                            "unknown icon theme `{}`: expected \"light\" or \"dark\"",
+                            t.value
+                        ),
+                    ));
+                }
+                theme = Some(t.value);
+            }
+            _ => unreachable!("a key of ICON_KEYS"),
+        }
+        Ok(())
+    })?;
+    let src = src.ok_or_else(|| {
+        syn::Error::new_spanned(
+            &meta.path,
+            "`icon` needs `src = \"...\"` (an `https:` or `data:` URI)",
+        )
+    })?;
+    Ok(IconArgs {
+        src,
+        mime_type,
+        sizes,
+        theme,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
 // `#[param(...)]` on a parameter.
 
 pub const PARAM_ATTR: &str = "param";
@@ -706,6 +952,8 @@ pub struct ParamArgs {
     /// The `pattern = "..."` regular expressions as written (checked by `check`).
     pub patterns: Vec<Spanned<String>>,
     pub check: Option<Path>,
+    /// `#[complete(with = f)]`, a separate attribute.
+    pub complete: Option<CompleteArgs>,
 }
 
 impl ParamArgs {
@@ -797,11 +1045,12 @@ fn min_max(
     })
 }
 
-/// A parameter's `#[param]` arguments and doc comments, removed from its attributes; a second
-/// `#[param]` is an error.
+/// A parameter's `#[param]` and `#[complete]` arguments and doc comments, removed from its
+/// attributes; a second `#[param]` or `#[complete]` is an error.
 pub fn take_param(cx: &Ctxt, attrs: &mut Vec<Attribute>) -> (ParamArgs, String) {
     let mut doc_attrs = Vec::new();
     let mut args = ParamArgs::default();
+    let mut complete = None;
     let mut seen = false;
     attrs.retain(|a| {
         if a.path().is_ident("doc") {
@@ -814,11 +1063,79 @@ pub fn take_param(cx: &Ctxt, attrs: &mut Vec<Attribute>) -> (ParamArgs, String) 
             seen = true;
             args = parse_param(cx, a);
             false
+        } else if a.path().is_ident(COMPLETE_ATTR) {
+            if complete.is_some() {
+                cx.error_spanned_by(
+                    a,
+                    "duplicate `#[complete]` attribute: an argument has one completion function",
+                );
+            } else {
+                complete = Some(parse_complete(cx, a));
+            }
+            false
         } else {
             true
         }
     });
+    args.complete = complete;
     (args, doc_text(&doc_attrs))
+}
+
+// ---------------------------------------------------------------------------------------------
+// `#[complete(with = f)]` on a parameter of `#[mcp_resource]` or `#[mcp_prompt]`.
+
+pub const COMPLETE_ATTR: &str = "complete";
+pub const WITH: &str = "with";
+
+pub const COMPLETE_KEYS: Keys = Keys {
+    attr: COMPLETE_ATTR,
+    keys: &[WITH],
+};
+
+/// `#[complete(with = f)]`: `with` is `None` when it is missing or bad (reported already: an
+/// empty attribute as such, else the entry that is not `with = path`).
+pub struct CompleteArgs {
+    pub with: Option<Path>,
+    /// The whole attribute, for errors about it.
+    pub attr: TokenStream,
+}
+
+const COMPLETE_EXAMPLE: &str = "`#[complete(with = suggest_names)]`, with `fn \
+                                suggest_names(req: &CompletionRequest) -> Vec<String>`";
+
+fn parse_complete(cx: &Ctxt, a: &Attribute) -> CompleteArgs {
+    let mut with = None;
+    let tokens = match &a.meta {
+        syn::Meta::List(l) if !l.tokens.is_empty() => l.tokens.clone(),
+        _ => TokenStream::new(),
+    };
+    if tokens.is_empty() {
+        cx.error_spanned_by(
+            a,
+            format!("`#[complete]` needs `with = function`: {COMPLETE_EXAMPLE}"),
+        );
+    }
+    parse_keys(cx, tokens, &COMPLETE_KEYS, |key, meta| {
+        match key {
+            WITH => {
+                let value = meta.value()?;
+                with = Some(value.parse::<Path>().map_err(|e| {
+                    syn::Error::new(
+                        e.span(),
+                        format!(
+                            "`with` expects the path of a completion function: {COMPLETE_EXAMPLE}"
+                        ),
+                    )
+                })?);
+            }
+            _ => unreachable!("a key of COMPLETE_KEYS"),
+        }
+        Ok(())
+    });
+    CompleteArgs {
+        with,
+        attr: a.to_token_stream(),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

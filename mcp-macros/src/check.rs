@@ -4,25 +4,33 @@
 use quote::quote;
 use syn::Signature;
 
+use crate::attr::Spanned;
 use crate::ctxt::Ctxt;
-use crate::model::{GroupsOrigin, Method, Param, ParamKind, Service, SinceOrigin, TypeShape};
+use crate::model::{
+    GroupsOrigin, Kind, Method, NameOrigin, Param, Prompt, Resource, ResourceUri, Service,
+    SinceOrigin, TypeShape,
+};
+use crate::uri;
 
-/// Checks a method of a function or of an `#[rpc_service]`.
+/// Checks a method of a function or of an `#[rpc_service]`, or the method behind a resource or
+/// prompt.
 pub fn method(cx: &Ctxt, m: &Method) {
-    not_const(cx, &m.sig);
-    not_unsafe(cx, &m.sig);
-    no_abi(cx, &m.sig);
-    not_generic(cx, &m.sig);
-    not_variadic(cx, &m.sig);
+    let noun = m.kind.noun();
+    not_const(cx, &m.sig, noun);
+    not_unsafe(cx, &m.sig, noun);
+    no_abi(cx, &m.sig, noun);
+    not_generic(cx, &m.sig, noun);
+    not_variadic(cx, &m.sig, noun);
     receiver(cx, m);
     for (i, p) in m.params.iter().enumerate() {
-        param_plain_name(cx, p);
-        param_owned(cx, p);
-        param_not_impl_trait(cx, p);
+        param_plain_name(cx, p, noun);
+        param_owned(cx, p, noun);
+        param_not_impl_trait(cx, p, noun);
         context_without_default(cx, p);
         context_without_constraints(cx, p);
         patterns_are_regexes(cx, p);
         param_name_unique(cx, p, &m.params[..i]);
+        complete_on_mcp_argument(cx, p, m.kind);
     }
     name_not_empty(cx, m);
     groups_not_empty(cx, m);
@@ -30,6 +38,37 @@ pub fn method(cx: &Ctxt, m: &Method) {
     version_not_zero(cx, m);
     removed_after_since(cx, m);
     lock_names_a_param(cx, m);
+}
+
+/// Checks a resource: its method, its URI (or template) and the template's variables against
+/// the parameters, and its annotations.
+pub fn resource(cx: &Ctxt, r: &Resource) {
+    method(cx, &r.method);
+    match &r.uri {
+        ResourceUri::Missing => cx.error_spanned_by(
+            &r.method.attr_tokens,
+            "missing `uri = \"...\"` or `uri_template = \"...\"`: a resource has a fixed URI, \
+             or a URI template whose variables are the function's parameters",
+        ),
+        ResourceUri::Both(template) => cx.syn_error(syn::Error::new(
+            template.span,
+            "give `uri` or `uri_template`, not both: `uri` is a fixed URI, `uri_template` a URI \
+             template whose variables are the function's parameters",
+        )),
+        ResourceUri::Fixed(uri) => {
+            uri_is_absolute(cx, uri);
+            fixed_uri_without_params(cx, &r.method);
+        }
+        ResourceUri::Template(t) => template_matches_params(cx, t, &r.method),
+    }
+    size_only_fixed(cx, r);
+    priority_in_range(cx, r);
+}
+
+/// Checks a prompt: its method and its name.
+pub fn prompt(cx: &Ctxt, p: &Prompt) {
+    method(cx, &p.method);
+    prompt_name_valid(cx, p);
 }
 
 /// Checks an `#[rpc_service]` impl and its arguments (its methods are checked one by one).
@@ -43,43 +82,53 @@ pub fn service(cx: &Ctxt, s: &Service) {
 // ---------------------------------------------------------------------------------------------
 // The function's signature.
 
-fn not_const(cx: &Ctxt, sig: &Signature) {
+fn not_const(cx: &Ctxt, sig: &Signature, noun: &str) {
     if let Some(c) = &sig.constness {
-        cx.error_spanned_by(c, "an RPC method cannot be a `const fn`");
+        cx.error_spanned_by(c, format!("{noun} cannot be a `const fn`"));
     }
 }
 
-fn not_unsafe(cx: &Ctxt, sig: &Signature) {
+fn not_unsafe(cx: &Ctxt, sig: &Signature, noun: &str) {
     if let Some(u) = &sig.unsafety {
-        cx.error_spanned_by(u, "an RPC method cannot be `unsafe`");
+        cx.error_spanned_by(u, format!("{noun} cannot be `unsafe`"));
     }
 }
 
-fn no_abi(cx: &Ctxt, sig: &Signature) {
+fn no_abi(cx: &Ctxt, sig: &Signature, noun: &str) {
     if let Some(abi) = &sig.abi {
-        cx.error_spanned_by(abi, "an RPC method cannot have an `extern` ABI");
+        cx.error_spanned_by(abi, format!("{noun} cannot have an `extern` ABI"));
     }
 }
 
-fn not_generic(cx: &Ctxt, sig: &Signature) {
+fn not_generic(cx: &Ctxt, sig: &Signature, noun: &str) {
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
         cx.error_spanned_by(
             &sig.generics,
-            "an RPC method cannot be generic: its JSON Schemas are built for concrete types",
+            format!("{noun} cannot be generic: its JSON Schemas are built for concrete types"),
         );
     }
 }
 
-fn not_variadic(cx: &Ctxt, sig: &Signature) {
+fn not_variadic(cx: &Ctxt, sig: &Signature, noun: &str) {
     if let Some(v) = &sig.variadic {
-        cx.error_spanned_by(v, "an RPC method cannot be variadic");
+        cx.error_spanned_by(v, format!("{noun} cannot be variadic"));
     }
 }
 
-/// `self` only in a service, and there only `&self`.
+/// `self` only in a service, and there only `&self`; never on a resource or prompt.
 fn receiver(cx: &Ctxt, m: &Method) {
     let Some(r) = &m.receiver else { return };
-    if !m.in_service {
+    if m.kind != Kind::Method {
+        cx.error_spanned_by(
+            r,
+            format!(
+                "`#[{}]` goes on a free function: {} cannot take `self` (take the state it \
+                 needs as a `State<T>` parameter)",
+                m.kind.attr(),
+                m.kind.noun()
+            ),
+        );
+    } else if !m.in_service {
         cx.error_spanned_by(
             r,
             "`self` is only allowed in methods of an impl marked `#[rpc_service]`; \
@@ -98,32 +147,56 @@ fn receiver(cx: &Ctxt, m: &Method) {
 // Parameters. Once a parameter is reported as not well-formed (a pattern, a borrowed or `impl
 // Trait` type), the rules after it skip it.
 
-fn param_plain_name(cx: &Ctxt, p: &Param) {
+fn param_plain_name(cx: &Ctxt, p: &Param, noun: &str) {
     if p.ident.is_none() {
         cx.error_spanned_by(
             &p.pat,
-            "an RPC method parameter must be a plain name, as in `query: String`: the name is \
-             the parameter's name in the request (destructure it in the body instead)",
+            format!(
+                "{noun} parameter must be a plain name, as in `query: String`: the name is the \
+                 parameter's name in the request (destructure it in the body instead)"
+            ),
         );
     }
 }
 
-fn param_owned(cx: &Ctxt, p: &Param) {
+fn param_owned(cx: &Ctxt, p: &Param, noun: &str) {
     if p.ident.is_some() && p.is_json() && p.shape == TypeShape::Borrowed {
         cx.error_spanned_by(
             &p.ty,
-            "an RPC method parameter must be an owned type (`String`, not `&str`): it is \
-             deserialized from the request (only `&RequestContext` can be borrowed)",
+            format!(
+                "{noun} parameter must be an owned type (`String`, not `&str`): it is \
+                 deserialized from the request (only `&RequestContext` can be borrowed)"
+            ),
         );
     }
 }
 
-fn param_not_impl_trait(cx: &Ctxt, p: &Param) {
+fn param_not_impl_trait(cx: &Ctxt, p: &Param, noun: &str) {
     if p.ident.is_some() && p.is_json() && p.shape == TypeShape::ImplTrait {
         cx.error_spanned_by(
             &p.ty,
-            "an RPC method parameter cannot be `impl Trait`: its JSON Schema is built for a \
-             concrete type",
+            format!(
+                "{noun} parameter cannot be `impl Trait`: its JSON Schema is built for a \
+                 concrete type"
+            ),
+        );
+    }
+}
+
+/// `#[complete]` only on a JSON parameter of a resource or prompt.
+fn complete_on_mcp_argument(cx: &Ctxt, p: &Param, kind: Kind) {
+    let Some(c) = &p.complete else { return };
+    if kind == Kind::Method {
+        cx.error_spanned_by(
+            &c.attr,
+            "`#[complete]` only goes on parameters of `#[mcp_resource]` and `#[mcp_prompt]`: \
+             MCP completes prompt arguments and URI template variables, not tool arguments",
+        );
+    } else if p.is_well_formed() && !p.is_json() {
+        cx.error_spanned_by(
+            &c.attr,
+            "`#[complete]` goes on an argument, not on a context parameter: context parameters \
+             are not given by the client, so there is nothing to complete",
         );
     }
 }
@@ -237,12 +310,22 @@ fn groups_given(cx: &Ctxt, m: &Method) {
     if !matches!(m.groups_origin, GroupsOrigin::Missing) {
         return;
     }
-    let msg = if m.in_service {
-        "missing `groups = [...]`: every RPC method belongs to at least one API group; give it \
-         here or on the `#[rpc_service(groups = [...])]` for all its methods"
-    } else {
-        "missing `groups = [...]`: every RPC method belongs to at least one API group, e.g. \
-         `#[rpc_method(groups = [MCP])]` with `const MCP: ApiGroup = ApiGroup::mcp(\"mcp\");`"
+    let msg = match m.kind {
+        Kind::Method if m.in_service => "missing `groups = [...]`: every RPC method belongs to \
+             at least one API group; give it here or on the `#[rpc_service(groups = [...])]` \
+             for all its methods"
+            .to_owned(),
+        kind => format!(
+            "missing `groups = [...]`: every {} belongs to at least one API group, e.g. \
+             `#[{}({}groups = [MCP])]` with `const MCP: ApiGroup = ApiGroup::mcp(\"mcp\");`",
+            kind.noun().trim_start_matches("an "),
+            kind.attr(),
+            if kind == Kind::Resource {
+                "uri = \"...\", "
+            } else {
+                ""
+            }
+        ),
     };
     cx.error_spanned_by(&m.attr_tokens, msg);
 }
@@ -297,11 +380,7 @@ fn lock_names_a_param(cx: &Ctxt, m: &Method) {
     };
     // A parameter that may be a context one may be named too: if it is not a JSON parameter
     // after all, the lock finds no value and the call fails.
-    if m.json_params().any(|q| q.name == p.value)
-        || m.params
-            .iter()
-            .any(|q| matches!(q.kind, ParamKind::MaybeContext) && q.name == p.value)
-    {
+    if m.may_take(&p.value) {
         return;
     }
     let names: Vec<&str> = m.json_params().map(|q| q.name.as_str()).collect();
@@ -311,6 +390,133 @@ fn lock_names_a_param(cx: &Ctxt, m: &Method) {
             "`lock(param = \"{}\")` names no parameter of this method; its parameters: {}",
             p.value,
             names.join(", ")
+        ),
+    ));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resources and prompts.
+
+fn uri_is_absolute(cx: &Ctxt, uri: &Spanned<String>) {
+    if let Some(problem) = uri::uri_problem(&uri.value) {
+        cx.syn_error(syn::Error::new(
+            uri.span,
+            format!("`uri` is not an absolute URI: {problem}"),
+        ));
+    }
+}
+
+/// A fixed URI gives no values: every parameter must come from the context.
+fn fixed_uri_without_params(cx: &Ctxt, m: &Method) {
+    for p in m.json_params() {
+        cx.syn_error(syn::Error::new(p.name_span, fixed_uri_param(&p.name)));
+    }
+}
+
+/// A valid template, whose variables are the JSON parameters (by their names in the request).
+/// A parameter that may be a context one (a `State<T>`) is checked at compile time by the
+/// expansion, once its type says what it is.
+fn template_matches_params(cx: &Ctxt, t: &Spanned<String>, m: &Method) {
+    let vars = match uri::template_variables(&t.value) {
+        Ok(vars) => vars,
+        Err(problem) => {
+            cx.syn_error(syn::Error::new(
+                t.span,
+                format!("`uri_template` is not a valid URI template: {problem}"),
+            ));
+            return;
+        }
+    };
+    for var in vars.iter().filter(|v| !m.may_take(v)) {
+        cx.syn_error(syn::Error::new(t.span, variable_without_param(var)));
+    }
+    for p in m.json_params().filter(|p| !vars.contains(&p.name.as_str())) {
+        cx.syn_error(syn::Error::new(
+            p.name_span,
+            not_a_variable(&p.name, &t.value),
+        ));
+    }
+}
+
+pub fn fixed_uri_param(name: &str) -> String {
+    format!(
+        "a resource with a fixed `uri` has no parameters, and `{name}` would never be given: use \
+         `uri_template = \"...{{{name}}}...\"` to take it from the URI, or make it a context \
+         parameter"
+    )
+}
+
+fn variable_without_param(var: &str) -> String {
+    format!(
+        "URI template variable `{var}` has no parameter: add `{var}: String` (or any type it \
+         parses into) to the function, or rename a parameter with \
+         `#[param(rename = \"{var}\")]`"
+    )
+}
+
+pub fn not_a_variable(name: &str, template: &str) -> String {
+    format!(
+        "parameter `{name}` is not a variable of the URI template `{template}`: a resource's \
+         parameters are its template's variables; add `{{{name}}}` to the template, or make it \
+         a context parameter"
+    )
+}
+
+fn size_only_fixed(cx: &Ctxt, r: &Resource) {
+    if let (Some(size), true) = (&r.size, r.uri.is_template()) {
+        cx.syn_error(syn::Error::new(
+            size.span,
+            "`size` goes with a fixed `uri`: the resources of a URI template each have their own \
+             size",
+        ));
+    }
+}
+
+fn priority_in_range(cx: &Ctxt, r: &Resource) {
+    if let Some((value, expr)) = &r.priority
+        && !(0.0..=1.0).contains(value)
+    {
+        cx.error_spanned_by(
+            expr,
+            format!("`priority` is from 0 (least important) to 1 (most important), not {value}"),
+        );
+    }
+}
+
+/// Why `name` is not a valid MCP tool (or prompt) name (`^[a-zA-Z0-9_.-]{1,128}$`), if it is
+/// not.
+pub fn invalid_tool_name(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("it is empty".to_owned());
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
+    {
+        return Some(format!("{c:?} is not allowed"));
+    }
+    if name.len() > 128 {
+        return Some(format!("it is {} characters long", name.len()));
+    }
+    None
+}
+
+fn prompt_name_valid(cx: &Ctxt, p: &Prompt) {
+    let Some(problem) = invalid_tool_name(&p.name) else {
+        return;
+    };
+    let hint = match p.name_origin {
+        NameOrigin::Function => {
+            "give the prompt a valid `name = \"...\"` (the default is the function's name)"
+        }
+        NameOrigin::Explicit | NameOrigin::Service => "give the prompt a valid `name = \"...\"`",
+    };
+    cx.syn_error(syn::Error::new(
+        p.name_span,
+        format!(
+            "`{}` is not a valid MCP prompt name ({problem}): prompt names must match \
+             ^[a-zA-Z0-9_.-]{{1,128}}$; {hint}",
+            p.name
         ),
     ));
 }

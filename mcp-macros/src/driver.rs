@@ -6,29 +6,89 @@ use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
 use syn::{ImplItem, ItemFn, ItemImpl};
 
-use crate::attr::{self, attr_is};
+use crate::attr::{self, RPC_METHOD_ATTR, attr_is};
 use crate::ctxt::Ctxt;
+use crate::model::Kind;
 use crate::{check, derive_error, expand, listener, model};
 
-const RPC_METHOD_ATTR: &str = "rpc_method";
 const RPC_SERVICE_ATTR: &str = "rpc_service";
 const RPC_LISTENER_ATTR: &str = "rpc_listener";
 
 /// `#[rpc_method(...)]` on a function.
 pub fn rpc_method(args: TokenStream, item: TokenStream) -> TokenStream {
+    on_fn(
+        RPC_METHOD_ATTR,
+        args,
+        item,
+        expand::method,
+        |cx, func, args| {
+            let parsed = attr::parse_rpc_method(cx, args.clone());
+            let method = model::build(
+                cx,
+                Kind::Method,
+                &mut func.sig,
+                &mut func.attrs,
+                parsed,
+                None,
+                args,
+            );
+            check::method(cx, &method);
+            method
+        },
+    )
+}
+
+/// `#[mcp_resource(...)]` on a function.
+pub fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
+    on_fn(
+        attr::MCP_RESOURCE_ATTR,
+        args,
+        item,
+        expand::resource,
+        |cx, func, args| {
+            let parsed = attr::parse_mcp_resource(cx, args.clone());
+            let resource = model::Resource::build(cx, &mut func.sig, &mut func.attrs, parsed, args);
+            check::resource(cx, &resource);
+            resource
+        },
+    )
+}
+
+/// `#[mcp_prompt(...)]` on a function.
+pub fn mcp_prompt(args: TokenStream, item: TokenStream) -> TokenStream {
+    on_fn(
+        attr::MCP_PROMPT_ATTR,
+        args,
+        item,
+        expand::prompt,
+        |cx, func, args| {
+            let parsed = attr::parse_mcp_prompt(cx, args.clone());
+            let prompt = model::Prompt::build(cx, &mut func.sig, &mut func.attrs, parsed, args);
+            check::prompt(cx, &prompt);
+            prompt
+        },
+    )
+}
+
+/// An attribute on a function: parse, build and check (`build`, which strips the attributes it
+/// consumes from the function), then expand, or the errors. Errors about the attribute as a
+/// whole (a missing key) cover its arguments, or the whole attribute when it has none.
+fn on_fn<M>(
+    attr: &str,
+    args: TokenStream,
+    item: TokenStream,
+    expand: fn(&M) -> TokenStream,
+    build: impl FnOnce(&Ctxt, &mut ItemFn, TokenStream) -> M,
+) -> TokenStream {
     let mut func = match syn::parse2::<ItemFn>(item.clone()) {
         Ok(f) => f,
-        Err(e) => return not_a_fn(item, RPC_METHOD_ATTR, e),
+        Err(e) => return not_a_fn(item, attr, e),
     };
     let cx = Ctxt::new();
-    let parsed = attr::parse_rpc_method(&cx, args.clone());
-    // Errors about the attribute as a whole (a missing key) cover its arguments, or the whole
-    // attribute when it has none.
-    let method = model::build(&cx, &mut func.sig, &mut func.attrs, parsed, None, args);
-    check::method(&cx, &method);
+    let model = build(&cx, &mut func, args);
     match cx.check() {
         Ok(()) => {
-            let reg = expand::method(&method);
+            let reg = expand(&model);
             quote!(#func #reg)
         }
         Err(e) => {
@@ -80,7 +140,15 @@ pub fn rpc_service(args: TokenStream, item: TokenStream) -> TokenStream {
             other => (TokenStream::new(), other.to_token_stream()),
         };
         let parsed = attr::parse_rpc_method(&cx, tokens);
-        let m = model::build(&cx, &mut f.sig, &mut f.attrs, parsed, Some(&service), whole);
+        let m = model::build(
+            &cx,
+            Kind::Method,
+            &mut f.sig,
+            &mut f.attrs,
+            parsed,
+            Some(&service),
+            whole,
+        );
         check::method(&cx, &m);
         methods.push(m);
     }

@@ -17,6 +17,7 @@ mod driver;
 mod expand;
 mod listener;
 mod model;
+mod uri;
 
 /// Publishes a function as an RPC method (and, in MCP groups, as an MCP tool).
 ///
@@ -34,6 +35,46 @@ pub fn rpc_method(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn mcp_tool(args: TokenStream, item: TokenStream) -> TokenStream {
     driver::mcp_tool(args.into(), item.into()).into()
+}
+
+/// Publishes a function (sync or `async`) as an MCP resource: a fixed URI, or a URI template
+/// whose variables are the function's JSON parameters. Reading it is a call, as for an RPC
+/// method (same parameters, context parameters, defaults, doc comments, `Result<T, E>`), but it
+/// is not a method or tool of its groups.
+///
+/// Keys: `uri = "scheme:..."` or `uri_template = "scheme://.../{var}/{+path}"` (exactly one;
+/// level 1 `{var}` and reserved `{+var}` expressions, each variable once, a literal between two
+/// of them, and the variables are the JSON parameters' names), `name = ".."` (default: the
+/// function's name), `mime_type = ".."`, `groups = [GROUP, ...]`, `version = N`,
+/// `removed_in = M`, `size = N` (bytes, fixed `uri` only), `audience = ["user", "assistant"]`,
+/// `priority = 0.5` (0 to 1), `last_modified = "2025-01-12T15:00:58Z"`, `icon(src = "https://..",
+/// mime_type = "image/png", sizes = ["48x48"], theme = "light" | "dark")` (repeatable),
+/// `cache(ttl = "60s", envs = ["prod"])`, `crate = "path"`. It returns a `String` (text), a
+/// `Blob`, `ResourceContent`s, or any `serde::Serialize` value (JSON).
+///
+/// A template variable's parameter may take `#[complete(with = f)]`: `f` is
+/// `fn(&CompletionRequest) -> R` or `async fn(CompletionRequest) -> R`, `R` a `Vec<String>`,
+/// `Vec<&str>`, `Completion`, or one of them in a `Result`.
+#[proc_macro_attribute]
+pub fn mcp_resource(args: TokenStream, item: TokenStream) -> TokenStream {
+    driver::mcp_resource(args.into(), item.into()).into()
+}
+
+/// Publishes a function (sync or `async`) as an MCP prompt. Its JSON parameters are the
+/// prompt's arguments: their names, their doc comments (descriptions), required unless
+/// `Option<T>` or `#[param(default = ..)]`; values arrive as strings and are converted to the
+/// parameter types before the call. Context parameters work as for an RPC method.
+///
+/// Keys: `name = ".."` (default: the function's name; `^[a-zA-Z0-9_.-]{1,128}$`),
+/// `groups = [GROUP, ...]`, `version = N`, `removed_in = M`, `icon(src = "https://..", ...)`
+/// (repeatable, as for `#[mcp_resource]`), `crate = "path"`. It returns `Vec<PromptMessage>`, a
+/// `PromptMessage`, a `PromptResult` or a `String` (one user message), or one of them in a
+/// `Result<T, E>`.
+///
+/// An argument may take `#[complete(with = f)]`, as a template variable of `#[mcp_resource]`.
+#[proc_macro_attribute]
+pub fn mcp_prompt(args: TokenStream, item: TokenStream) -> TokenStream {
+    driver::mcp_prompt(args.into(), item.into()).into()
 }
 
 /// Publishes the `#[rpc_method]`s of an impl block; the instance comes from the server's state

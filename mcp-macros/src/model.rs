@@ -7,7 +7,10 @@ use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::{Attribute, Expr, FnArg, Ident, ItemImpl, Pat, Path, ReturnType, Signature, Type};
 
-use crate::attr::{self, CacheArgs, McpToolArgs, RpcMethodArgs, ServiceArgs, Spanned};
+use crate::attr::{
+    self, CacheArgs, CompleteArgs, IconArgs, McpArgs, McpToolArgs, Role, RpcMethodArgs,
+    ServiceArgs, Spanned,
+};
 use crate::ctxt::Ctxt;
 
 /// What `#[rpc_service]` gives its methods.
@@ -59,6 +62,38 @@ impl Service {
     /// The first version of its methods, when it is given and valid.
     fn valid_version(&self) -> Option<u32> {
         self.version.as_ref().map(|v| v.value).filter(|v| *v > 0)
+    }
+}
+
+/// What a function is published as: the method record is the same, the rules and the record
+/// around it differ.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `#[rpc_method]`: a JSON-RPC method (and MCP tool).
+    Method,
+    /// `#[mcp_resource]`.
+    Resource,
+    /// `#[mcp_prompt]`.
+    Prompt,
+}
+
+impl Kind {
+    /// "an RPC method", for messages.
+    pub fn noun(self) -> &'static str {
+        match self {
+            Kind::Method => "an RPC method",
+            Kind::Resource => "an MCP resource",
+            Kind::Prompt => "an MCP prompt",
+        }
+    }
+
+    /// The attribute: `rpc_method`.
+    pub fn attr(self) -> &'static str {
+        match self {
+            Kind::Method => attr::RPC_METHOD_ATTR,
+            Kind::Resource => attr::MCP_RESOURCE_ATTR,
+            Kind::Prompt => attr::MCP_PROMPT_ATTR,
+        }
     }
 }
 
@@ -124,6 +159,8 @@ pub struct Param {
     /// The `pattern = "..."` regular expressions.
     pub patterns: Vec<Spanned<String>>,
     pub check: Option<Path>,
+    /// `#[complete(with = f)]`.
+    pub complete: Option<CompleteArgs>,
 }
 
 impl Param {
@@ -179,6 +216,7 @@ pub enum SinceOrigin {
 }
 
 pub struct Method {
+    pub kind: Kind,
     pub krate: Path,
     pub ident: Ident,
     /// The signature, without the attributes the macros consume.
@@ -220,6 +258,16 @@ impl Method {
             .iter()
             .filter(|p| p.is_json() && p.is_well_formed())
     }
+
+    /// Whether a JSON parameter, or a parameter that may be one (`MaybeContext`), is named
+    /// `name` in the request.
+    pub fn may_take(&self, name: &str) -> bool {
+        self.json_params().any(|p| p.name == name)
+            || self
+                .params
+                .iter()
+                .any(|p| matches!(p.kind, ParamKind::MaybeContext) && p.name == name)
+    }
 }
 
 fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
@@ -249,17 +297,23 @@ fn generics(seg: &syn::PathSegment) -> Vec<&Type> {
     }
 }
 
-/// Builds the model, stripping the attributes it consumes (`#[mcp_tool]`, `#[param]`, the
-/// parameters' doc comments) from the signature and `attrs`.
+/// Builds the model, stripping the attributes it consumes (`#[mcp_tool]` of a method,
+/// `#[param]`, `#[complete]`, the parameters' doc comments) from the signature and `attrs`.
 pub fn build(
     cx: &Ctxt,
+    kind: Kind,
     sig: &mut Signature,
     attrs: &mut Vec<Attribute>,
     args: RpcMethodArgs,
     service: Option<&Service>,
     attr_tokens: TokenStream,
 ) -> Method {
-    let tool = attr::take_mcp_tool(cx, attrs);
+    // On a resource or prompt, `#[mcp_tool]` is left in place: expanded on its own, it says it
+    // needs `#[rpc_method]`.
+    let tool = match kind {
+        Kind::Method => attr::take_mcp_tool(cx, attrs),
+        Kind::Resource | Kind::Prompt => None,
+    };
     let docs = attr::doc_text(attrs);
     let mut receiver = None;
     let mut params = Vec::new();
@@ -277,6 +331,7 @@ pub fn build(
         .or_else(|| service.and_then(|s| s.krate.clone()))
         .unwrap_or_else(|| syn::parse_quote!(::mcp_runtime));
     Method {
+        kind,
         krate,
         ident: sig.ident.clone(),
         attr_tokens,
@@ -365,6 +420,7 @@ fn param(cx: &Ctxt, pt: &mut syn::PatType) -> Param {
         constraints,
         patterns: pargs.patterns,
         check: pargs.check,
+        complete: pargs.complete,
     }
 }
 
@@ -390,16 +446,15 @@ fn name(
     args: &RpcMethodArgs,
     service: Option<&Service>,
 ) -> (String, Span, NameOrigin) {
-    let fn_name = sig.ident.to_string();
-    let fn_name = fn_name.trim_start_matches("r#");
+    let (fn_name, span) = fn_name(sig);
     match (&args.name, service) {
         (Some(n), _) => (n.value.clone(), n.span, NameOrigin::Explicit),
         (None, Some(s)) => (
             format!("{}{}{}", s.name, s.concat, fn_name),
-            sig.ident.span(),
+            span,
             NameOrigin::Service,
         ),
-        (None, None) => (fn_name.to_owned(), sig.ident.span(), NameOrigin::Function),
+        (None, None) => (fn_name, span, NameOrigin::Function),
     }
 }
 
@@ -424,5 +479,123 @@ fn since(args: &RpcMethodArgs, service: Option<&Service>) -> (u32, SinceOrigin) 
             None => (1, SinceOrigin::Invalid),
         },
         (None, _) => (1, SinceOrigin::Default),
+    }
+}
+
+/// The URI of a resource: fixed, or a template whose variables are its JSON parameters.
+pub enum ResourceUri {
+    Fixed(Spanned<String>),
+    Template(Spanned<String>),
+    /// Both were written (reported by `check`): the template.
+    Both(Spanned<String>),
+    /// Neither was written (reported by `check`).
+    Missing,
+}
+
+impl ResourceUri {
+    /// The URI or template as written (`""` when missing).
+    pub fn text(&self) -> &str {
+        match self {
+            ResourceUri::Fixed(u) | ResourceUri::Template(u) | ResourceUri::Both(u) => &u.value,
+            ResourceUri::Missing => "",
+        }
+    }
+
+    pub fn is_template(&self) -> bool {
+        !matches!(self, ResourceUri::Fixed(_))
+    }
+}
+
+/// `#[mcp_resource]`: a method (named `resource:{uri}`) and what the resource adds.
+pub struct Resource {
+    pub method: Method,
+    pub name: String,
+    pub uri: ResourceUri,
+    pub mime_type: Option<String>,
+    pub size: Option<Spanned<u64>>,
+    pub audience: Vec<Role>,
+    /// The value and the expression as written.
+    pub priority: Option<(f64, Expr)>,
+    pub last_modified: Option<String>,
+    pub icons: Vec<IconArgs>,
+}
+
+/// `#[mcp_prompt]`: a method (named `prompt:{name}`) whose JSON parameters are the arguments.
+pub struct Prompt {
+    pub method: Method,
+    pub name: String,
+    pub name_span: Span,
+    pub name_origin: NameOrigin,
+    pub icons: Vec<IconArgs>,
+}
+
+/// The function's name without `r#`, and its span.
+fn fn_name(sig: &Signature) -> (String, Span) {
+    let name = sig.ident.to_string();
+    (name.trim_start_matches("r#").to_owned(), sig.ident.span())
+}
+
+impl Resource {
+    pub fn build(
+        cx: &Ctxt,
+        sig: &mut Signature,
+        attrs: &mut Vec<Attribute>,
+        args: McpArgs,
+        attr_tokens: TokenStream,
+    ) -> Resource {
+        let mut method = build(
+            cx,
+            Kind::Resource,
+            sig,
+            attrs,
+            args.method,
+            None,
+            attr_tokens,
+        );
+        let uri = match (args.uri, args.uri_template) {
+            (Some(_), Some(template)) => ResourceUri::Both(template),
+            (Some(u), None) => ResourceUri::Fixed(u),
+            (None, Some(t)) => ResourceUri::Template(t),
+            (None, None) => ResourceUri::Missing,
+        };
+        method.name = format!("resource:{}", uri.text());
+        Resource {
+            method,
+            name: args.name.map_or_else(|| fn_name(sig).0, |n| n.value),
+            uri,
+            mime_type: args.mime_type,
+            size: args.size,
+            audience: args.audience,
+            priority: args.priority,
+            last_modified: args.last_modified,
+            icons: args.icons,
+        }
+    }
+}
+
+impl Prompt {
+    pub fn build(
+        cx: &Ctxt,
+        sig: &mut Signature,
+        attrs: &mut Vec<Attribute>,
+        args: McpArgs,
+        attr_tokens: TokenStream,
+    ) -> Prompt {
+        let mut method = build(cx, Kind::Prompt, sig, attrs, args.method, None, attr_tokens);
+        let (name, name_span, name_origin) = match args.name {
+            Some(n) => (n.value, n.span, NameOrigin::Explicit),
+            None => {
+                let (n, span) = fn_name(sig);
+                (n, span, NameOrigin::Function)
+            }
+        };
+        method.name = format!("prompt:{name}");
+        Prompt {
+            method,
+            name,
+            name_span,
+            name_origin,
+            icons: args.icons,
+        }
     }
 }

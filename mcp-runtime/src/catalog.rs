@@ -5,8 +5,9 @@ use std::sync::{Arc, OnceLock};
 use serde_json::Value;
 
 use crate::group::ApiGroup;
-use crate::record::{MethodDef, SourceLocation};
+use crate::record::{MethodDef, PromptDef, ResourceDef, SourceLocation};
 use crate::schema;
+use crate::uri_template::UriTemplate;
 
 /// A method with everything the request path reads, computed once.
 pub struct MethodInfo {
@@ -113,12 +114,192 @@ impl std::fmt::Debug for MethodInfo {
     }
 }
 
-/// The methods of one group in one version, sorted by name.
+/// How one argument reaches its parameter: prompt arguments and template variables are
+/// strings on the wire, converted to the parameter's type the way JSON params are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct StringArg {
+    /// The parameter's JSON name.
+    pub name: &'static str,
+    /// Whether the parameter takes the string as is; else the string is read as JSON (`"3"`
+    /// for a `u32`), and kept as a string when it is not JSON (so validation names it).
+    pub as_string: bool,
+}
+
+fn string_args(call: &MethodInfo) -> Vec<StringArg> {
+    call.def
+        .params
+        .iter()
+        .map(|p| StringArg {
+            name: p.name,
+            as_string: call
+                .input_schema
+                .get("properties")
+                .and_then(|ps| ps.get(p.name))
+                .is_none_or(|s| accepts_string(s, &call.input_schema, 0)),
+        })
+        .collect()
+}
+
+/// Whether a schema takes a JSON string (following local `$ref`s, a few levels deep).
+fn accepts_string(s: &Value, root: &Value, depth: u8) -> bool {
+    if depth > 8 {
+        return true;
+    }
+    if let Some(r) = s.get("$ref").and_then(Value::as_str) {
+        return r
+            .strip_prefix('#')
+            .and_then(|p| root.pointer(p))
+            .is_none_or(|t| accepts_string(t, root, depth + 1));
+    }
+    let any = |k: &str| {
+        s.get(k)
+            .and_then(Value::as_array)
+            .is_some_and(|a| a.iter().any(|x| accepts_string(x, root, depth + 1)))
+    };
+    match s.get("type") {
+        Some(Value::String(t)) => t == "string",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "string"),
+        _ => {
+            any("anyOf")
+                || any("oneOf")
+                || s.get("enum")
+                    .and_then(Value::as_array)
+                    .is_some_and(|e| e.iter().any(Value::is_string))
+                || (s.get("anyOf").is_none() && s.get("oneOf").is_none())
+        }
+    }
+}
+
+/// Converts string arguments (prompt arguments, template variables) into named params.
+pub(crate) fn bind_strings<'a>(
+    args: &[StringArg],
+    values: impl IntoIterator<Item = (&'a str, String)>,
+) -> crate::record::Params {
+    let mut out = crate::record::Params::new();
+    for (name, value) in values {
+        let as_string = args
+            .iter()
+            .find(|a| a.name == name)
+            .is_none_or(|a| a.as_string);
+        let v = if as_string {
+            Value::String(value)
+        } else {
+            serde_json::from_str(&value).unwrap_or(Value::String(value))
+        };
+        out.insert(name.to_owned(), v);
+    }
+    out
+}
+
+/// The values a URI gives a template's variables, by name.
+pub type Bindings<'t> = Vec<(&'t str, String)>;
+
+/// A resource or resource template with what requests read, computed once.
+pub struct ResourceInfo {
+    /// The compile-time record.
+    pub def: &'static ResourceDef,
+    /// The call (schemas, validator) through the core pipeline.
+    pub call: Arc<MethodInfo>,
+    /// The parsed template, for templates.
+    pub(crate) template: Option<UriTemplate>,
+    pub(crate) args: Vec<StringArg>,
+}
+
+impl ResourceInfo {
+    pub(crate) fn new(def: &'static ResourceDef) -> Result<Self, Box<CatalogError>> {
+        let call = Arc::new(MethodInfo::new(def.method));
+        let template = if def.is_template {
+            let t = UriTemplate::parse(def.uri).map_err(|e| {
+                Box::new(CatalogError::BadUri {
+                    uri: def.uri.to_owned(),
+                    at: def.method.location,
+                    reason: e.reason.to_owned(),
+                })
+            })?;
+            // Records built at run time are checked here as the macro checks its own.
+            let vars: Vec<&str> = t.variables().collect();
+            let params: Vec<&str> = def.method.params.iter().map(|p| p.name).collect();
+            if vars.iter().any(|v| !params.contains(v)) || params.iter().any(|p| !vars.contains(p))
+            {
+                return Err(Box::new(CatalogError::BadUri {
+                    uri: def.uri.to_owned(),
+                    at: def.method.location,
+                    reason: format!(
+                        "the template's variables {vars:?} are not the function's parameters {params:?}"
+                    ),
+                }));
+            }
+            Some(t)
+        } else {
+            None
+        };
+        Ok(Self {
+            def,
+            args: string_args(&call),
+            call,
+            template,
+        })
+    }
+
+    /// The URI or URI template.
+    pub fn uri(&self) -> &'static str {
+        self.def.uri
+    }
+}
+
+impl std::fmt::Debug for ResourceInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResourceInfo")
+            .field("uri", &self.def.uri)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A prompt with what requests read, computed once.
+pub struct PromptInfo {
+    /// The compile-time record.
+    pub def: &'static PromptDef,
+    /// The call (schemas, validator) through the core pipeline.
+    pub call: Arc<MethodInfo>,
+    pub(crate) args: Vec<StringArg>,
+}
+
+impl PromptInfo {
+    pub(crate) fn new(def: &'static PromptDef) -> Self {
+        let call = Arc::new(MethodInfo::new(def.method));
+        Self {
+            def,
+            args: string_args(&call),
+            call,
+        }
+    }
+
+    /// The prompt's name.
+    pub fn name(&self) -> &'static str {
+        self.def.name
+    }
+}
+
+impl std::fmt::Debug for PromptInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PromptInfo")
+            .field("name", &self.def.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The methods, resources and prompts of one group in one version, each sorted.
 #[derive(Debug)]
 pub struct Catalog {
     pub(crate) group: ApiGroup,
     pub(crate) version: u32,
     pub(crate) methods: Vec<Arc<MethodInfo>>,
+    /// Fixed-URI resources, sorted by URI.
+    pub(crate) resources: Vec<Arc<ResourceInfo>>,
+    /// Resource templates, sorted by template.
+    pub(crate) templates: Vec<Arc<ResourceInfo>>,
+    /// Prompts, sorted by name.
+    pub(crate) prompts: Vec<Arc<PromptInfo>>,
 }
 
 impl Catalog {
@@ -140,6 +321,43 @@ impl Catalog {
             .binary_search_by(|m| m.name().cmp(name))
             .ok()
             .map(|i| &self.methods[i])
+    }
+    /// The fixed-URI resources, sorted by URI.
+    pub fn resources(&self) -> &[Arc<ResourceInfo>] {
+        &self.resources
+    }
+    /// The resource templates, sorted by template.
+    pub fn resource_templates(&self) -> &[Arc<ResourceInfo>] {
+        &self.templates
+    }
+    /// The prompts, sorted by name.
+    pub fn prompts(&self) -> &[Arc<PromptInfo>] {
+        &self.prompts
+    }
+    /// A prompt by name.
+    pub fn prompt(&self, name: &str) -> Option<&Arc<PromptInfo>> {
+        self.prompts
+            .binary_search_by(|p| p.name().cmp(name))
+            .ok()
+            .map(|i| &self.prompts[i])
+    }
+    /// The resource a URI names: a fixed one, else the first template (in sorted order) that
+    /// matches, with its variables' values.
+    pub fn resolve(&self, uri: &str) -> Option<(&Arc<ResourceInfo>, Bindings<'_>)> {
+        if let Ok(i) = self.resources.binary_search_by(|r| r.uri().cmp(uri)) {
+            return Some((&self.resources[i], Vec::new()));
+        }
+        self.templates.iter().find_map(|r| {
+            let t = r.template.as_ref()?;
+            t.matches(uri).map(|vars| (r, vars))
+        })
+    }
+    /// A resource template by its template text.
+    pub fn template(&self, template: &str) -> Option<&Arc<ResourceInfo>> {
+        self.templates
+            .binary_search_by(|r| r.uri().cmp(template))
+            .ok()
+            .map(|i| &self.templates[i])
     }
 }
 
@@ -183,6 +401,49 @@ pub enum CatalogError {
         since: u32,
         /// First version without it.
         removed_in: Option<u32>,
+    },
+    /// Two resources (or two templates) with one URI in one group and version.
+    #[error(
+        "duplicate resource `{uri}` in group `{group}` version v{version}: defined at {first} and at {second}"
+    )]
+    DuplicateResource {
+        /// The URI or template.
+        uri: String,
+        /// The group.
+        group: String,
+        /// The version.
+        version: u32,
+        /// One definition.
+        first: SourceLocation,
+        /// The other.
+        second: SourceLocation,
+    },
+    /// Two prompts with one name in one group and version.
+    #[error(
+        "duplicate prompt `{name}` in group `{group}` version v{version}: defined at {first} and at {second}"
+    )]
+    DuplicatePrompt {
+        /// The prompt name.
+        name: String,
+        /// The group.
+        group: String,
+        /// The version.
+        version: u32,
+        /// One definition.
+        first: SourceLocation,
+        /// The other.
+        second: SourceLocation,
+    },
+    /// A URI template that does not parse (records registered at run time; the macro checks
+    /// its own at compile time).
+    #[error("resource `{uri}` at {at}: {reason}")]
+    BadUri {
+        /// The template.
+        uri: String,
+        /// Where.
+        at: SourceLocation,
+        /// What is wrong.
+        reason: String,
     },
     /// A method without any group.
     #[error("method `{name}` at {at} belongs to no group")]

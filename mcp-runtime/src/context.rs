@@ -98,6 +98,9 @@ pub struct CallExtras {
     pub after_response: Option<crate::background::AfterResponse>,
     /// The negotiated language (`Accept-Language`), if the transport has one.
     pub language: Option<Arc<str>>,
+    /// The least severe level the client asked to be sent ([`RequestContext::log`]); `None`:
+    /// it did not ask, and nothing is sent.
+    pub log_level: Option<crate::mcp::LogLevel>,
 }
 
 impl fmt::Debug for CallExtras {
@@ -105,6 +108,7 @@ impl fmt::Debug for CallExtras {
         f.debug_struct("CallExtras")
             .field("progress_token", &self.progress_token)
             .field("notifier", &self.notifier.is_some())
+            .field("log_level", &self.log_level)
             .finish()
     }
 }
@@ -180,6 +184,50 @@ impl RequestContext {
             params.insert("message".into(), m.into());
         }
         let msg = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": params});
+        n.notify(serde_json::to_vec(&msg).unwrap_or_default());
+        true
+    }
+
+    /// Logs to the client: over MCP a `notifications/message` on the call's stream, when the
+    /// client asked for `level` or a less severe one (`logging/setLevel` on a session, the
+    /// request's `_meta` level on 2026-07-28); otherwise, and over JSON-RPC, nothing is sent.
+    /// Returns whether it was sent. Never log secrets or personal data: the client sees it.
+    ///
+    /// ```
+    /// # use mcp_runtime::prelude::*;
+    /// fn work(ctx: &RequestContext) {
+    ///     ctx.log(LogLevel::Info, serde_json::json!({"step": "indexing", "done": 10}));
+    /// }
+    /// ```
+    pub fn log(&self, level: crate::mcp::LogLevel, data: impl serde::Serialize) -> bool {
+        self.log_to(None, level, data)
+    }
+
+    /// [`RequestContext::log`] with a logger name (`"database"`).
+    pub fn log_to(
+        &self,
+        logger: Option<&str>,
+        level: crate::mcp::LogLevel,
+        data: impl serde::Serialize,
+    ) -> bool {
+        let extras = &self.inner.extras;
+        let (Some(min), Some(n)) = (extras.log_level, &extras.notifier) else {
+            return false;
+        };
+        if level < min {
+            return false;
+        }
+        let Ok(data) = serde_json::to_value(data) else {
+            tracing::warn!(request_id = %self.inner.id, "log not sent: the data does not serialize");
+            return false;
+        };
+        let mut params = serde_json::Map::with_capacity(3);
+        params.insert("level".into(), level.as_str().into());
+        if let Some(l) = logger {
+            params.insert("logger".into(), l.into());
+        }
+        params.insert("data".into(), data);
+        let msg = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/message", "params": params});
         n.notify(serde_json::to_vec(&msg).unwrap_or_default());
         true
     }

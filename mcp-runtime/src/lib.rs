@@ -57,6 +57,7 @@ pub mod registry;
 pub mod schema;
 pub mod server;
 pub mod transport;
+pub(crate) mod uri_template;
 
 pub use catalog::{Catalog, CatalogError, MethodInfo, SchemaError};
 pub use context::{CallExtras, Face, FromContext, Notifier, RequestContext, RequestId, State};
@@ -64,21 +65,26 @@ pub use edge::{HostPolicy, Limits};
 pub use env::Environment;
 pub use error::{RpcError, Violation, codes};
 pub use group::{ApiGroup, is_valid_tool_name};
-pub use mcp_macros::{RpcError, mcp_tool, rpc_listener, rpc_method, rpc_service};
+pub use mcp_macros::{
+    RpcError, mcp_prompt, mcp_resource, mcp_tool, rpc_listener, rpc_method, rpc_service,
+};
 pub use output::Output;
-pub use record::{MethodDef, ParamDef, ToolAnnotations};
+pub use record::{MethodDef, ParamDef, PromptDef, ResourceDef, ToolAnnotations};
 pub use registry::Registry;
 pub use schemars::JsonSchema;
 pub use server::{BuildError, Server, ServerBuilder};
 
 /// Everything a service module needs: `use mcp_runtime::prelude::*;`.
 pub mod prelude {
-    pub use crate::core::{Event, EventKind};
-    pub use crate::mcp::{Content, ToolOutput};
+    pub use crate::core::{Changes, Event, EventKind};
+    pub use crate::mcp::{
+        Blob, Completion, CompletionRequest, Content, LogLevel, PromptMessage, PromptResult,
+        ResourceContent, ToolOutput,
+    };
     pub use crate::rpc_listener;
     pub use crate::{
         ApiGroup, Environment, FromContext, JsonSchema, RequestContext, RpcError, Server, State,
-        mcp_tool, rpc_method, rpc_service,
+        mcp_prompt, mcp_resource, mcp_tool, rpc_method, rpc_service,
     };
 }
 
@@ -99,13 +105,30 @@ pub mod __private {
     pub use crate::core::{CachePolicy, Event, EventKind, ListenerDef, LockPolicy};
     pub use crate::error::{RpcError, Violation};
     pub use crate::group::{ApiGroup, is_valid_tool_name};
+    pub use crate::mcp::completion::{Completer, Completion, CompletionRequest};
+    pub use crate::mcp::prompt::PromptReturn;
+    pub use crate::mcp::resource::ResourceReturn;
     pub use crate::output::{
         ContextOr, JsonOutput, JsonOutputSchema, Output, Probe, RpcParam, RpcReturn, SchemaProbe,
         SelectParam, SpecialOutput, SpecialOutputSchema,
     };
     pub use crate::record::{
-        Handler, MethodDef, ParamDef, ParamKind, Params, SourceLocation, ToolAnnotations,
+        Annotations, CompletionDef, Handler, Icon, MethodDef, ParamDef, ParamKind, Params,
+        PromptDef, ResourceDef, Role, SourceLocation, ToolAnnotations,
     };
+
+    /// Compile-time check: `T` can be returned from a resource.
+    pub fn assert_resource_return<T: ResourceReturn>() {}
+    /// Compile-time check: `T` can be returned from a prompt.
+    pub fn assert_prompt_return<T: PromptReturn>() {}
+
+    /// Runs a `#[complete(with = f)]` function.
+    pub fn complete<M, F: Completer<M>>(
+        f: F,
+        req: CompletionRequest,
+    ) -> BoxFuture<'static, Result<Completion, RpcError>> {
+        f.complete(req)
+    }
 
     /// Compile-time check: `T` can be a JSON parameter.
     pub fn assert_param<T: RpcParam>() {}

@@ -147,6 +147,130 @@ pub fn registered_methods() -> impl Iterator<Item = &'static MethodDef> {
     inventory::iter::<MethodDef>.into_iter()
 }
 
+/// An MCP resource (`#[mcp_resource]`): a fixed URI, or an RFC 6570 URI template whose
+/// variables are the function's JSON parameters.
+///
+/// Reading it is a call through the core pipeline, like a method's: `method` carries its groups,
+/// versions, doc comment, parameters, handler, cache rule and location.
+pub struct ResourceDef {
+    /// The call. Its name is `resource:` followed by the URI (template), which is what logs,
+    /// events and cache keys see.
+    pub method: &'static MethodDef,
+    /// The resource's `name` (`name = "..."`, else the function's name).
+    pub name: &'static str,
+    /// The URI (`uri = "..."`) or the URI template (`uri_template = "..."`).
+    pub uri: &'static str,
+    /// Whether `uri` is a template.
+    pub is_template: bool,
+    /// The contents' MIME type.
+    pub mime_type: Option<&'static str>,
+    /// The raw size in bytes, if known ahead (fixed URIs only).
+    pub size: Option<u64>,
+    /// Audience, priority and last modification.
+    pub annotations: Annotations,
+    /// Icons.
+    pub icons: &'static [Icon],
+    /// Completion functions of template variables.
+    pub completions: &'static [CompletionDef],
+}
+
+inventory::collect!(ResourceDef);
+
+/// An MCP prompt (`#[mcp_prompt]`): its JSON parameters are the prompt's arguments.
+pub struct PromptDef {
+    /// The call. Its name is `prompt:` followed by the prompt's name.
+    pub method: &'static MethodDef,
+    /// The prompt's name (`name = "..."`, else the function's name).
+    pub name: &'static str,
+    /// Icons.
+    pub icons: &'static [Icon],
+    /// Completion functions of arguments.
+    pub completions: &'static [CompletionDef],
+}
+
+inventory::collect!(PromptDef);
+
+/// Every resource registered at compile time, in no particular order.
+pub fn registered_resources() -> impl Iterator<Item = &'static ResourceDef> {
+    inventory::iter::<ResourceDef>.into_iter()
+}
+
+/// Every prompt registered at compile time, in no particular order.
+pub fn registered_prompts() -> impl Iterator<Item = &'static PromptDef> {
+    inventory::iter::<PromptDef>.into_iter()
+}
+
+/// The completion function of one argument (`#[complete(with = f)]`).
+#[derive(Clone, Copy)]
+pub struct CompletionDef {
+    /// The argument (prompt argument or template variable).
+    pub argument: &'static str,
+    /// The function, wrapped.
+    pub complete: CompleteFn,
+}
+
+/// A wrapped completion function: see [`crate::mcp::Completer`].
+pub type CompleteFn = fn(
+    crate::mcp::CompletionRequest,
+) -> BoxFuture<'static, Result<crate::mcp::Completion, RpcError>>;
+
+/// Who a resource or content block is meant for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The human user.
+    User,
+    /// The model.
+    Assistant,
+}
+
+impl Role {
+    /// Its wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+}
+
+/// MCP annotations of a resource or template: left out of the output when unset.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Annotations {
+    /// Who it is for.
+    pub audience: &'static [Role],
+    /// How important it is, from 0 (least) to 1 (most).
+    pub priority: Option<f64>,
+    /// When it last changed (ISO 8601), from revision 2025-06-18.
+    pub last_modified: Option<&'static str>,
+}
+
+impl Annotations {
+    /// No annotations.
+    pub const NONE: Annotations = Annotations {
+        audience: &[],
+        priority: None,
+        last_modified: None,
+    };
+
+    /// Whether none is set.
+    pub fn is_empty(&self) -> bool {
+        self.audience.is_empty() && self.priority.is_none() && self.last_modified.is_none()
+    }
+}
+
+/// An icon of a resource, template or prompt (from revision 2025-11-25).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Icon {
+    /// An `https:` or `data:` URI.
+    pub src: &'static str,
+    /// Its MIME type.
+    pub mime_type: Option<&'static str>,
+    /// Sizes (`"48x48"`, `"any"`).
+    pub sizes: &'static [&'static str],
+    /// `light` or `dark`.
+    pub theme: Option<&'static str>,
+}
+
 /// A method's cache rule (`#[rpc_method(cache(ttl = "60s", envs = ["prod"]))]`).
 #[derive(Debug, Clone, Copy)]
 pub struct CachePolicy {

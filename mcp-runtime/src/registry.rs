@@ -5,9 +5,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::catalog::{Catalog, CatalogError, MethodInfo, SchemaError};
+use crate::catalog::{Catalog, CatalogError, MethodInfo, PromptInfo, ResourceInfo, SchemaError};
 use crate::group::ApiGroup;
-use crate::record::MethodDef;
+use crate::record::{MethodDef, PromptDef, ResourceDef};
 
 /// Every catalog of the server.
 #[derive(Debug)]
@@ -21,6 +21,21 @@ impl Registry {
     pub fn build(
         defs: impl IntoIterator<Item = &'static MethodDef>,
     ) -> Result<Self, Vec<CatalogError>> {
+        Self::build_all(defs, [], [])
+    }
+
+    /// Builds the catalogs from method, resource and prompt records, reporting every problem
+    /// found (duplicates name both definitions).
+    pub fn build_all(
+        defs: impl IntoIterator<Item = &'static MethodDef>,
+        resources: impl IntoIterator<Item = &'static ResourceDef>,
+        prompts: impl IntoIterator<Item = &'static PromptDef>,
+    ) -> Result<Self, Vec<CatalogError>> {
+        let mut resources: Vec<&'static ResourceDef> = resources.into_iter().collect();
+        let mut prompts: Vec<&'static PromptDef> = prompts.into_iter().collect();
+        let key = |d: &MethodDef| (d.name, d.location.file, d.location.line);
+        resources.sort_by(|a, b| key(a.method).cmp(&key(b.method)));
+        prompts.sort_by(|a, b| key(a.method).cmp(&key(b.method)));
         let mut defs: Vec<&'static MethodDef> = defs.into_iter().collect();
         // inventory guarantees no order: sort so catalogs and errors are deterministic.
         defs.sort_by(|a, b| {
@@ -33,7 +48,11 @@ impl Registry {
         let mut errors = Vec::new();
         let mut groups: BTreeMap<&'static str, ApiGroup> = BTreeMap::new();
         let mut max_version: BTreeMap<&'static str, u32> = BTreeMap::new();
-        for def in &defs {
+        let calls = resources
+            .iter()
+            .map(|r| r.method)
+            .chain(prompts.iter().map(|p| p.method));
+        for def in defs.iter().copied().chain(calls) {
             if def.since == 0 || def.removed_in.is_some_and(|r| r <= def.since) {
                 errors.push(CatalogError::BadVersions {
                     name: def.name.into(),
@@ -62,6 +81,20 @@ impl Registry {
             }
         }
         let infos = method_infos(&defs);
+        let mut resource_infos = Vec::new();
+        for r in &resources {
+            match ResourceInfo::new(r) {
+                Ok(info) => resource_infos.push(Arc::new(info)),
+                Err(e) => errors.push(*e),
+            }
+        }
+        let prompt_infos: Vec<Arc<PromptInfo>> = prompts
+            .iter()
+            .map(|p| Arc::new(PromptInfo::new(p)))
+            .collect();
+        let in_catalog = |d: &MethodDef, name: &str, version: u32| {
+            d.in_version(version) && d.groups.iter().any(|g| g.name() == name)
+        };
         let mut catalogs = BTreeMap::new();
         for (name, group) in &groups {
             for version in 1..=max_version[name] {
@@ -83,12 +116,51 @@ impl Registry {
                         });
                     }
                 }
+                let (mut fixed, mut templates): (Vec<_>, Vec<_>) = resource_infos
+                    .iter()
+                    .filter(|r| in_catalog(r.def.method, name, version))
+                    .cloned()
+                    .partition(|r| !r.def.is_template);
+                let mut prompts: Vec<Arc<PromptInfo>> = prompt_infos
+                    .iter()
+                    .filter(|p| in_catalog(p.def.method, name, version))
+                    .cloned()
+                    .collect();
+                for list in [&mut fixed, &mut templates] {
+                    list.sort_by(|a, b| a.uri().cmp(b.uri()));
+                    for pair in list.windows(2) {
+                        if pair[0].uri() == pair[1].uri() {
+                            errors.push(CatalogError::DuplicateResource {
+                                uri: pair[0].uri().into(),
+                                group: (*name).into(),
+                                version,
+                                first: pair[0].def.method.location,
+                                second: pair[1].def.method.location,
+                            });
+                        }
+                    }
+                }
+                prompts.sort_by(|a, b| a.name().cmp(b.name()));
+                for pair in prompts.windows(2) {
+                    if pair[0].name() == pair[1].name() {
+                        errors.push(CatalogError::DuplicatePrompt {
+                            name: pair[0].name().into(),
+                            group: (*name).into(),
+                            version,
+                            first: pair[0].def.method.location,
+                            second: pair[1].def.method.location,
+                        });
+                    }
+                }
                 catalogs.insert(
                     (*name, version),
                     Arc::new(Catalog {
                         group: *group,
                         version,
                         methods,
+                        resources: fixed,
+                        templates,
+                        prompts,
                     }),
                 );
             }
@@ -129,7 +201,12 @@ impl Registry {
         let methods: Vec<&Arc<MethodInfo>> = self
             .catalogs
             .values()
-            .flat_map(|c| c.methods.iter())
+            .flat_map(|c| {
+                c.methods
+                    .iter()
+                    .chain(c.resources.iter().chain(&c.templates).map(|r| &r.call))
+                    .chain(c.prompts.iter().map(|p| &p.call))
+            })
             .filter(|m| seen.insert(Arc::as_ptr(m)))
             .collect();
         let threads = std::thread::available_parallelism().map_or(1, usize::from);

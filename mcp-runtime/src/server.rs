@@ -15,7 +15,7 @@ use crate::core::{CacheStore, Core, LockStore, StoreError};
 use crate::edge::Limits;
 use crate::env::Environment;
 use crate::mcp::{InvalidArguments, McpEndpoint, McpOptions, MemorySessions, SessionStore};
-use crate::record::{MethodDef, registered_methods};
+use crate::record::{MethodDef, PromptDef, ResourceDef, registered_methods};
 use crate::registry::Registry;
 use crate::transport::HostPolicy;
 use crate::transport::site::Site;
@@ -71,6 +71,8 @@ pub struct ServerBuilder {
     state: StateMap,
     extra: Vec<&'static MethodDef>,
     registered: bool,
+    extra_resources: Vec<&'static ResourceDef>,
+    extra_prompts: Vec<&'static PromptDef>,
     sessions: Option<Arc<dyn SessionStore>>,
     /// The Redis connection of [`ServerBuilder::redis`]: sessions are kept there (bounded by
     /// the limits) unless a session store is given.
@@ -362,7 +364,20 @@ impl ServerBuilder {
         self
     }
 
-    /// Serves only methods given with [`ServerBuilder::method`], not the `inventory` ones.
+    /// Registers a resource record built at run time (beside those of `#[mcp_resource]`).
+    pub fn resource(mut self, def: &'static ResourceDef) -> Self {
+        self.extra_resources.push(def);
+        self
+    }
+
+    /// Registers a prompt record built at run time (beside those of `#[mcp_prompt]`).
+    pub fn prompt(mut self, def: &'static PromptDef) -> Self {
+        self.extra_prompts.push(def);
+        self
+    }
+
+    /// Serves only the methods, resources and prompts given to the builder, not the
+    /// `inventory` ones.
     pub fn without_registered_methods(mut self) -> Self {
         self.registered = false;
         self
@@ -400,7 +415,20 @@ impl ServerBuilder {
             .into_iter()
             .flatten()
             .chain(self.extra);
-        let registry = Registry::build(defs).map_err(BuildError::Catalog)?;
+        let resources = self
+            .registered
+            .then(crate::record::registered_resources)
+            .into_iter()
+            .flatten()
+            .chain(self.extra_resources);
+        let prompts = self
+            .registered
+            .then(crate::record::registered_prompts)
+            .into_iter()
+            .flatten()
+            .chain(self.extra_prompts);
+        let registry =
+            Registry::build_all(defs, resources, prompts).map_err(BuildError::Catalog)?;
         registry.compile_validators().map_err(BuildError::Schema)?;
         let files = match &self.translations {
             TranslationSource::None => Ok(Vec::new()),
@@ -424,7 +452,12 @@ impl ServerBuilder {
         let debug = env.is_debug();
         let mut listeners = self.listeners;
         listeners.add_registered();
-        let mut core = Core::new(env, Arc::new(self.state))
+        // One change hub per server, in its state: methods take `State<Changes>`.
+        let mut state = self.state;
+        if state.get::<crate::core::Changes>().is_none() {
+            state.insert(crate::core::Changes::default());
+        }
+        let mut core = Core::new(env, Arc::new(state))
             .with_listeners(listeners)
             .with_timeouts(
                 self.config.limits.call_timeout,
@@ -518,6 +551,8 @@ impl Server {
             state: StateMap::default(),
             extra: Vec::new(),
             registered: true,
+            extra_resources: Vec::new(),
+            extra_prompts: Vec::new(),
             sessions: None,
             #[cfg(feature = "redis")]
             redis: None,
@@ -534,6 +569,17 @@ impl Server {
     /// The catalogs.
     pub fn registry(&self) -> &Registry {
         &self.inner.site.registry
+    }
+
+    /// The change notices: say that a resource, or the tools, prompts or resources changed,
+    /// and the MCP clients that subscribed hear of it.
+    ///
+    /// ```
+    /// # let server = mcp_runtime::Server::builder().build().unwrap();
+    /// server.changes().resource_updated("catalog://hours");
+    /// ```
+    pub fn changes(&self) -> crate::core::Changes {
+        self.inner.site.core.changes()
     }
 
     /// The core pipeline.

@@ -181,10 +181,32 @@ fn initialize(id: i64, version: &str) -> Value {
     }})
 }
 
+/// The capabilities of the example's groups (tools, resources, prompts, completions, logging);
+/// `live`: the connection carries change notifications (a session, stdio, 2026-07-28).
+fn capabilities(live: bool) -> Value {
+    json!({
+        "tools": {"listChanged": live},
+        "resources": {"subscribe": live, "listChanged": live},
+        "prompts": {"listChanged": live},
+        "completions": {},
+        "logging": {}
+    })
+}
+
+/// The initialize result of a stateless HTTP group (no stream for change notifications).
 fn initialize_result(version: &str) -> Value {
+    initialize_with(version, false)
+}
+
+/// The initialize result of a session or a stdio connection.
+fn initialize_live(version: &str) -> Value {
+    initialize_with(version, true)
+}
+
+fn initialize_with(version: &str, live: bool) -> Value {
     json!({
         "protocolVersion": version,
-        "capabilities": {"tools": {"listChanged": false}},
+        "capabilities": capabilities(live),
         "serverInfo": server_info(),
         "instructions": INSTRUCTIONS
     })
@@ -304,7 +326,7 @@ fn assert_messages(events: &[Event], stream: &str, first_seq: usize, expected: &
 async fn open_session(url: &str, version: &str) -> String {
     let (status, h, body) = post_json(url, &[], &initialize(1, version)).await;
     assert_eq!(status, 200);
-    assert_eq!(body, ok(json!(1), initialize_result(version)));
+    assert_eq!(body, ok(json!(1), initialize_live(version)));
     let sid = hdr(&h, "mcp-session-id")
         .expect("initialize returns mcp-session-id")
         .to_owned();
@@ -352,7 +374,9 @@ async fn initialize_result_exact_bytes() {
         text,
         format!(
             "{{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"protocolVersion\":\"2025-06-18\",\
-             \"capabilities\":{{\"tools\":{{\"listChanged\":false}}}},\
+             \"capabilities\":{{\"tools\":{{\"listChanged\":false}},\
+             \"resources\":{{\"subscribe\":false,\"listChanged\":false}},\
+             \"prompts\":{{\"listChanged\":false}},\"completions\":{{}},\"logging\":{{}}}},\
              \"serverInfo\":{{\"name\":\"catalog\",\"version\":\"0.1.0\"}},\
              \"instructions\":\"{INSTRUCTIONS}\"}}}}"
         )
@@ -906,7 +930,7 @@ async fn unknown_method_is_32601_at_200() {
     let (status, _, body) = post_json(
         &url,
         &[("mcp-protocol-version", "2025-11-25")],
-        &json!({"jsonrpc":"2.0","id":12,"method":"resources/list"}),
+        &json!({"jsonrpc":"2.0","id":12,"method":"sampling/createMessage"}),
     )
     .await;
     assert_eq!(status, 200);
@@ -916,7 +940,7 @@ async fn unknown_method_is_32601_at_200() {
             json!(12),
             -32601,
             "Method not found",
-            json!("resources/list")
+            json!("sampling/createMessage")
         )
     );
 }
@@ -1068,10 +1092,15 @@ async fn conformance_tools_list_has_the_suite_tools() {
             "test_embedded_resource",
             "test_error_handling",
             "test_image_content",
+            "test_logging_tool",
             "test_multiple_content_types",
             "test_reconnection",
             "test_simple_text",
+            "test_tool_with_logging",
             "test_tool_with_progress",
+            "test_trigger_prompt_change",
+            "test_trigger_resource_update",
+            "test_trigger_tool_change",
         ]
     );
     // ToolOutput results have no outputSchema; no-parameter tools take an empty closed object.
@@ -1105,7 +1134,7 @@ async fn modern_server_discover_exact() {
             json!({
                 "resultType": "complete",
                 "supportedVersions": [MODERN],
-                "capabilities": {"tools": {}},
+                "capabilities": capabilities(true),
                 "instructions": INSTRUCTIONS,
                 "ttlMs": 300_000,
                 "cacheScope": "public",
@@ -1937,7 +1966,7 @@ async fn session_reconnection_resumes_with_last_event_id() {
         &[("mcp-session-id", &other), ("last-event-id", &last)],
     )
     .await;
-    assert_eq!(status, 405);
+    assert_eq!(status, 404);
 
     let (status, h, text) = get(&url, &[("mcp-session-id", &sid), ("last-event-id", &last)]).await;
     assert_eq!(status, 200);
@@ -1967,20 +1996,25 @@ async fn session_reconnection_resumes_with_last_event_id() {
 }
 
 #[tokio::test]
-async fn session_get_without_last_event_id_is_405() {
+async fn session_get_needs_sse_and_unknown_streams_are_404() {
     let url = format!("{}/mcp/conformance/v1", example().await);
     let sid = open_session(&url, "2025-11-25").await;
-    let (status, h, body) = get(&url, &[("mcp-session-id", &sid)]).await;
-    assert_eq!(status, 405);
-    assert_eq!(hdr(&h, "allow"), Some("POST, DELETE"));
+    // A GET that cannot take an event stream: 406.
+    let json_only = [
+        ("mcp-session-id", sid.as_str()),
+        ("accept", "application/json"),
+    ];
+    let (status, _, body) = get(&url, &json_only).await;
+    assert_eq!(status, 406);
     assert_eq!(body, "");
-    // An unknown Last-Event-ID: also 405.
-    let (status, _, _) = get(
+    // An unknown Last-Event-ID names no stream: 404.
+    let (status, _, body) = get(
         &url,
         &[("mcp-session-id", &sid), ("last-event-id", "nope_3")],
     )
     .await;
-    assert_eq!(status, 405);
+    assert_eq!(status, 404);
+    assert_eq!(parse(&body), err(Value::Null, -32600, "Stream not found"));
     // Without a session: 400.
     let (status, _, body) = get(&url, &[]).await;
     assert_eq!(status, 400);
@@ -2329,7 +2363,7 @@ async fn stdio_handshake_and_tools() {
     let mut io = Stdio::start(&server, "mcp");
 
     let r = io.roundtrip(&initialize(1, "2025-06-18").to_string()).await;
-    assert_eq!(r, ok(json!(1), initialize_result("2025-06-18")));
+    assert_eq!(r, ok(json!(1), initialize_live("2025-06-18")));
 
     // A notification gets no reply: the next line answers the next request.
     io.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
@@ -2380,7 +2414,7 @@ async fn stdio_modern_server_discover_and_tools_call() {
             json!({
                 "resultType": "complete",
                 "supportedVersions": [MODERN],
-                "capabilities": {"tools": {}},
+                "capabilities": capabilities(true),
                 "instructions": INSTRUCTIONS,
                 "ttlMs": 300_000,
                 "cacheScope": "public",
@@ -2511,4 +2545,549 @@ async fn initialize_past_the_session_cap_is_503() {
     let (status, _, _) = delete(&url, &[("mcp-session-id", &sid)]).await;
     assert_eq!(status, 200);
     open_session(&url, "2025-11-25").await;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resources, prompts, completions, logging and change notices
+// ---------------------------------------------------------------------------------------------
+
+/// A modern request and its routing headers; returns status and body.
+async fn modern(url: &str, method: &str, name: Option<&str>, params: Value) -> (u16, Value) {
+    let (status, _, body) = post_json(
+        url,
+        &modern_headers(method, name),
+        &modern_req(json!(1), method, params),
+    )
+    .await;
+    (status, body)
+}
+
+/// A complete modern result: the members plus `resultType` and the `_meta` stamp.
+fn complete(mut members: Value) -> Value {
+    members["resultType"] = json!("complete");
+    members["_meta"] = result_meta();
+    ok(json!(1), members)
+}
+
+/// A request on a session.
+async fn on_session(url: &str, sid: &str, id: i64, method: &str, params: Value) -> Value {
+    let (status, _, body) = post_json(
+        url,
+        &[("mcp-session-id", sid)],
+        &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+    )
+    .await;
+    assert_eq!(status, 200, "{method}: {body}");
+    body
+}
+
+/// Reads server-sent events from a streaming response until `n` came (or the time is up).
+async fn next_events(resp: &mut reqwest::Response, buf: &mut String, n: usize) -> Vec<Value> {
+    let deadline = tokio::time::Instant::now() + TIMEOUT;
+    loop {
+        let done: Vec<Value> = buf
+            .split("\n\n")
+            .filter_map(|f| f.lines().find_map(|l| l.strip_prefix("data: ")))
+            .map(parse)
+            .collect();
+        if done.len() >= n && buf.ends_with("\n\n") {
+            buf.clear();
+            return done;
+        }
+        let chunk = tokio::time::timeout_at(deadline, resp.chunk())
+            .await
+            .expect("events in time")
+            .unwrap()
+            .expect("the stream is open");
+        buf.push_str(std::str::from_utf8(&chunk).unwrap());
+    }
+}
+
+#[tokio::test]
+async fn resources_are_listed_and_read_on_both_eras() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let hours = json!({
+        "uri": "catalog://hours", "name": "hours", "title": "The store's opening hours.",
+        "description": "The store's opening hours.", "mimeType": "text/plain"
+    });
+    let (status, body) = modern(&url, "resources/list", None, json!({})).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        body,
+        complete(json!({"resources": [hours], "ttlMs": 300_000, "cacheScope": "public"}))
+    );
+    let (_, body) = modern(&url, "resources/templates/list", None, json!({})).await;
+    assert_eq!(
+        body,
+        complete(json!({"resourceTemplates": [{
+            "uriTemplate": "catalog://products/{id}", "name": "product",
+            "title": "A product, by id.",
+            "description": "A product, by id.\n\nThe product's id and name as JSON.",
+            "mimeType": "application/json"
+        }], "ttlMs": 300_000, "cacheScope": "public"}))
+    );
+    // A template variable binds the typed parameter; the result is JSON text.
+    let uri = "catalog://products/2";
+    let (_, body) = modern(&url, "resources/read", Some(uri), json!({"uri": uri})).await;
+    assert_eq!(
+        body,
+        complete(
+            json!({"contents": [{"uri": uri, "mimeType": "application/json",
+            "text": "{\"id\":2,\"name\":\"Blue mug\"}"}], "ttlMs": 0, "cacheScope": "public"})
+        )
+    );
+    // The handshake era: no resultType, no cache hints.
+    let (status, _, body) = post_json(
+        &url,
+        &[],
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": "catalog://hours"}}),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        body,
+        ok(
+            json!(1),
+            json!({"contents": [{"uri": "catalog://hours", "mimeType": "text/plain",
+            "text": "Monday to Friday 9:00-18:00, Saturday 10:00-14:00, closed on Sunday."}]})
+        )
+    );
+}
+
+#[tokio::test]
+async fn resource_errors_follow_the_revision() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    // Not found (no such URI, or the function's "not found"): -32602 with data.uri on
+    // 2026-07-28, -32002 on the handshake era.
+    for uri in ["catalog://nothing", "catalog://products/99"] {
+        let (status, body) = modern(&url, "resources/read", Some(uri), json!({"uri": uri})).await;
+        assert_eq!(status, 400);
+        assert_eq!(
+            body,
+            err_data(json!(1), -32602, "Resource not found", json!({"uri": uri}))
+        );
+        let (_, _, body) = post_json(
+            &url,
+            &[],
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": uri}}),
+        )
+        .await;
+        assert_eq!(
+            body,
+            err_data(json!(1), -32002, "Resource not found", json!({"uri": uri}))
+        );
+    }
+    // A value the parameter's type refuses.
+    let uri = "catalog://products/x";
+    let (status, body) = modern(&url, "resources/read", Some(uri), json!({"uri": uri})).await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        body,
+        err(
+            json!(1),
+            -32602,
+            "Invalid arguments: 'id': Parameter \"id\" must be of type integer, string given"
+        )
+    );
+    // No URI, and a header that does not mirror it.
+    let (status, body) = modern(&url, "resources/read", Some("x"), json!({})).await;
+    assert_eq!(status, 400);
+    assert_eq!(body["error"]["code"], -32020);
+    let (status, body) = modern(
+        &url,
+        "resources/read",
+        None,
+        json!({"uri": "catalog://hours"}),
+    )
+    .await;
+    assert_eq!(
+        (status, body["error"]["code"].clone()),
+        (400, json!(-32020))
+    );
+}
+
+#[tokio::test]
+async fn prompts_are_listed_and_rendered_with_typed_arguments() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let (_, body) = modern(&url, "prompts/list", None, json!({})).await;
+    assert_eq!(
+        body,
+        complete(json!({"prompts": [{
+            "name": "recommend",
+            "title": "Recommend products for a need.",
+            "description": "Recommend products for a need.\n\nAsks the model to pick products of the catalog for what a customer needs, using the\n`Catalog.search` tool.",
+            "arguments": [
+                {"name": "need", "description": "What the customer needs", "required": true},
+                {"name": "count", "description": "How many products to propose", "required": false}
+            ]
+        }], "ttlMs": 300_000, "cacheScope": "public"}))
+    );
+    // Arguments are strings on the wire; `count` becomes a u32, and defaults to 3.
+    let get = |args: Value| json!({"name": "recommend", "arguments": args});
+    let (_, body) = modern(
+        &url,
+        "prompts/get",
+        Some("recommend"),
+        get(json!({"need": "tea", "count": "2"})),
+    )
+    .await;
+    let text = "A customer needs: tea. Use the Catalog.search tool to find at most 2 products of \
+                the catalog that fit, and explain each choice in one sentence.";
+    assert_eq!(
+        body,
+        complete(json!({
+            "description": "Recommend products for a need.\n\nAsks the model to pick products of the catalog for what a customer needs, using the\n`Catalog.search` tool.",
+            "messages": [{"role": "user", "content": {"type": "text", "text": text}}]
+        }))
+    );
+    let (_, body) = modern(
+        &url,
+        "prompts/get",
+        Some("recommend"),
+        get(json!({"need": "tea"})),
+    )
+    .await;
+    assert!(
+        body["result"]["messages"][0]["content"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("at most 3 products")
+    );
+    for (args, message) in [
+        (
+            json!({}),
+            "Invalid arguments: 'need': Required parameter \"need\" not passed",
+        ),
+        (
+            json!({"need": "tea", "count": "lots"}),
+            "Invalid arguments: 'count': Parameter \"count\" must be of type integer, string given",
+        ),
+    ] {
+        let (status, body) = modern(&url, "prompts/get", Some("recommend"), get(args)).await;
+        assert_eq!(status, 400);
+        assert_eq!(body, err(json!(1), -32602, message));
+    }
+    let (status, body) = modern(&url, "prompts/get", Some("nope"), json!({"name": "nope"})).await;
+    assert_eq!(status, 400);
+    assert_eq!(body, err(json!(1), -32602, "Unknown prompt: nope"));
+}
+
+#[tokio::test]
+async fn completions_come_from_the_named_functions() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let complete_req = |r: Value, name: &str, value: &str| json!({"ref": r, "argument": {"name": name, "value": value}});
+    let prompt = json!({"type": "ref/prompt", "name": "recommend"});
+    let template = json!({"type": "ref/resource", "uri": "catalog://products/{id}"});
+    let (_, body) = modern(
+        &url,
+        "completion/complete",
+        None,
+        complete_req(prompt.clone(), "need", "a "),
+    )
+    .await;
+    assert_eq!(
+        body,
+        complete(json!({"completion": {"values": ["a gift", "a mug for tea", "a teapot"]}}))
+    );
+    let (_, body) = modern(
+        &url,
+        "completion/complete",
+        None,
+        complete_req(template, "id", ""),
+    )
+    .await;
+    assert_eq!(
+        body,
+        complete(json!({"completion": {"values": ["1", "2", "3", "4", "5", "6"]}}))
+    );
+    // An argument without a completion function: no values.
+    let (_, body) = modern(
+        &url,
+        "completion/complete",
+        None,
+        complete_req(prompt.clone(), "count", ""),
+    )
+    .await;
+    assert_eq!(body, complete(json!({"completion": {"values": []}})));
+    for (params, message) in [
+        (complete_req(prompt, "nope", ""), "Unknown argument: nope"),
+        (
+            complete_req(json!({"type": "ref/prompt", "name": "x"}), "a", ""),
+            "Unknown prompt: x",
+        ),
+        (
+            complete_req(json!({"type": "ref/tool"}), "a", ""),
+            "Invalid request parameters: `ref.type` must be \"ref/prompt\" or \"ref/resource\"",
+        ),
+    ] {
+        let (status, body) = modern(&url, "completion/complete", None, params).await;
+        assert_eq!(status, 400);
+        assert_eq!(body, err(json!(1), -32602, message));
+    }
+}
+
+#[tokio::test]
+async fn a_group_declares_only_what_it_has() {
+    // `admin` has tools only: no resources, prompts or completions, which answer -32601.
+    let server = example_prod().api_tokens(["t"]).build().unwrap();
+    let url = format!("{}/mcp/admin/v1", serve_url(server).await);
+    let auth = ("authorization", "Bearer t");
+    let (_, _, body) = post_json(&url, &[auth], &initialize(1, "2025-11-25")).await;
+    assert_eq!(
+        body["result"]["capabilities"],
+        json!({"tools": {"listChanged": false}, "logging": {}})
+    );
+    let mut headers = modern_headers("prompts/list", None);
+    headers.push(auth);
+    let (status, _, body) = post_json(
+        &url,
+        &headers,
+        &modern_req(json!(1), "prompts/list", json!({})),
+    )
+    .await;
+    assert_eq!(status, 404);
+    assert_eq!(
+        body,
+        err_data(json!(1), -32601, "Method not found", json!("prompts/list"))
+    );
+}
+
+#[tokio::test]
+async fn session_logs_arrive_on_the_call_stream_at_the_chosen_level() {
+    let url = format!("{}/mcp/conformance/v1", example().await);
+    let sid = open_session(&url, "2025-11-25").await;
+    let logging = json!({"name": "test_tool_with_logging", "arguments": {}});
+    // Before logging/setLevel: nothing is sent.
+    let (_, _, text) = post(
+        &url,
+        &[("mcp-session-id", &sid)],
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": logging}).to_string(),
+    )
+    .await;
+    let frames = data_frames(&text);
+    assert_eq!(frames.len(), 1, "{frames:?}");
+    // A bad level is -32602; a good one is `{}` and kept by the session.
+    let body = on_session(&url, &sid, 3, "logging/setLevel", json!({"level": "loud"})).await;
+    assert_eq!(body["error"]["code"], -32602);
+    let body = on_session(&url, &sid, 4, "logging/setLevel", json!({"level": "info"})).await;
+    assert_eq!(body, ok(json!(4), json!({})));
+    let (_, _, text) = post(
+        &url,
+        &[("mcp-session-id", &sid)],
+        &json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": logging}).to_string(),
+    )
+    .await;
+    let frames = data_frames(&text);
+    let log = |data: &str| {
+        json!({"jsonrpc": "2.0", "method": "notifications/message",
+            "params": {"level": "info", "data": data}})
+    };
+    assert_eq!(
+        frames[..3],
+        [
+            log("Tool execution started"),
+            log("Tool processing data"),
+            log("Tool execution completed")
+        ]
+    );
+    assert_eq!(
+        frames[3]["result"]["content"][0]["text"],
+        "Logging test completed"
+    );
+    // Above the level: nothing.
+    on_session(&url, &sid, 6, "logging/setLevel", json!({"level": "error"})).await;
+    let (_, _, text) = post(
+        &url,
+        &[("mcp-session-id", &sid)],
+        &json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": logging}).to_string(),
+    )
+    .await;
+    assert_eq!(data_frames(&text).len(), 1);
+}
+
+/// The messages of an SSE body (a resumable stream's priming event has no data).
+fn data_frames(text: &str) -> Vec<Value> {
+    sse_events(text)
+        .iter()
+        .filter(|e| !e.data.is_empty())
+        .map(|e| parse(&e.data))
+        .collect()
+}
+
+#[tokio::test]
+async fn modern_requests_log_only_when_their_meta_asks() {
+    let url = format!("{}/mcp/conformance/v1", example().await);
+    let name = "test_logging_tool";
+    let (status, body) = modern(
+        &url,
+        "tools/call",
+        Some(name),
+        json!({"name": name, "arguments": {}}),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(body["result"]["content"][0]["text"], "Logged only if asked");
+    let mut req = modern_req(
+        json!(1),
+        "tools/call",
+        json!({"name": name, "arguments": {}}),
+    );
+    req["params"]["_meta"]["io.modelcontextprotocol/logLevel"] = json!("debug");
+    let (_, h, text) = post(
+        &url,
+        &modern_headers("tools/call", Some(name)),
+        &req.to_string(),
+    )
+    .await;
+    assert_eq!(hdr(&h, "content-type"), Some("text/event-stream"));
+    let frames: Vec<Value> = sse_events(&text).iter().map(|e| parse(&e.data)).collect();
+    assert_eq!(
+        frames[0],
+        json!({"jsonrpc": "2.0", "method": "notifications/message",
+            "params": {"level": "info", "data": "test_logging_tool ran"}})
+    );
+    req["params"]["_meta"]["io.modelcontextprotocol/logLevel"] = json!("chatty");
+    let (status, _, text) = post(
+        &url,
+        &modern_headers("tools/call", Some(name)),
+        &req.to_string(),
+    )
+    .await;
+    assert_eq!(status, 400);
+    assert_eq!(parse(&text)["error"]["code"], -32602);
+}
+
+#[tokio::test]
+async fn a_listen_stream_acknowledges_then_forwards_only_what_it_asked() {
+    let server = examples::server().unwrap();
+    let changes = server.changes();
+    let url = format!("{}/mcp/conformance/v1", serve_url(server).await);
+    let listen = modern_req(
+        json!("listen-1"),
+        "subscriptions/listen",
+        json!({"notifications": {"promptsListChanged": true,
+            "resourceSubscriptions": ["test://watched-resource"]}}),
+    );
+    let mut resp = client()
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", MODERN)
+        .header("mcp-method", "subscriptions/listen")
+        .body(listen.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let mut buf = String::new();
+    let tag = json!({"io.modelcontextprotocol/subscriptionId": "listen-1"});
+    assert_eq!(
+        next_events(&mut resp, &mut buf, 1).await,
+        [
+            json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+            "params": {"_meta": tag, "notifications": {"promptsListChanged": true,
+                "resourceSubscriptions": ["test://watched-resource"]}}})
+        ]
+    );
+    // Tools were not asked for; another resource was not subscribed.
+    changes.tools_list_changed();
+    changes.resource_updated("test://static-text");
+    changes.resource_updated("test://watched-resource");
+    changes.prompts_list_changed();
+    assert_eq!(
+        next_events(&mut resp, &mut buf, 2).await,
+        [
+            json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+                "params": {"_meta": tag, "uri": "test://watched-resource"}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/prompts/list_changed",
+                "params": {"_meta": tag}}),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_session_hears_of_the_resources_it_subscribed_to_on_its_get_stream() {
+    let server = examples::server().unwrap();
+    let changes = server.changes();
+    let url = format!("{}/mcp/conformance/v1", serve_url(server).await);
+    let sid = open_session(&url, "2025-11-25").await;
+    let watched = json!({"uri": "test://watched-resource"});
+    let body = on_session(&url, &sid, 2, "resources/subscribe", watched.clone()).await;
+    assert_eq!(body, ok(json!(2), json!({})));
+    let body = on_session(
+        &url,
+        &sid,
+        3,
+        "resources/subscribe",
+        json!({"uri": "test://nope"}),
+    )
+    .await;
+    assert_eq!(
+        body,
+        err_data(
+            json!(3),
+            -32002,
+            "Resource not found",
+            json!({"uri": "test://nope"})
+        )
+    );
+    let mut resp = client()
+        .get(&url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &sid)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let mut buf = String::new();
+    // The stream subscribes as the response starts: wait for it before announcing.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    changes.resource_updated("test://static-text");
+    changes.resource_updated("test://watched-resource");
+    assert_eq!(
+        next_events(&mut resp, &mut buf, 1).await,
+        [
+            json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+            "params": {"uri": "test://watched-resource"}})
+        ]
+    );
+    // Unsubscribed: the next update is not sent, the list change after it is.
+    let body = on_session(&url, &sid, 4, "resources/unsubscribe", watched).await;
+    assert_eq!(body, ok(json!(4), json!({})));
+    changes.resource_updated("test://watched-resource");
+    changes.tools_list_changed();
+    assert_eq!(
+        next_events(&mut resp, &mut buf, 1).await,
+        [json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})]
+    );
+}
+
+#[tokio::test]
+async fn stdio_serves_resources_prompts_and_change_notices() {
+    let server = examples::server().unwrap();
+    let changes = server.changes();
+    let mut io = Stdio::start(&server, "mcp");
+    io.roundtrip(&initialize(1, "2025-11-25").to_string()).await;
+    let r = io
+        .roundtrip(r#"{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"catalog://products/1"}}"#)
+        .await;
+    assert_eq!(
+        r,
+        ok(
+            json!(2),
+            json!({"contents": [{"uri": "catalog://products/1",
+            "mimeType": "application/json", "text": "{\"id\":1,\"name\":\"Red mug\"}"}]})
+        )
+    );
+    let r = io
+        .roundtrip(r#"{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"catalog://products/1"}}"#)
+        .await;
+    assert_eq!(r, ok(json!(3), json!({})));
+    changes.resource_updated("catalog://products/1");
+    assert_eq!(
+        parse(&io.recv().await),
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+            "params": {"uri": "catalog://products/1"}})
+    );
+    io.close().await;
 }

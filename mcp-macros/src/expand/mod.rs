@@ -1,8 +1,13 @@
-//! Expansion: the `const _: () = { ... };` block registering one method, assembled from small
-//! expanders: the groups and the tool-name check (`record`), the probes (`probes`), each
-//! parameter's pieces (`params`), the result (`output`), the dispatch function (`dispatch`) and
-//! the `MethodDef` submitted to the registry (`submit`).
+//! Expansion: the `const _: () = { ... };` block registering one method, resource or prompt,
+//! assembled from small expanders: the groups and the tool-name check (`record`), the probes
+//! (`probes`), each parameter's pieces (`params`), the result (`output`), the dispatch function
+//! (`dispatch`), the completion functions (`complete`) and the records (`submit`).
+//!
+//! A method's `MethodDef` is submitted to the registry. A resource's or prompt's is a `static`
+//! its `ResourceDef` or `PromptDef` points to, and only that record is submitted: it is not a
+//! method of its groups.
 
+mod complete;
 mod dispatch;
 mod output;
 mod params;
@@ -13,7 +18,7 @@ mod submit;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 
-use crate::model::Method;
+use crate::model::{Method, Prompt, Resource};
 
 /// What every expander of a method needs.
 struct Cx<'a> {
@@ -22,7 +27,15 @@ struct Cx<'a> {
     rt: TokenStream,
 }
 
-impl Cx<'_> {
+impl<'a> Cx<'a> {
+    fn new(m: &'a Method) -> Self {
+        let krate = &m.krate;
+        Cx {
+            m,
+            rt: quote!(#krate::__private),
+        }
+    }
+
     /// An early return value of the dispatch function: boxed in a ready future when async.
     fn early(&self, e: TokenStream) -> TokenStream {
         if self.m.is_async {
@@ -36,15 +49,70 @@ impl Cx<'_> {
 
 /// The `const _: () = { ... };` block registering one method.
 pub fn method(m: &Method) -> TokenStream {
-    let krate = &m.krate;
-    let cx = Cx {
-        m,
-        rt: quote!(#krate::__private),
-    };
-    let groups_const = record::groups_const(&cx);
+    let cx = Cx::new(m);
     let name_check = record::tool_name_check(&cx);
-    let params = params::expand(&cx);
-    let output = output::expand(&cx);
+    let (call, params) = call(&cx);
+    let def = submit::method_def(&cx, &params);
+    let rt = &cx.rt;
+    block(quote! {
+        #name_check
+        #call
+        #rt::inventory::submit! { #def }
+    })
+}
+
+/// The `const _: () = { ... };` block registering one resource.
+pub fn resource(r: &Resource) -> TokenStream {
+    let cx = Cx::new(&r.method);
+    let (call, params) = call(&cx);
+    let param_checks = record::resource_param_checks(&cx, r);
+    let def = submit::method_def(&cx, &params);
+    let (complete_fns, completions) = complete::expand(&cx);
+    let record = submit::resource_def(&cx, r, &completions);
+    mcp_block(&cx, quote!(#call #param_checks), def, complete_fns, record)
+}
+
+/// The `const _: () = { ... };` block registering one prompt.
+pub fn prompt(p: &Prompt) -> TokenStream {
+    let cx = Cx::new(&p.method);
+    let (call, params) = call(&cx);
+    let def = submit::method_def(&cx, &params);
+    let (complete_fns, completions) = complete::expand(&cx);
+    let record = submit::prompt_def(&cx, p, &completions);
+    mcp_block(&cx, call, def, complete_fns, record)
+}
+
+/// A resource's or prompt's block: its method as `static __RPC_METHOD`, and its record.
+fn mcp_block(
+    cx: &Cx,
+    call: TokenStream,
+    def: TokenStream,
+    complete_fns: TokenStream,
+    record: TokenStream,
+) -> TokenStream {
+    let rt = &cx.rt;
+    block(quote! {
+        #call
+        #complete_fns
+        static __RPC_METHOD: #rt::MethodDef = #def;
+        #rt::inventory::submit! { #record }
+    })
+}
+
+fn block(body: TokenStream) -> TokenStream {
+    quote_spanned! {Span::call_site()=>
+        #[doc(hidden)]
+        #[allow(non_snake_case, dead_code, clippy::all)]
+        const _: () = { #body };
+    }
+}
+
+/// Everything a `MethodDef` points to: the groups, the type assertions, the probes, the
+/// parameters' functions, the dispatch function and the output schema function.
+fn call(cx: &Cx) -> (TokenStream, params::Params) {
+    let groups_const = record::groups_const(cx);
+    let params = params::expand(cx);
+    let output = output::expand(cx);
     let asserts = params.asserts.iter().chain(&output.assert);
     let probes = probes::probes(&cx.rt);
     let context_probes = if params.has_maybe_context() {
@@ -52,37 +120,29 @@ pub fn method(m: &Method) -> TokenStream {
     } else {
         quote!()
     };
-    let params_const = params::params_const(&cx, &params);
+    let params_const = params::params_const(cx, &params);
     let error_fn = &output.error_fn;
     let defaults = &params.defaults;
     let schema_fns = &params.schema_fns;
-    let call_fn = dispatch::call_fn(&cx, &params, &output);
-    let output_schema_fn = output::schema_fn(&cx, &output);
-    let submit = submit::method_def(&cx, &params);
+    let call_fn = dispatch::call_fn(cx, &params, &output);
+    let output_schema_fn = output::schema_fn(cx, &output);
+    let tokens = quote! {
+        #groups_const
 
-    quote_spanned! {Span::call_site()=>
-        #[doc(hidden)]
-        #[allow(non_snake_case, dead_code, clippy::all)]
-        const _: () = {
-            #groups_const
-            #name_check
+        #[allow(dead_code)]
+        fn __assert_types() { #(#asserts)* }
 
-            #[allow(dead_code)]
-            fn __assert_types() { #(#asserts)* }
+        #probes
+        #context_probes
+        #error_fn
 
-            #probes
-            #context_probes
-            #error_fn
+        #(#defaults)*
+        #(#schema_fns)*
+        #params_const
 
-            #(#defaults)*
-            #(#schema_fns)*
-            #params_const
+        #call_fn
 
-            #call_fn
-
-            #output_schema_fn
-
-            #submit
-        };
-    }
+        #output_schema_fn
+    };
+    (tokens, params)
 }

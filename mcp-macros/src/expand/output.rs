@@ -6,14 +6,15 @@ use syn::Type;
 use syn::spanned::Spanned;
 
 use super::Cx;
-use crate::model::Ret;
+use crate::model::{Kind, Ret};
 
 pub(super) struct Output {
     /// The expression turning `__ret` into `Result<Output, RpcError>`.
     pub convert: TokenStream,
     /// `__rpc_error` of a `Result` return type.
     pub error_fn: TokenStream,
-    /// `assert_return::<T>()` of the result type.
+    /// `assert_return::<T>()` of the result type (`assert_resource_return`,
+    /// `assert_prompt_return` for a resource or prompt).
     pub assert: Option<TokenStream>,
     /// The result type, if not `()`.
     pub ty: Option<Type>,
@@ -25,12 +26,27 @@ pub(super) fn expand(cx: &Cx) -> Output {
         Ret::Unit => None,
         Ret::Plain(t) | Ret::Result(t, _) => Some(t.clone()),
     };
+    let assert = match (cx.m.kind, &ty) {
+        (Kind::Method, None) => None,
+        (Kind::Method, Some(t)) => Some(quote_spanned! {t.span()=> #rt::assert_return::<#t>(); }),
+        // A resource or prompt must return something: `()` is asserted too, at the name.
+        (kind, t) => {
+            let assert = if kind == Kind::Resource {
+                quote!(assert_resource_return)
+            } else {
+                quote!(assert_prompt_return)
+            };
+            let t = match t {
+                Some(t) => quote_spanned!(t.span()=> #t),
+                None => quote_spanned!(cx.m.ident.span()=> ()),
+            };
+            Some(quote_spanned! {t.span()=> #rt::#assert::<#t>(); })
+        }
+    };
     Output {
         convert: convert(cx),
         error_fn: error_fn(cx),
-        assert: ty
-            .as_ref()
-            .map(|t| quote_spanned! {t.span()=> #rt::assert_return::<#t>(); }),
+        assert,
         ty,
     }
 }
@@ -69,9 +85,13 @@ fn error_fn(cx: &Cx) -> TokenStream {
     }
 }
 
-/// `__output_schema`: the result's schema, `None` for `()` and untyped JSON.
+/// `__output_schema`: the result's schema, `None` for `()` and untyped JSON. A resource or
+/// prompt has none (its `MethodDef` says `|_| None`).
 pub(super) fn schema_fn(cx: &Cx, out: &Output) -> TokenStream {
     let rt = &cx.rt;
+    if cx.m.kind != Kind::Method {
+        return quote!();
+    }
     let body = match &out.ty {
         None => quote!(::core::option::Option::None),
         Some(t) => quote! {

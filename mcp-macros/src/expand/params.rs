@@ -141,7 +141,7 @@ fn kind(cx: &Cx, i: usize, p: &Param, out: &mut Params) -> TokenStream {
 /// As a JSON parameter it is required, and listed in `MethodDef::params` only then.
 fn maybe_context(cx: &Cx, i: usize, p: &Param, var: Ident, out: &mut Params) {
     let (rt, ty, pname) = (&cx.rt, &p.ty, &p.name);
-    let is_ctx = format_ident!("__RPC_CTX_{}", i, span = ty.span());
+    let is_ctx = is_context_const(i, p);
     out.maybe_consts.push(quote_spanned! {ty.span()=>
         const #is_ctx: bool = __RpcTy::<#ty>::__RPC_IS_CONTEXT;
     });
@@ -187,6 +187,11 @@ fn maybe_context(cx: &Cx, i: usize, p: &Param, var: Ident, out: &mut Params) {
         },
     ));
     out.call_args.push(quote!(#var));
+}
+
+/// `__RPC_CTX_N`: whether the `N`th parameter, named like a context type, is one.
+pub(super) fn is_context_const(i: usize, p: &Param) -> Ident {
+    format_ident!("__RPC_CTX_{}", i, span = p.ty.span())
 }
 
 impl Params {

@@ -1,12 +1,16 @@
-//! The method's groups, and the compile-time check of its MCP tool name.
+//! The method's groups, and the compile-time checks of its MCP tool name and of a resource's
+//! parameters that may be context ones.
 
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::LitStr;
 
 use super::Cx;
+use super::params::is_context_const;
 use crate::attr::path_name;
-use crate::model::NameOrigin;
+use crate::check::{self, invalid_tool_name};
+use crate::model::{NameOrigin, ParamKind, Resource, ResourceUri};
+use crate::uri;
 
 /// The groups, written once so a bad group path is reported once.
 pub(super) fn groups_const(cx: &Cx) -> TokenStream {
@@ -15,23 +19,6 @@ pub(super) fn groups_const(cx: &Cx) -> TokenStream {
     quote! {
         const __RPC_GROUPS: &[#rt::ApiGroup] = &[#(#groups),*];
     }
-}
-
-/// Why `name` is not a valid MCP tool name (`^[a-zA-Z0-9_.-]{1,128}$`), if it is not.
-fn invalid_tool_name(name: &str) -> Option<String> {
-    if name.is_empty() {
-        return Some("it is empty".to_owned());
-    }
-    if let Some(c) = name
-        .chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
-    {
-        return Some(format!("{c:?} is not allowed"));
-    }
-    if name.len() > 128 {
-        return Some(format!("it is {} characters long", name.len()));
-    }
-    None
 }
 
 /// How to fix a bad tool name, by where the name comes from.
@@ -73,4 +60,44 @@ pub(super) fn tool_name_check(cx: &Cx) -> TokenStream {
     quote_spanned! {m.name_span=>
         const MCP_TOOL_NAME_CHECK: () = if !#rt::is_valid_tool_name(#name_lit) { #(#arms)* };
     }
+}
+
+/// A parameter named like a context type (`State<T>`) is one or not depending on its type, known
+/// only after expansion: a resource checks it in const evaluation, at the parameter. In a URI
+/// template it must be a JSON parameter if it has a variable's name, else a context parameter;
+/// with a fixed URI, a context parameter.
+pub(super) fn resource_param_checks(cx: &Cx, r: &Resource) -> TokenStream {
+    let vars = match &r.uri {
+        ResourceUri::Template(t) => uri::template_variables(&t.value).unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    let checks =
+        cx.m.params
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| matches!(p.kind, ParamKind::MaybeContext))
+            .map(|(i, p)| {
+                let is_ctx = is_context_const(i, p);
+                let (fails_if, msg) = match &r.uri {
+                    ResourceUri::Template(_) if vars.contains(&p.name.as_str()) => (
+                        quote!(#is_ctx),
+                        format!(
+                            "URI template variable `{0}` has no parameter: parameter `{0}` is a \
+                             context parameter (its type implements `FromContext`), not a value \
+                             from the URI; rename the variable or the parameter",
+                            p.name
+                        ),
+                    ),
+                    ResourceUri::Template(t) => {
+                        (quote!(!#is_ctx), check::not_a_variable(&p.name, &t.value))
+                    }
+                    _ => (quote!(!#is_ctx), check::fixed_uri_param(&p.name)),
+                };
+                let msg = LitStr::new(&msg.replace('{', "{{").replace('}', "}}"), p.name_span);
+                let name = format_ident!("RESOURCE_PARAM_CHECK_{}", i);
+                quote_spanned! {p.name_span=>
+                    const #name: () = if #fails_if { ::core::panic!(#msg) };
+                }
+            });
+    quote!(#(#checks)*)
 }

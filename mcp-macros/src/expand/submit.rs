@@ -1,18 +1,14 @@
-//! The `MethodDef` submitted to the registry with `inventory`.
+//! The records: a method's `MethodDef`, and the `ResourceDef` or `PromptDef` around it.
 
-use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use proc_macro2::{Literal, TokenStream};
+use quote::{ToTokens, quote, quote_spanned};
 
 use super::Cx;
 use super::params::Params;
+use crate::attr::{IconArgs, Role};
+use crate::model::{Kind, Prompt, Resource};
 
-fn opt_bool(v: Option<bool>) -> TokenStream {
-    match v {
-        Some(b) => quote!(::core::option::Option::Some(#b)),
-        None => quote!(::core::option::Option::None),
-    }
-}
-
+/// The `MethodDef { ... }` expression.
 pub(super) fn method_def(cx: &Cx, params: &Params) -> TokenStream {
     let (m, rt) = (cx.m, &cx.rt);
     let name = &m.name;
@@ -26,7 +22,13 @@ pub(super) fn method_def(cx: &Cx, params: &Params) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let param_defs = super::params::params_expr(params);
-    let annotations = annotations(cx);
+    let (annotations, output_schema) = match m.kind {
+        Kind::Method => (annotations(cx), quote!(__output_schema)),
+        Kind::Resource | Kind::Prompt => (
+            quote!(#rt::ToolAnnotations::NONE),
+            quote!(|_| ::core::option::Option::None),
+        ),
+    };
     let handler = if m.is_async {
         quote!(#rt::Handler::Async(__call))
     } else {
@@ -36,37 +38,108 @@ pub(super) fn method_def(cx: &Cx, params: &Params) -> TokenStream {
     let lock = lock(cx);
     let location = location(cx);
     quote! {
-        #rt::inventory::submit! {
-            #rt::MethodDef {
-                name: #name,
-                groups: __RPC_GROUPS,
-                since: #since,
-                removed_in: #removed_in,
-                docs: #docs,
-                params: #param_defs,
-                annotations: #annotations,
-                output_schema: __output_schema,
-                handler: #handler,
-                cache: #cache,
-                lock: #lock,
-                location: #location,
+        #rt::MethodDef {
+            name: #name,
+            groups: __RPC_GROUPS,
+            since: #since,
+            removed_in: #removed_in,
+            docs: #docs,
+            params: #param_defs,
+            annotations: #annotations,
+            output_schema: #output_schema,
+            handler: #handler,
+            cache: #cache,
+            lock: #lock,
+            location: #location,
+        }
+    }
+}
+
+/// The `ResourceDef { ... }` expression, its method being `__RPC_METHOD`.
+pub(super) fn resource_def(cx: &Cx, r: &Resource, completions: &TokenStream) -> TokenStream {
+    let rt = &cx.rt;
+    let (name, uri, is_template) = (&r.name, r.uri.text(), r.uri.is_template());
+    let mime_type = opt(r.mime_type.as_ref());
+    let size = opt(r.size.as_ref().map(|s| s.value));
+    let icons = icons(cx, &r.icons);
+    let annotations = if r.audience.is_empty() && r.priority.is_none() && r.last_modified.is_none()
+    {
+        quote!(#rt::Annotations::NONE)
+    } else {
+        let audience = r.audience.iter().map(|a| match a {
+            Role::User => quote!(#rt::Role::User),
+            Role::Assistant => quote!(#rt::Role::Assistant),
+        });
+        let priority = opt(r.priority.as_ref().map(|(p, _)| Literal::f64_suffixed(*p)));
+        let last_modified = opt(r.last_modified.as_ref());
+        quote! {
+            #rt::Annotations {
+                audience: &[#(#audience),*],
+                priority: #priority,
+                last_modified: #last_modified,
             }
         }
+    };
+    quote! {
+        #rt::ResourceDef {
+            method: &__RPC_METHOD,
+            name: #name,
+            uri: #uri,
+            is_template: #is_template,
+            mime_type: #mime_type,
+            size: #size,
+            annotations: #annotations,
+            icons: #icons,
+            completions: #completions,
+        }
+    }
+}
+
+/// The `PromptDef { ... }` expression, its method being `__RPC_METHOD`.
+pub(super) fn prompt_def(cx: &Cx, p: &Prompt, completions: &TokenStream) -> TokenStream {
+    let rt = &cx.rt;
+    let name = &p.name;
+    let icons = icons(cx, &p.icons);
+    quote! {
+        #rt::PromptDef {
+            method: &__RPC_METHOD,
+            name: #name,
+            icons: #icons,
+            completions: #completions,
+        }
+    }
+}
+
+/// `&[Icon { ... }, ...]`.
+fn icons(cx: &Cx, icons: &[IconArgs]) -> TokenStream {
+    let rt = &cx.rt;
+    let icons = icons.iter().map(|i| {
+        let (src, sizes) = (&i.src, &i.sizes);
+        let (mime_type, theme) = (opt(i.mime_type.as_ref()), opt(i.theme.as_ref()));
+        quote! {
+            #rt::Icon { src: #src, mime_type: #mime_type, sizes: &[#(#sizes),*], theme: #theme }
+        }
+    });
+    quote!(&[#(#icons),*])
+}
+
+/// `Some(v)` or `None`.
+fn opt(v: Option<impl ToTokens>) -> TokenStream {
+    match v {
+        Some(v) => quote!(::core::option::Option::Some(#v)),
+        None => quote!(::core::option::Option::None),
     }
 }
 
 /// `ToolAnnotations` of `#[mcp_tool(...)]`.
 fn annotations(cx: &Cx) -> TokenStream {
     let (tool, rt) = (&cx.m.tool, &cx.rt);
-    let title = match &tool.title {
-        Some(t) => quote!(::core::option::Option::Some(#t)),
-        None => quote!(::core::option::Option::None),
-    };
+    let title = opt(tool.title.as_ref());
     let (ro, de, id, ow) = (
-        opt_bool(tool.read_only_hint),
-        opt_bool(tool.destructive_hint),
-        opt_bool(tool.idempotent_hint),
-        opt_bool(tool.open_world_hint),
+        opt(tool.read_only_hint),
+        opt(tool.destructive_hint),
+        opt(tool.idempotent_hint),
+        opt(tool.open_world_hint),
     );
     quote! {
         #rt::ToolAnnotations {
@@ -85,10 +158,7 @@ fn cache(cx: &Cx) -> TokenStream {
     match &cx.m.cache {
         Some(c) => {
             let ttl = c.ttl_ms;
-            let envs = match &c.envs {
-                Some(list) => quote!(::core::option::Option::Some(&[#(#list),*])),
-                None => quote!(::core::option::Option::None),
-            };
+            let envs = opt(c.envs.as_ref().map(|list| quote!(&[#(#list),*])));
             quote!(::core::option::Option::Some(#rt::CachePolicy { ttl_ms: #ttl, envs: #envs }))
         }
         None => quote!(::core::option::Option::None),
@@ -101,13 +171,7 @@ fn lock(cx: &Cx) -> TokenStream {
     match &cx.m.lock {
         Some(l) => {
             let (ttl, wait) = (l.ttl_ms, l.wait_ms);
-            let param = match &l.param {
-                Some(p) => {
-                    let p = &p.value;
-                    quote!(::core::option::Option::Some(#p))
-                }
-                None => quote!(::core::option::Option::None),
-            };
+            let param = opt(l.param.as_ref().map(|p| &p.value));
             quote!(::core::option::Option::Some(#rt::LockPolicy { param: #param, ttl_ms: #ttl, wait_ms: #wait }))
         }
         None => quote!(::core::option::Option::None),

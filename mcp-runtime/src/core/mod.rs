@@ -1,6 +1,7 @@
 //! The one core pipeline that both faces (JSON-RPC and MCP `tools/call`) run calls through.
 
 pub mod cache;
+pub mod changes;
 pub mod events;
 pub(crate) mod json;
 pub mod lock;
@@ -12,6 +13,7 @@ pub mod redis;
 pub(crate) mod validate;
 
 pub use cache::{CachePolicy, CacheStore, MemoryCache, StoreError};
+pub use changes::{Change, Changes};
 pub use events::{Event, EventKind, Listener, ListenerDef, Listeners};
 pub use lock::{LockPolicy, LockStore, MemoryLocks};
 pub use pipeline::{CallRequest, Calling, Core};

@@ -168,6 +168,19 @@ impl Core {
         &self.env
     }
 
+    /// The shared state methods read (`State<T>`).
+    pub fn state(&self) -> &Arc<StateMap> {
+        &self.state
+    }
+
+    /// The server's change notices (a hub of its own when the state has none).
+    pub fn changes(&self) -> super::Changes {
+        self.state
+            .get::<super::Changes>()
+            .map(|c| (*c).clone())
+            .unwrap_or_default()
+    }
+
     /// Whether `post_response` listeners exist (transports then queue work after the write).
     pub fn has_post_response(&self) -> bool {
         self.listeners.has(EventKind::PostResponse)

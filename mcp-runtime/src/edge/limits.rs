@@ -41,6 +41,9 @@ pub struct Limits {
     /// The largest MCP progress token (a string or an integer, as the specification says), in
     /// bytes of JSON. Default 256; larger or another type: -32602.
     pub progress_token_bytes: usize,
+    /// How many resources one session (`resources/subscribe`) or one `subscriptions/listen`
+    /// stream may watch. Default 100; past it: -32602.
+    pub subscriptions: usize,
     /// How many schema violations an error reports; the rest are counted in a last entry
     /// ("... and N more"). Default 20.
     pub violations: usize,
@@ -71,6 +74,10 @@ pub struct Limits {
     /// The longest an SSE stream (and the call it carries) may run. Default 5 minutes; then
     /// the call is cancelled and the stream ends.
     pub sse_timeout: Duration,
+    /// The longest a change stream (a session's `GET` stream, a `subscriptions/listen`
+    /// stream) stays open; then the server ends it and the client opens another. Default 30
+    /// minutes.
+    pub listen_timeout: Duration,
     /// How long in-flight requests may take to finish after shutdown begins. Default 10 s.
     pub shutdown_grace: Duration,
 }
@@ -85,6 +92,7 @@ impl Default for Limits {
             header_bytes: 64 * 1024,
             language_ranges: 32,
             progress_token_bytes: 256,
+            subscriptions: 100,
             violations: 20,
             sessions: 10_000,
             session_idle: Duration::from_secs(3600),
@@ -95,6 +103,7 @@ impl Default for Limits {
             write_timeout: Some(Duration::from_secs(30)),
             call_timeout: None,
             sse_timeout: Duration::from_secs(300),
+            listen_timeout: Duration::from_secs(1800),
             shutdown_grace: Duration::from_secs(10),
         }
     }

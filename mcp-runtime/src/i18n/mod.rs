@@ -77,7 +77,16 @@ impl Translations {
         }
         let known: BTreeSet<&str> = registry
             .catalogs()
-            .flat_map(|c| c.methods().iter().map(|m| m.name()))
+            .flat_map(|c| {
+                // Resources and prompts are keyed by their call's name: `resource:<uri>`,
+                // `prompt:<name>`.
+                c.methods()
+                    .iter()
+                    .chain(c.resources().iter().map(|r| &r.call))
+                    .chain(c.resource_templates().iter().map(|r| &r.call))
+                    .chain(c.prompts().iter().map(|p| &p.call))
+                    .map(|m| m.name())
+            })
             .collect();
         let mut soft = Vec::new();
         let mut index: BTreeMap<(Option<String>, String), BTreeMap<String, Texts>> =
@@ -99,7 +108,12 @@ impl Translations {
                     Some(g) => registry
                         .catalogs()
                         .filter(|c| c.group().name() == g)
-                        .any(|c| c.get(m).is_some()),
+                        .any(|c| {
+                            c.get(m).is_some()
+                                || c.resources().iter().any(|r| r.call.name() == m)
+                                || c.resource_templates().iter().any(|r| r.call.name() == m)
+                                || c.prompts().iter().any(|p| p.call.name() == m)
+                        }),
                 };
                 if !in_group {
                     soft.push(TranslationError {

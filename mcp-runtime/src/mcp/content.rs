@@ -81,6 +81,18 @@ impl Content {
             mime_type: mime_type.into(),
         }
     }
+    /// A link to a resource (from revision 2025-06-18).
+    pub fn resource_link(
+        uri: impl Into<String>,
+        name: impl Into<String>,
+        mime_type: Option<&str>,
+    ) -> Self {
+        Content::ResourceLink {
+            uri: uri.into(),
+            name: name.into(),
+            mime_type: mime_type.map(str::to_owned),
+        }
+    }
     /// An embedded text resource.
     pub fn resource_text(
         uri: impl Into<String>,
@@ -134,6 +146,18 @@ impl ToolOutput {
             structured_content: None,
             is_error: true,
         }
+    }
+}
+
+impl From<String> for Content {
+    fn from(text: String) -> Self {
+        Content::Text { text }
+    }
+}
+
+impl From<&str> for Content {
+    fn from(text: &str) -> Self {
+        Content::text(text)
     }
 }
 

@@ -8,6 +8,7 @@ use serde_json::{Map, Value, json};
 
 pub use crate::edge::write::AnswerBody;
 
+use super::pages::ListPages;
 use super::protocol::{
     self, Era, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, META_SERVER_INFO,
 };
@@ -137,9 +138,10 @@ pub struct McpEndpoint {
     pub(crate) core: Core,
     pub(crate) catalog: Arc<Catalog>,
     pub(crate) opts: McpOptions,
-    /// Pages per language.
-    pages: std::collections::BTreeMap<String, ToolPages>,
+    /// List pages per language.
+    pages: std::collections::BTreeMap<String, Lists>,
     pub(crate) translations: Arc<crate::i18n::Translations>,
+    serves: Serves,
     /// Set when a method of the group has an invalid tool name: every request fails.
     pub(crate) poison: Option<String>,
     server_info: String,
@@ -151,6 +153,83 @@ pub struct McpEndpoint {
     languages: Vec<(Arc<str>, axum::http::HeaderValue)>,
     /// The server's bounds.
     pub(crate) limits: Arc<Limits>,
+}
+
+/// The precomputed pages of every list in one language.
+#[derive(Debug)]
+struct Lists {
+    tools: ToolPages,
+    resources: ListPages,
+    templates: ListPages,
+    prompts: ListPages,
+}
+
+/// What a catalog serves besides tools, decided once: a capability is declared (and its
+/// methods answered) only when the group has something for it.
+#[derive(Debug, Clone, Copy)]
+struct Serves {
+    resources: bool,
+    prompts: bool,
+    completions: bool,
+}
+
+impl Serves {
+    fn of(catalog: &Catalog) -> Self {
+        let resources = !catalog.resources().is_empty() || !catalog.resource_templates().is_empty();
+        let prompts = !catalog.prompts().is_empty();
+        Serves {
+            resources,
+            prompts,
+            // Completion refers to prompt arguments and template variables.
+            completions: prompts || !catalog.resource_templates().is_empty(),
+        }
+    }
+
+    /// The `capabilities` object; `live`: the connection has a stream for change
+    /// notifications (a 2026-07-28 listen stream, a session's `GET` stream, stdio).
+    fn capabilities(self, live: bool) -> String {
+        let mut c = format!("{{\"tools\":{{\"listChanged\":{live}}}");
+        if self.resources {
+            c.push_str(&format!(
+                ",\"resources\":{{\"subscribe\":{live},\"listChanged\":{live}}}"
+            ));
+        }
+        if self.prompts {
+            c.push_str(&format!(",\"prompts\":{{\"listChanged\":{live}}}"));
+        }
+        if self.completions {
+            c.push_str(",\"completions\":{}");
+        }
+        // Every method, resource and prompt may log through its context.
+        c.push_str(",\"logging\":{}}");
+        c
+    }
+
+    /// Whether `method` belongs to a capability the catalog has (tools and the lifecycle
+    /// always do).
+    fn has(self, method: &str) -> bool {
+        match method {
+            "resources/list" | "resources/templates/list" | "resources/read" => self.resources,
+            "prompts/list" | "prompts/get" => self.prompts,
+            "completion/complete" => self.completions,
+            _ => true,
+        }
+    }
+}
+
+/// The level of a `logging/setLevel`, or its -32602.
+pub fn set_level_param(msg: &Message) -> Result<super::LogLevel, RpcError> {
+    let level = msg
+        .params
+        .as_ref()
+        .and_then(|p| p.get("level"))
+        .and_then(Value::as_str)
+        .ok_or_else(|| {
+            RpcError::invalid_params("Invalid request parameters: `level` must be a string")
+        })?;
+    level
+        .parse()
+        .map_err(|e: super::logging::UnknownLevel| RpcError::invalid_params(e.to_string()))
 }
 
 /// The HTTP status of an error on the modern era (the handshake era always uses 200).
@@ -193,17 +272,38 @@ impl McpEndpoint {
     ) -> Self {
         let server_info = json!({ "name": server_name, "version": server_version }).to_string();
         let meta_member = format!("\"_meta\":{{\"{META_SERVER_INFO}\":{server_info}}}");
-        // Built once per language: a translated tools/list costs what an untranslated one does.
+        // Built once per language: a translated list costs what an untranslated one does.
         let pages = translations
             .languages()
             .iter()
             .map(|l| {
-                (
-                    l.clone(),
-                    ToolPages::build(&catalog, &translations, l, &opts.list, &meta_member),
-                )
+                let [resources, templates, prompts] =
+                    super::surface::list_items(&catalog, &translations, l);
+                let list = |key, items: &[Vec<u8>]| {
+                    ListPages::build(
+                        key,
+                        items,
+                        opts.list.page_size,
+                        opts.list.ttl_ms,
+                        &meta_member,
+                    )
+                };
+                let lists = Lists {
+                    tools: super::tools::tool_pages(
+                        &catalog,
+                        &translations,
+                        l,
+                        &opts.list,
+                        &meta_member,
+                    ),
+                    resources: list("resources", &resources),
+                    templates: list("resourceTemplates", &templates),
+                    prompts: list("prompts", &prompts),
+                };
+                (l.clone(), lists)
             })
             .collect();
+        let serves = Serves::of(&catalog);
         let bad = super::tools::bad_tool_names(&catalog);
         let poison = (!bad.is_empty()).then(|| {
             if debug {
@@ -220,8 +320,9 @@ impl McpEndpoint {
             tracing::error!(group = catalog.group().name(), problems = ?bad, "MCP endpoint disabled: invalid tool names");
         }
         let mut discover = format!(
-            "\"supportedVersions\":{},\"capabilities\":{{\"tools\":{{}}}}",
-            json!(protocol::MODERN_VERSIONS)
+            "\"supportedVersions\":{},\"capabilities\":{}",
+            json!(protocol::MODERN_VERSIONS),
+            serves.capabilities(true)
         );
         if let Some(i) = &opts.instructions {
             discover.push_str(&format!(",\"instructions\":{}", json!(i)));
@@ -235,6 +336,7 @@ impl McpEndpoint {
             catalog,
             opts,
             pages,
+            serves,
             poison,
             server_info,
             discover_members: discover,
@@ -278,7 +380,7 @@ impl McpEndpoint {
         self.sessions.is_some()
     }
 
-    fn ok(&self, id: Option<&Value>, era: Era, members: &[u8]) -> Answer {
+    pub(crate) fn ok(&self, id: Option<&Value>, era: Era, members: &[u8]) -> Answer {
         let mut out = self.open_result(id, era, members.len(), !members.is_empty());
         out.extend_from_slice(members);
         self.close_result(out, era)
@@ -404,34 +506,145 @@ impl McpEndpoint {
         Ok(())
     }
 
+    /// Whether a request runs user code that may send notifications (progress, logs), so a
+    /// transport may answer it on a stream.
+    pub fn is_call(method: &str) -> bool {
+        matches!(method, "tools/call" | "resources/read" | "prompts/get")
+    }
+
     /// Answers one request in `era`.
     /// The message is consumed: `tools/call` moves its arguments into the pipeline, uncopied.
-    pub async fn handle(&self, msg: Message, era: Era, extras: CallExtras) -> Answer {
+    pub async fn handle(&self, msg: Message, era: Era, mut extras: CallExtras) -> Answer {
+        if era.is_modern() {
+            // 2026-07-28: logs only when this request asks for them (`_meta` level).
+            match protocol::meta_log_level(msg.params.as_ref()) {
+                Ok(level) => extras.log_level = level,
+                Err(m) => {
+                    return self.error(msg.id.as_ref(), era, codes::INVALID_PARAMS, &m, None);
+                }
+            }
+        }
         if msg.method == "tools/call" {
             return self.tools_call(msg, era, extras).await;
+        }
+        if !self.serves.has(&msg.method) {
+            return self.method_not_found(msg.id.as_ref(), era, &msg.method);
+        }
+        match msg.method.as_str() {
+            "resources/read" | "prompts/get" => {
+                if let Some(t) = msg.progress_token() {
+                    if !self.progress_token_ok(t) {
+                        return self.error(
+                            msg.id.as_ref(),
+                            era,
+                            codes::INVALID_PARAMS,
+                            "Invalid request parameters: `_meta.progressToken` is not a string or an integer of a bounded size",
+                            None,
+                        );
+                    }
+                    extras.progress_token = Some(t.clone());
+                }
+                let Message { id, params, method } = msg;
+                return if method == "resources/read" {
+                    self.resources_read(id.as_ref(), params, era, extras).await
+                } else {
+                    self.prompts_get(id.as_ref(), params, era, extras).await
+                };
+            }
+            "completion/complete" => {
+                let Message { id, params, .. } = msg;
+                return self.complete(id.as_ref(), params, era).await;
+            }
+            _ => {}
         }
         let id = msg.id.as_ref();
         match (era, msg.method.as_str()) {
             (Era::Handshake(_), "initialize") => {
                 let requested = msg.requested_version();
+                // stdio gives every request a notifier: its connection is a live stream.
+                let live = self.sessions.is_some() || extras.notifier.is_some();
                 self.ok(
                     id,
                     era,
-                    self.initialize_members(protocol::negotiate(requested))
+                    self.initialize_members(protocol::negotiate(requested), live)
                         .as_bytes(),
                 )
             }
             (Era::Handshake(_), "ping") => self.ok(id, era, b""),
             (Era::Modern, "server/discover") => self.ok(id, era, self.discover_members.as_bytes()),
-            (_, "tools/list") => self.tools_list(&msg, era, extras.language.as_deref()),
+            (_, "tools/list") => self.list(&msg, era, extras.language.as_deref(), |l| &l.tools),
+            (_, "resources/list") => {
+                self.list(&msg, era, extras.language.as_deref(), |l| &l.resources)
+            }
+            (_, "resources/templates/list") => {
+                self.list(&msg, era, extras.language.as_deref(), |l| &l.templates)
+            }
+            (_, "prompts/list") => self.list(&msg, era, extras.language.as_deref(), |l| &l.prompts),
+            // The level is kept by the transport's session (none here: nothing is sent).
+            (Era::Handshake(_), "logging/setLevel") => match set_level_param(&msg) {
+                Ok(_) => self.ok(id, era, b""),
+                Err(e) => self.error(id, era, e.code(), e.message(), None),
+            },
             (_, m) => self.method_not_found(id, era, m),
         }
     }
 
-    /// The members of an initialize result for `version`.
-    pub fn initialize_members(&self, version: &str) -> String {
+    /// Applies a `resources/subscribe` or `resources/unsubscribe` to a session's list: the
+    /// URI must name a resource (subscribe), the list holds at most
+    /// [`Limits::subscriptions`]; the error is the answer.
+    pub(crate) fn apply_subscription(
+        &self,
+        subs: &mut Vec<String>,
+        msg: &Message,
+        era: Era,
+    ) -> Result<(), Answer> {
+        let id = msg.id.as_ref();
+        let uri = match msg
+            .params
+            .as_ref()
+            .and_then(|p| p.get("uri"))
+            .and_then(Value::as_str)
+        {
+            Some(u) if !u.contains(['\n', '\r']) => u,
+            _ => {
+                let m = "Invalid request parameters: `uri` must be a URI string";
+                return Err(self.error(id, era, codes::INVALID_PARAMS, m, None));
+            }
+        };
+        if msg.method == "resources/unsubscribe" {
+            subs.retain(|u| u != uri);
+            return Ok(());
+        }
+        if self.catalog.resolve(uri).is_none() {
+            return Err(self.resource_not_found(id, era, uri));
+        }
+        if !subs.iter().any(|u| u == uri) {
+            if subs.len() >= self.limits.subscriptions {
+                let m = format!(
+                    "at most {} resource subscriptions per session",
+                    self.limits.subscriptions
+                );
+                return Err(self.error(id, era, codes::INVALID_PARAMS, &m, None));
+            }
+            subs.push(uri.to_owned());
+        }
+        Ok(())
+    }
+
+    /// What a change stream can carry on this endpoint.
+    pub(crate) fn offered(&self) -> super::listen::Offered {
+        super::listen::Offered {
+            prompts: self.serves.prompts,
+            resources: self.serves.resources,
+        }
+    }
+
+    /// The members of an initialize result for `version`; `live`: the connection can carry
+    /// change notifications (a stateful endpoint's `GET` stream, stdio).
+    pub fn initialize_members(&self, version: &str, live: bool) -> String {
         let mut s = format!(
-            "\"protocolVersion\":\"{version}\",\"capabilities\":{{\"tools\":{{\"listChanged\":false}}}},\"serverInfo\":{}",
+            "\"protocolVersion\":\"{version}\",\"capabilities\":{},\"serverInfo\":{}",
+            self.serves.capabilities(live),
             self.server_info
         );
         if let Some(i) = &self.opts.instructions {
@@ -447,7 +660,13 @@ impl McpEndpoint {
             .unwrap_or(self.translations.default_lang())
     }
 
-    fn tools_list(&self, msg: &Message, era: Era, extras_lang: Option<&str>) -> Answer {
+    fn list(
+        &self,
+        msg: &Message,
+        era: Era,
+        extras_lang: Option<&str>,
+        which: impl Fn(&Lists) -> &ListPages,
+    ) -> Answer {
         let id = msg.id.as_ref();
         let cursor = match msg.params.as_ref().and_then(|p| p.get("cursor")) {
             None | Some(Value::Null) => None,
@@ -463,11 +682,11 @@ impl McpEndpoint {
                 id,
                 era,
                 codes::INTERNAL_ERROR,
-                "no tool list for the language",
+                "no list for the language",
                 None,
             );
         };
-        match pages.page(cursor, self.opts.list.page_size) {
+        match which(pages).page(cursor) {
             Ok(page) => self.ok_shared(
                 id,
                 era,

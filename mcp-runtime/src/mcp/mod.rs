@@ -1,17 +1,29 @@
-//! The MCP face: every method of an MCP-published group and version is a tool, served over
-//! Streamable HTTP (`/mcp/{group}/v{N}`) and stdio, on every protocol revision.
+//! The MCP face: every method of an MCP-published group and version is a tool, and its
+//! `#[mcp_resource]`s and `#[mcp_prompt]`s are resources and prompts, served over Streamable
+//! HTTP (`/mcp/{group}/v{N}`) and stdio, on every protocol revision.
 
+pub mod completion;
 pub mod content;
 pub mod handler;
+pub mod listen;
+pub mod logging;
+pub mod pages;
+pub mod prompt;
 pub mod protocol;
 #[cfg(feature = "redis")]
 pub mod redis_sessions;
+pub mod resource;
 pub mod session;
+mod surface;
 pub mod tools;
 
+pub use completion::{Completer, Completion, CompletionRequest, IntoCompletion};
 pub use content::{Content, EmbeddedResource, ToolOutput};
 pub use handler::{InvalidArguments, McpEndpoint, McpOptions};
+pub use logging::LogLevel;
+pub use prompt::{PromptMessage, PromptResult, Role};
 pub use protocol::Era;
 #[cfg(feature = "redis")]
 pub use redis_sessions::RedisSessions;
+pub use resource::{Blob, ResourceContent};
 pub use session::{MemorySessions, SessionStore};

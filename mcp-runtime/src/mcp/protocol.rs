@@ -54,6 +54,22 @@ pub fn meta_version(params: Option<&Value>) -> Option<&str> {
     params?.get("_meta")?.get(META_PROTOCOL_VERSION)?.as_str()
 }
 
+/// The `_meta` key of a 2026-07-28 request's log level.
+pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+
+/// The `_meta` log level of a 2026-07-28 request: `Ok(None)` when absent (nothing may be
+/// logged), `Err` with the text when it is not a level.
+pub fn meta_log_level(params: Option<&Value>) -> Result<Option<super::LogLevel>, String> {
+    match params
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get(META_LOG_LEVEL))
+    {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => s.parse().map(Some).map_err(|e| format!("{e}")),
+        Some(_) => Err(format!("`_meta.{META_LOG_LEVEL}` must be a string")),
+    }
+}
+
 /// Negotiates an `initialize`: echo a supported handshake revision, else offer the latest.
 pub fn negotiate(requested: Option<&str>) -> &'static str {
     requested

@@ -140,6 +140,26 @@ impl SessionStore for RedisSessions {
                 .map_err(session_err)
         })
     }
+    fn set<'a>(
+        &'a self,
+        id: &'a str,
+        state: &'a str,
+    ) -> BoxFuture<'a, Result<bool, crate::RpcError>> {
+        Box::pin(async move {
+            let mut con = self.store.connection();
+            // `XX`: only a live session; its idle time starts again.
+            let done: Option<String> = redis::cmd("SET")
+                .arg(self.store.key(&format!("mcp:session:{id}")))
+                .arg(state)
+                .arg("XX")
+                .arg("PX")
+                .arg(self.session_ttl_ms())
+                .query_async(&mut con)
+                .await
+                .map_err(session_err)?;
+            Ok(done.is_some())
+        })
+    }
     fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, crate::RpcError>> {
         Box::pin(async move {
             let mut con = self.store.connection();

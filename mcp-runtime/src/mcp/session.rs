@@ -18,8 +18,57 @@ pub trait SessionStore: Send + Sync + 'static {
     fn create<'a>(&'a self, version: &'a str) -> BoxFuture<'a, Result<String, RpcError>>;
     /// The negotiated revision of a live session, `None` if unknown or ended.
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<String>, RpcError>>;
+    /// Replaces a live session's state (the text `create` stored: see [`SessionState`]);
+    /// returns whether the session existed.
+    fn set<'a>(&'a self, id: &'a str, state: &'a str) -> BoxFuture<'a, Result<bool, RpcError>>;
     /// Ends a session; returns whether it existed.
     fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, RpcError>>;
+}
+
+/// What a store keeps of a session, as one short text, so a request reads it in one round
+/// trip: the negotiated revision on the first line, then what the client chose since, a line
+/// each (`log=debug`, `sub=<uri>`). URIs never hold a line break.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SessionState {
+    /// The negotiated revision.
+    pub version: String,
+    /// The level `logging/setLevel` chose, if any.
+    pub log_level: Option<super::LogLevel>,
+    /// The resources `resources/subscribe` watches.
+    pub subscriptions: Vec<String>,
+}
+
+impl SessionState {
+    /// Reads a stored text (unknown lines are ignored).
+    pub fn parse(text: &str) -> Self {
+        let mut lines = text.split('\n');
+        let mut state = SessionState {
+            version: lines.next().unwrap_or_default().to_owned(),
+            ..SessionState::default()
+        };
+        for line in lines {
+            if let Some(l) = line.strip_prefix("log=") {
+                state.log_level = l.parse().ok();
+            } else if let Some(u) = line.strip_prefix("sub=") {
+                state.subscriptions.push(u.to_owned());
+            }
+        }
+        state
+    }
+
+    /// The text to store.
+    pub fn to_text(&self) -> String {
+        let mut s = self.version.clone();
+        if let Some(l) = self.log_level {
+            s.push_str("\nlog=");
+            s.push_str(l.as_str());
+        }
+        for u in &self.subscriptions {
+            s.push_str("\nsub=");
+            s.push_str(u);
+        }
+        s
+    }
 }
 
 pub use crate::ids::random_id;
@@ -144,6 +193,18 @@ impl MemorySessions {
         Some(version)
     }
 
+    fn set_now(&self, id: &str, state: &str) -> bool {
+        self.inner
+            .lock()
+            .is_ok_and(|mut m| match m.by_id.get_mut(id) {
+                Some((v, _)) => {
+                    *v = state.to_owned();
+                    true
+                }
+                None => false,
+            })
+    }
+
     fn remove_now(&self, id: &str) -> bool {
         let Ok(mut m) = self.inner.lock() else {
             return false;
@@ -169,6 +230,9 @@ impl SessionStore for MemorySessions {
     }
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<String>, RpcError>> {
         Box::pin(std::future::ready(Ok(self.get_at(id, Instant::now()))))
+    }
+    fn set<'a>(&'a self, id: &'a str, state: &'a str) -> BoxFuture<'a, Result<bool, RpcError>> {
+        Box::pin(std::future::ready(Ok(self.set_now(id, state))))
     }
     fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, RpcError>> {
         Box::pin(std::future::ready(Ok(self.remove_now(id))))

@@ -1,15 +1,12 @@
 //! `tools/list`: every method of the catalog as a tool, precomputed as bytes per page and era.
 
-use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD as B64;
-use bytes::Bytes;
 use serde::{Serialize, Serializer, ser::SerializeMap};
 use serde_json::{Value, json};
 use std::borrow::Cow;
-use std::sync::Arc;
 
+use super::pages::ListPages;
+pub use super::pages::{Page, cursor};
 use crate::catalog::{Catalog, MethodInfo};
-use crate::error::RpcError;
 use crate::group::{TOOL_NAME_RULE, is_valid_tool_name};
 use crate::i18n::{MethodTexts, Translations};
 
@@ -151,107 +148,30 @@ impl Serialize for Portable<'_> {
     }
 }
 
-/// One page of tools/list per era: the result after its opening brace (and, on the modern era,
-/// after `"resultType":"complete",`), up to the response's end: `"tools":[...],...}}`.
-#[derive(Debug, Clone)]
-pub struct Page {
-    /// Handshake-era result members and closing.
-    pub legacy: Bytes,
-    /// Modern result members (with `ttlMs`, `cacheScope` and the `_meta` stamp) and closing.
-    pub modern: Bytes,
-}
-
 /// Every page of one catalog's tools/list.
-#[derive(Debug, Clone)]
-pub struct ToolPages {
-    pages: Vec<Page>,
-}
+pub type ToolPages = ListPages;
 
-/// The opaque cursor of the page starting at `offset`.
-pub fn cursor(offset: usize) -> String {
-    B64.encode(offset.to_string())
-}
-
-impl ToolPages {
-    /// Builds every page once; `meta_member` is the `_meta` member stamped on modern results.
-    pub fn build(
-        catalog: &Catalog,
-        translations: &Translations,
-        lang: &str,
-        opts: &ListOptions,
-        meta_member: &str,
-    ) -> Self {
-        let group = catalog.group().name();
-        let methods = catalog.methods();
-        let size = opts.page_size.max(1);
-        let chunks: Vec<&[Arc<MethodInfo>]> = if methods.is_empty() {
-            vec![&[]]
-        } else {
-            methods.chunks(size).collect()
-        };
-        let mut pages = Vec::with_capacity(chunks.len());
-        let mut buf = Vec::new();
-        for (i, chunk) in chunks.iter().enumerate() {
-            buf.clear();
-            buf.extend_from_slice(b"\"tools\":[");
-            let open = buf.len();
-            for m in *chunk {
-                let mark = buf.len();
-                if mark > open {
-                    buf.push(b',');
-                }
-                let texts = MethodTexts::of(m, translations, group, lang);
-                // Writing into a Vec fails only on a serializer error, which a map with
-                // string keys never raises; the tool would then be missing, the page still JSON.
-                if serde_json::to_writer(&mut buf, &ToolView::new(m, &texts, opts)).is_err() {
-                    buf.truncate(mark);
-                }
-            }
-            buf.push(b']');
-            let next = (i + 1) * size;
-            if next < methods.len() {
-                buf.extend_from_slice(format!(",\"nextCursor\":\"{}\"", cursor(next)).as_bytes());
-            }
-            let members = buf.len();
-            buf.extend_from_slice(b"}}");
-            let legacy = Bytes::copy_from_slice(&buf);
-            buf.truncate(members);
-            buf.extend_from_slice(
-                format!(
-                    ",\"ttlMs\":{},\"cacheScope\":\"public\",{meta_member}}}}}",
-                    opts.ttl_ms
-                )
-                .as_bytes(),
-            );
-            pages.push(Page {
-                legacy,
-                modern: Bytes::copy_from_slice(&buf),
-            });
-        }
-        Self { pages }
-    }
-
-    /// The page a cursor points at (`None` = the first).
-    pub fn page(&self, cursor: Option<&str>, page_size: usize) -> Result<&Page, RpcError> {
-        let Some(c) = cursor else {
-            return Ok(&self.pages[0]);
-        };
-        let bad = || {
-            RpcError::invalid_params(format!(
-                "Invalid value for pagination parameter \"cursor\": \"{c}\""
-            ))
-        };
-        let offset: usize = B64
-            .decode(c)
-            .ok()
-            .and_then(|b| String::from_utf8(b).ok())
-            .and_then(|s| s.parse().ok())
-            .ok_or_else(bad)?;
-        if offset == 0 || !offset.is_multiple_of(page_size.max(1)) {
-            return Err(bad());
-        }
-        self.pages.get(offset / page_size.max(1)).ok_or_else(bad)
-    }
+/// Builds every tools/list page of `catalog` in `lang` once; `meta_member` is the `_meta`
+/// member stamped on modern results.
+pub fn tool_pages(
+    catalog: &Catalog,
+    translations: &Translations,
+    lang: &str,
+    opts: &ListOptions,
+    meta_member: &str,
+) -> ToolPages {
+    let group = catalog.group().name();
+    let items: Vec<Vec<u8>> = catalog
+        .methods()
+        .iter()
+        .filter_map(|m| {
+            let texts = MethodTexts::of(m, translations, group, lang);
+            // Fails only on a serializer error, which a map with string keys never raises;
+            // the tool would then be missing, the page still JSON.
+            serde_json::to_vec(&ToolView::new(m, &texts, opts)).ok()
+        })
+        .collect();
+    ListPages::build("tools", &items, opts.page_size, opts.ttl_ms, meta_member)
 }
 
 /// The run-time tool-name check: the methods of an MCP catalog whose names are not valid tools.

@@ -103,6 +103,14 @@ impl Live {
     }
 
     /// Sends the last event; the body ends after it.
+    /// Sends one message as an event, waiting for room; `false` once the client is gone.
+    pub(crate) async fn send(&self, message: &[u8]) -> bool {
+        self.tx
+            .send((write::sse_event(None, message), false))
+            .await
+            .is_ok()
+    }
+
     pub(crate) async fn finish(&self, event: Bytes) {
         let _ = self.tx.send((event, true)).await;
     }

@@ -19,9 +19,11 @@ use crate::context::{CallExtras, Notifier};
 use crate::edge::policy::Policy;
 use crate::edge::read::{self, Body as Read, Dialect, Incoming};
 use crate::edge::write;
-use crate::mcp::handler::{Answer, McpEndpoint, Message, error_body};
+use crate::mcp::LogLevel;
+use crate::mcp::handler::{Answer, McpEndpoint, Message, error_body, set_level_param};
 use crate::mcp::protocol::{self, Era};
-use crate::mcp::session::SessionStore;
+use crate::mcp::session::{SessionState, SessionStore};
+use serde_json::Value;
 
 /// What one MCP route holds.
 pub(crate) struct McpRoute {
@@ -37,7 +39,7 @@ fn header<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
     h.get(name).and_then(|v| v.to_str().ok())
 }
 
-fn answer_response(a: Answer) -> Response {
+pub(super) fn answer_response(a: Answer) -> Response {
     json_response(
         StatusCode::from_u16(a.status).unwrap_or(StatusCode::OK),
         answer_body(a.body),
@@ -48,7 +50,7 @@ fn plain_error(status: StatusCode, code: i32, message: &str) -> Response {
     json_response(status, error_body(None, code, message, None))
 }
 
-fn busy() -> Response {
+pub(super) fn busy() -> Response {
     plain_error(
         StatusCode::SERVICE_UNAVAILABLE,
         -32603,
@@ -140,11 +142,16 @@ async fn session_of<'h>(
 
 /// 503 when the session store fails or is full. Its message is the store's own, written for
 /// clients (a Redis store logs the Redis error and says only that it is unavailable).
-fn store_unavailable(e: &crate::RpcError) -> Response {
+pub(super) fn store_unavailable(e: &crate::RpcError) -> Response {
     plain_error(StatusCode::SERVICE_UNAVAILABLE, -32603, e.message())
 }
 
-fn missing_session() -> Response {
+/// A `Last-Event-ID` naming no stream this instance keeps (or keeps no longer).
+fn missing_stream() -> Response {
+    plain_error(StatusCode::NOT_FOUND, -32600, "Stream not found")
+}
+
+pub(super) fn missing_session() -> Response {
     plain_error(StatusCode::NOT_FOUND, -32600, "Session not found")
 }
 
@@ -155,7 +162,7 @@ fn with_lang(lang: &Arc<str>) -> CallExtras {
     }
 }
 
-fn sse_response(body: Body) -> Response {
+pub(super) fn sse_response(body: Body) -> Response {
     let mut r = Response::new(body);
     let h = r.headers_mut();
     h.insert(
@@ -299,10 +306,12 @@ async fn post_body(
     // a request on a legacy session with a handshake header stays on that session's era.
     let on_session = headers.contains_key(SESSION)
         && hdr_version.is_some_and(|v| protocol::handshake_version(v).is_some());
-    let modern = msg.method != "initialize"
-        && !on_session
+    // An `initialize` carrying the modern `_meta` is a 2026-07-28 request (answered 404: the
+    // method is gone); a plain one stays legacy whatever its header.
+    let modern = !on_session
         && (msg.meta_version().is_some()
-            || hdr_version.is_some_and(|v| protocol::handshake_version(v).is_none()));
+            || (msg.method != "initialize"
+                && hdr_version.is_some_and(|v| protocol::handshake_version(v).is_none())));
     if modern {
         return modern_request(route, headers, accept, msg, lang).await;
     }
@@ -321,7 +330,7 @@ async fn post_body(
             .await
         }
         None if msg.method == "initialize" => initialize(ep, msg, lang).await,
-        None => handshake_request(route, accept, msg, version, None, lang).await,
+        None => handshake_request(route, accept, msg, version, None, None, lang).await,
     }
 }
 
@@ -350,12 +359,49 @@ async fn on_store(
         return resp;
     }
     match session_of(store, headers).await {
-        Ok((sid, v)) => {
-            let version = version.or_else(|| protocol::handshake_version(&v));
-            handshake_request(route, accept, msg, version, Some(sid.to_owned()), lang).await
+        Ok((sid, text)) => {
+            let state = SessionState::parse(&text);
+            let version = version.or_else(|| protocol::handshake_version(&state.version));
+            if msg.method == "logging/setLevel" {
+                return set_level(ep, store, sid, state, msg, version, lang).await;
+            }
+            if matches!(
+                msg.method.as_str(),
+                "resources/subscribe" | "resources/unsubscribe"
+            ) && ep.offered().resources
+            {
+                let era = Era::Handshake(version.unwrap_or(protocol::DEFAULT_NEGOTIATED));
+                return super::changes::subscribe(route, store, sid, state, msg, era).await;
+            }
+            let session = Some(sid.to_owned());
+            handshake_request(route, accept, msg, version, session, state.log_level, lang).await
         }
         Err(answer) => answer,
     }
+}
+
+/// `logging/setLevel` on a session: the level is kept in the session's state (any instance
+/// sharing the store sees it), then answered `{}`.
+async fn set_level(
+    ep: &McpEndpoint,
+    store: &dyn SessionStore,
+    sid: &str,
+    mut state: SessionState,
+    msg: Message,
+    version: Option<&'static str>,
+    lang: &Arc<str>,
+) -> Response {
+    let era = Era::Handshake(version.unwrap_or(protocol::DEFAULT_NEGOTIATED));
+    if let Ok(level) = set_level_param(&msg) {
+        state.log_level = Some(level);
+        match store.set(sid, &state.to_text()).await {
+            Ok(true) => {}
+            Ok(false) => return missing_session(),
+            Err(e) => return store_unavailable(&e),
+        }
+    }
+    // Answers `{}`, or the -32602 of a bad level.
+    answer_response(ep.handle(msg, era, with_lang(lang)).await)
 }
 
 /// `initialize`: the negotiated revision's result (a session, if any, is the caller's).
@@ -375,6 +421,7 @@ async fn handshake_request(
     msg: Message,
     version: Option<&'static str>,
     session: Option<String>,
+    log_level: Option<LogLevel>,
     lang: &Arc<str>,
 ) -> Response {
     let era = Era::Handshake(version.unwrap_or(protocol::DEFAULT_NEGOTIATED));
@@ -382,24 +429,31 @@ async fn handshake_request(
     let wants_progress = msg
         .progress_token()
         .is_some_and(|t| route.ep.progress_token_ok(t));
-    let sse = msg.method == "tools/call"
+    let sse = McpEndpoint::is_call(&msg.method)
         && accept.sse
         && accept.given
         && (session.is_some() || wants_progress);
     if sse {
-        return spawn_sse(route, msg, era, session.as_deref(), lang);
+        return spawn_sse(route, msg, era, session.as_deref(), log_level, lang);
     }
-    json_answer(&route.ep, msg, era, lang).await
+    json_answer(&route.ep, msg, era, log_level, lang).await
 }
 
 /// Answers with JSON; `post_response` work runs once the body is written.
-async fn json_answer(ep: &McpEndpoint, msg: Message, era: Era, lang: &Arc<str>) -> Response {
+async fn json_answer(
+    ep: &McpEndpoint,
+    msg: Message,
+    era: Era,
+    log_level: Option<LogLevel>,
+    lang: &Arc<str>,
+) -> Response {
     let after = ep
         .core
         .has_post_response()
         .then(|| ep.core.after_response());
     let extras = CallExtras {
         after_response: after.clone(),
+        log_level,
         ..with_lang(lang)
     };
     let answer = ep.handle(msg, era, extras).await;
@@ -415,6 +469,7 @@ fn spawn_sse(
     msg: Message,
     era: Era,
     session: Option<&str>,
+    log_level: Option<LogLevel>,
     lang: &Arc<str>,
 ) -> Response {
     let ep = &route.ep;
@@ -432,6 +487,7 @@ fn spawn_sse(
                 notifier: Some(notifier),
                 after_response: None,
                 language: Some(lang),
+                log_level,
             };
             let answer = match tokio::time::timeout(limit, ep.handle(msg, era, extras)).await {
                 Ok(answer) => answer.body.into_vec(),
@@ -498,19 +554,36 @@ async fn modern_request(
     {
         return mismatch("mcp-method header does not match the request body's method");
     }
-    if msg.method == "tools/call" {
+    // SEP-2243: the header mirrors the body's name (tools, prompts) or URI (resources).
+    let named = match msg.method.as_str() {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        _ => None,
+    };
+    if let Some(key) = named {
         let given = header(headers, "mcp-name").and_then(decode_header_value);
-        if given.as_deref() != msg.param_name() || headers.get_all("mcp-name").iter().count() != 1 {
-            return mismatch("mcp-name header does not match the request body's 'name' parameter");
+        let body = msg
+            .params
+            .as_ref()
+            .and_then(|p| p.get(key))
+            .and_then(Value::as_str);
+        if given.as_deref() != body || headers.get_all("mcp-name").iter().count() != 1 {
+            return mismatch(&format!(
+                "mcp-name header does not match the request body's '{key}' parameter"
+            ));
         }
+    }
+    if msg.method == "subscriptions/listen" {
+        return super::changes::listen(route, msg);
     }
     let wants_progress = msg
         .progress_token()
         .is_some_and(|t| ep.progress_token_ok(t));
-    if msg.method == "tools/call" && wants_progress && accept.sse {
-        return spawn_sse(route, msg, Era::Modern, None, lang);
+    let wants_logs = matches!(protocol::meta_log_level(msg.params.as_ref()), Ok(Some(_)));
+    if McpEndpoint::is_call(&msg.method) && (wants_progress || wants_logs) && accept.sse {
+        return spawn_sse(route, msg, Era::Modern, None, None, lang);
     }
-    json_answer(ep, msg, Era::Modern, lang).await
+    json_answer(ep, msg, Era::Modern, None, lang).await
 }
 
 /// A batch: only 2025-03-26 allows them ("MUST support receiving"); answered as one array by
@@ -608,17 +681,24 @@ async fn get_inner(route: &McpRoute, parts: &Parts) -> Response {
         Ok(store) => store,
         Err(answer) => return *answer,
     };
-    let sid = match session_of(store.as_ref(), &parts.headers).await {
-        Ok((sid, _)) => sid,
+    let (sid, text) = match session_of(store.as_ref(), &parts.headers).await {
+        Ok(found) => found,
         Err(answer) => return answer,
     };
-    // Resumption of an interrupted POST stream (SEP-1699); no standalone server stream is offered.
-    match header(&parts.headers, "last-event-id").and_then(|l| ep.streams.resume(sid, l)) {
-        Some((stream, from)) => match route.detached.stream() {
-            Some(slot) => sse_response(super::detached::with_slot(stream.body(from), slot)),
-            None => busy(),
+    // Resumption of an interrupted POST stream (SEP-1699), else the session's change stream.
+    match header(&parts.headers, "last-event-id") {
+        Some(last) => match ep.streams.resume(sid, last) {
+            Some((stream, from)) => match route.detached.stream() {
+                Some(slot) => sse_response(super::detached::with_slot(stream.body(from), slot)),
+                None => busy(),
+            },
+            None => missing_stream(),
         },
-        None => method_not_allowed("POST, DELETE"),
+        None if Accept::of(&parts.headers).sse => {
+            let state = SessionState::parse(&text);
+            super::changes::session_stream(route, store.clone(), sid.to_owned(), state)
+        }
+        None => StatusCode::NOT_ACCEPTABLE.into_response(),
     }
 }
 

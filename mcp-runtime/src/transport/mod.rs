@@ -1,6 +1,7 @@
 //! Transports: HTTP (axum) for both faces, and stdio for MCP.
 
 pub mod auth;
+mod changes;
 mod deadline;
 pub(crate) mod detached;
 pub(crate) mod http;

@@ -11,8 +11,10 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWrite
 use tokio::sync::mpsc;
 
 use crate::context::{CallExtras, Notifier};
+use crate::core::Change;
 use crate::edge::read::{self, Body, Dialect, Incoming};
 use crate::mcp::handler::{McpEndpoint, Message, error_body};
+use crate::mcp::listen::Filter;
 use crate::mcp::protocol::{self, Era};
 
 struct LineNotifier(mpsc::UnboundedSender<Vec<u8>>);
@@ -21,6 +23,67 @@ impl Notifier for LineNotifier {
     fn notify(&self, message: Vec<u8>) {
         let _ = self.0.send(message);
     }
+}
+
+/// The change notices of one stdio connection: the handshake era's session subscriptions
+/// (forwarded once `initialize` came), and 2026-07-28 listen streams by request id.
+#[derive(Default)]
+struct Watch {
+    subscriptions: Arc<Mutex<Vec<String>>>,
+    forwarding: Option<tokio::task::AbortHandle>,
+    listens: std::collections::HashMap<String, tokio::task::AbortHandle>,
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        // The tasks hold the output's sender: the writer ends only once they are gone.
+        for h in self.listens.values().chain(&self.forwarding) {
+            h.abort();
+        }
+    }
+}
+
+/// Forwards the changes `filter` lets through to the output until `limit` (`None`: the
+/// connection's life); a listen stream then gets its final result.
+fn forward(
+    ep: &McpEndpoint,
+    tx: mpsc::UnboundedSender<Vec<u8>>,
+    mut filter: Filter,
+    subscriptions: Option<Arc<Mutex<Vec<String>>>>,
+    limit: Option<std::time::Duration>,
+) -> tokio::task::JoinHandle<()> {
+    let mut changes = ep.core.changes().subscribe();
+    tokio::spawn(async move {
+        if filter.subscription.is_some() && tx.send(filter.ack()).is_err() {
+            return;
+        }
+        let deadline = tokio::time::sleep(limit.unwrap_or(std::time::Duration::MAX / 4));
+        tokio::pin!(deadline);
+        loop {
+            let change = tokio::select! {
+                _ = &mut deadline => break,
+                c = changes.recv() => c,
+            };
+            let change: Change = match change {
+                Ok(c) => c,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(_) => break,
+            };
+            if let Some(s) = &subscriptions
+                && let Ok(list) = s.lock()
+            {
+                filter.uris.clone_from(&list);
+            }
+            if let Some(frame) = filter.frame(&change)
+                && tx.send(frame).is_err()
+            {
+                return;
+            }
+        }
+        if filter.subscription.is_some() {
+            let _ = tx.send(filter.end());
+        }
+    })
 }
 
 /// One line of input, or how it ended.
@@ -86,6 +149,8 @@ where
     let calls = Arc::new(tokio::sync::Semaphore::new(limits.detached_calls));
     // The revision negotiated by `initialize` (the handshake era is scoped to the process).
     let negotiated: Arc<Mutex<Option<&'static str>>> = Arc::default();
+    let mut log_level: Option<crate::mcp::LogLevel> = None;
+    let mut watch = Watch::default();
     let mut tasks = tokio::task::JoinSet::new();
     let mut input = BufReader::new(input);
     loop {
@@ -112,6 +177,17 @@ where
         }
         let call = match read::read(&line, Dialect::MCP, 1) {
             Ok(Body::Single(Ok(Incoming::Call(call)))) if call.id.is_some() => call,
+            Ok(Body::Single(Ok(Incoming::Call(n)))) if n.method == "notifications/cancelled" => {
+                // On stdio the client ends a listen stream this way (other requests finish).
+                let id = n
+                    .params
+                    .and_then(|p| serde_json::from_str::<serde_json::Value>(p.get()).ok())
+                    .and_then(|p| p.get("requestId").map(ToString::to_string));
+                if let Some(task) = id.and_then(|id| watch.listens.remove(&id)) {
+                    task.abort();
+                }
+                continue;
+            }
             Ok(Body::Single(Ok(_))) => continue,
             Ok(Body::Single(Err(inv))) => {
                 let id = read::id_value(inv.id);
@@ -136,7 +212,7 @@ where
                 continue;
             }
         };
-        let era = if msg.method != "initialize" && msg.meta_version().is_some() {
+        let era = if msg.meta_version().is_some() {
             if let Err(a) = ep.check_modern_meta(&msg) {
                 let _ = tx.send(a.body.into_vec());
                 continue;
@@ -154,8 +230,68 @@ where
                 .ok()
                 .and_then(|n| *n)
                 .unwrap_or(protocol::LATEST_HANDSHAKE);
+            // The connection is the session: its level applies to the calls that follow.
+            if msg.method == "logging/setLevel"
+                && let Ok(level) = crate::mcp::handler::set_level_param(&msg)
+            {
+                log_level = Some(level);
+            }
             Era::Handshake(v)
         };
+        let offered = ep.offered();
+        match (era, msg.method.as_str()) {
+            (Era::Handshake(_), "initialize") if watch.forwarding.is_none() => {
+                let filter = Filter::session(offered, Vec::new());
+                let subs = Some(watch.subscriptions.clone());
+                let task = forward(&ep, tx.clone(), filter, subs, None);
+                watch.forwarding = Some(task.abort_handle());
+            }
+            (Era::Handshake(_), "resources/subscribe" | "resources/unsubscribe")
+                if offered.resources =>
+            {
+                let answer = match watch.subscriptions.lock() {
+                    Ok(mut subs) => match ep.apply_subscription(&mut subs, &msg, era) {
+                        Ok(()) => ep.ok(msg.id.as_ref(), era, b""),
+                        Err(answer) => answer,
+                    },
+                    Err(_) => ep.error(
+                        msg.id.as_ref(),
+                        era,
+                        -32603,
+                        "subscriptions unavailable",
+                        None,
+                    ),
+                };
+                let _ = tx.send(answer.body.into_vec());
+                continue;
+            }
+            (Era::Modern, "subscriptions/listen") => {
+                let id = msg.id.clone().unwrap_or_default();
+                match Filter::listen(
+                    id.clone(),
+                    msg.params.as_ref(),
+                    offered,
+                    limits.subscriptions,
+                ) {
+                    Ok(filter) => {
+                        watch.listens.retain(|_, t| !t.is_finished());
+                        if watch.listens.len() >= limits.sse_streams {
+                            let m = "too many listen streams on this connection";
+                            let _ = tx.send(error_body(Some(&id), -32603, m, None));
+                        } else {
+                            let task =
+                                forward(&ep, tx.clone(), filter, None, Some(limits.listen_timeout));
+                            watch.listens.insert(id.to_string(), task.abort_handle());
+                        }
+                    }
+                    Err(e) => {
+                        let _ = tx.send(error_body(Some(&id), e.code(), e.message(), None));
+                    }
+                }
+                continue;
+            }
+            _ => {}
+        }
         // Reading waits while the bound is reached: a client cannot start more at once.
         let Ok(permit) = calls.clone().acquire_owned().await else {
             break;
@@ -166,6 +302,7 @@ where
             let notifier: Arc<dyn Notifier> = Arc::new(LineNotifier(tx.clone()));
             let extras = CallExtras {
                 notifier: Some(notifier),
+                log_level,
                 ..CallExtras::default()
             };
             let answer = ep.handle(msg, era, extras).await;
@@ -174,6 +311,7 @@ where
         });
     }
     while tasks.join_next().await.is_some() {}
+    drop(watch);
     drop(tx);
     writer.await.map_err(std::io::Error::other)?
 }

@@ -1,0 +1,186 @@
+//! `completion/complete`: the values a user's completion function proposes for a prompt
+//! argument or a template variable.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+
+use futures_util::future::BoxFuture;
+use serde::Serialize;
+
+use crate::error::RpcError;
+
+/// At most this many values go back to the client (the specification's cap); [`Completion`]
+/// reports the rest through `total` and `hasMore`.
+pub const MAX_COMPLETION_VALUES: usize = 100;
+
+/// What a completion function is given.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CompletionRequest {
+    /// The argument (or template variable) being completed.
+    pub argument: String,
+    /// What the user has typed so far.
+    pub value: String,
+    /// The arguments already filled in (`context.arguments`, from revision 2025-06-18).
+    pub arguments: BTreeMap<String, String>,
+}
+
+/// The values a completion function proposes.
+///
+/// ```
+/// use mcp_runtime::mcp::Completion;
+/// let c = Completion::from(vec!["flask".to_string(), "fastapi".to_string()]);
+/// assert_eq!(c.values.len(), 2);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Completion {
+    /// The values, best first (at most [`MAX_COMPLETION_VALUES`] are sent).
+    pub values: Vec<String>,
+    /// How many values exist in all, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total: Option<u64>,
+    /// Whether more exist than were sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub has_more: Option<bool>,
+}
+
+impl Completion {
+    /// Capped at [`MAX_COMPLETION_VALUES`]: the values past the cap are dropped, `total` and
+    /// `hasMore` say so.
+    pub(crate) fn capped(mut self) -> Self {
+        if self.values.len() > MAX_COMPLETION_VALUES {
+            let all = self.values.len() as u64;
+            self.values.truncate(MAX_COMPLETION_VALUES);
+            self.total = Some(self.total.unwrap_or(all).max(all));
+            self.has_more = Some(true);
+        }
+        self
+    }
+}
+
+impl From<Vec<String>> for Completion {
+    fn from(values: Vec<String>) -> Self {
+        Completion {
+            values,
+            total: None,
+            has_more: None,
+        }
+    }
+}
+
+impl From<Vec<&str>> for Completion {
+    fn from(values: Vec<&str>) -> Self {
+        values
+            .into_iter()
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+            .into()
+    }
+}
+
+/// What a completion function may return: a [`Completion`], a list of strings, or either in a
+/// `Result`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a completion function",
+    note = "return `Vec<String>`, `Vec<&str>`, `Completion`, or one of them in `Result<_, RpcError>`"
+)]
+pub trait IntoCompletion {
+    /// The completion, or the error to answer with.
+    fn into_completion(self) -> Result<Completion, RpcError>;
+}
+
+impl IntoCompletion for Completion {
+    fn into_completion(self) -> Result<Completion, RpcError> {
+        Ok(self)
+    }
+}
+impl IntoCompletion for Vec<String> {
+    fn into_completion(self) -> Result<Completion, RpcError> {
+        Ok(self.into())
+    }
+}
+impl IntoCompletion for Vec<&str> {
+    fn into_completion(self) -> Result<Completion, RpcError> {
+        Ok(self.into())
+    }
+}
+impl<T: IntoCompletion, E: Into<RpcError>> IntoCompletion for Result<T, E> {
+    fn into_completion(self) -> Result<Completion, RpcError> {
+        self.map_err(Into::into)?.into_completion()
+    }
+}
+
+/// A function `#[complete(with = f)]` may name: `fn(&CompletionRequest) -> R` or
+/// `async fn(CompletionRequest) -> R`, where `R` is [`IntoCompletion`].
+///
+/// `M` only tells the two forms apart (as axum's handlers do).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a completion function",
+    note = "a completion function is `fn(&CompletionRequest) -> Vec<String>` or `async fn(CompletionRequest) -> Vec<String>` (or `Completion`, or either in a `Result`)"
+)]
+pub trait Completer<M>: Copy + Send + Sync + 'static {
+    /// Runs it.
+    fn complete(self, req: CompletionRequest) -> BoxFuture<'static, Result<Completion, RpcError>>;
+}
+
+#[doc(hidden)]
+pub struct SyncCompleter;
+#[doc(hidden)]
+pub struct AsyncCompleter;
+
+impl<F, R> Completer<(SyncCompleter, R)> for F
+where
+    F: Fn(&CompletionRequest) -> R + Copy + Send + Sync + 'static,
+    R: IntoCompletion,
+{
+    fn complete(self, req: CompletionRequest) -> BoxFuture<'static, Result<Completion, RpcError>> {
+        Box::pin(std::future::ready(self(&req).into_completion()))
+    }
+}
+
+impl<F, Fut> Completer<(AsyncCompleter, Fut)> for F
+where
+    F: Fn(CompletionRequest) -> Fut + Copy + Send + Sync + 'static,
+    Fut: Future + Send + 'static,
+    Fut::Output: IntoCompletion,
+{
+    fn complete(self, req: CompletionRequest) -> BoxFuture<'static, Result<Completion, RpcError>> {
+        Box::pin(async move { self(req).await.into_completion() })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn colors(req: &CompletionRequest) -> Vec<&'static str> {
+        ["red", "green", "blue"]
+            .into_iter()
+            .filter(|c| c.starts_with(req.value.as_str()))
+            .collect()
+    }
+
+    async fn numbers(_: CompletionRequest) -> Result<Vec<String>, RpcError> {
+        Ok((0..250).map(|i| i.to_string()).collect())
+    }
+
+    fn run<M>(f: impl Completer<M>, value: &str) -> Completion {
+        let req = CompletionRequest {
+            argument: "a".into(),
+            value: value.into(),
+            arguments: BTreeMap::new(),
+        };
+        futures_util::FutureExt::now_or_never(f.complete(req))
+            .expect("ready")
+            .expect("ok")
+            .capped()
+    }
+
+    #[test]
+    fn sync_and_async_functions_complete_and_the_values_are_capped() {
+        assert_eq!(run(colors, "gr").values, ["green"]);
+        let many = run(numbers, "");
+        assert_eq!(many.values.len(), MAX_COMPLETION_VALUES);
+        assert_eq!((many.total, many.has_more), (Some(250), Some(true)));
+    }
+}

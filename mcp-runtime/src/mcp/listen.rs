@@ -1,0 +1,228 @@
+//! Who hears of which change: a 2026-07-28 `subscriptions/listen` stream (its filter, the
+//! acknowledgement first, every frame tagged with the subscription id), or a handshake-era
+//! session's `GET` stream (list changes, and the resources the session subscribed to).
+
+use serde_json::{Map, Value, json};
+
+use crate::core::Change;
+use crate::error::RpcError;
+
+/// The `_meta` key tagging every frame of a listen stream.
+pub const META_SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// What a stream sends.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Filter {
+    /// `notifications/tools/list_changed`.
+    pub tools: bool,
+    /// `notifications/prompts/list_changed`.
+    pub prompts: bool,
+    /// `notifications/resources/list_changed`.
+    pub resources: bool,
+    /// `notifications/resources/updated` for these URIs (and the resources below them).
+    pub uris: Vec<String>,
+    /// The listen request's id (2026-07-28); `None` on a session stream.
+    pub subscription: Option<Value>,
+}
+
+/// What the endpoint can send at all (its capabilities).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Offered {
+    pub prompts: bool,
+    pub resources: bool,
+}
+
+impl Filter {
+    /// The filter of a `subscriptions/listen`, narrowed to what the endpoint offers; more than
+    /// `max_uris` resource subscriptions is -32602.
+    pub(crate) fn listen(
+        id: Value,
+        params: Option<&Value>,
+        offered: Offered,
+        max_uris: usize,
+    ) -> Result<Self, RpcError> {
+        let n = params.and_then(|p| p.get("notifications"));
+        let flag = |k: &str| n.and_then(|n| n.get(k)).and_then(Value::as_bool) == Some(true);
+        let uris = match n.and_then(|n| n.get("resourceSubscriptions")) {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(list)) => {
+                if list.len() > max_uris {
+                    return Err(RpcError::invalid_params(format!(
+                        "at most {max_uris} resource subscriptions per stream"
+                    )));
+                }
+                list.iter()
+                    .map(|u| {
+                        u.as_str().map(str::to_owned).ok_or_else(|| {
+                            RpcError::invalid_params("`resourceSubscriptions` lists URI strings")
+                        })
+                    })
+                    .collect::<Result<_, _>>()?
+            }
+            Some(_) => {
+                return Err(RpcError::invalid_params(
+                    "`notifications.resourceSubscriptions` must be an array",
+                ));
+            }
+        };
+        Ok(Filter {
+            tools: flag("toolsListChanged"),
+            prompts: offered.prompts && flag("promptsListChanged"),
+            resources: offered.resources && flag("resourcesListChanged"),
+            uris: if offered.resources { uris } else { Vec::new() },
+            subscription: Some(id),
+        })
+    }
+
+    /// A session stream's filter: every list the endpoint offers, and the session's
+    /// subscriptions.
+    pub(crate) fn session(offered: Offered, uris: Vec<String>) -> Self {
+        Filter {
+            tools: true,
+            prompts: offered.prompts,
+            resources: offered.resources,
+            uris,
+            subscription: None,
+        }
+    }
+
+    /// `_meta` tagging a frame with the subscription id, when there is one.
+    fn meta(&self) -> Option<Value> {
+        self.subscription
+            .as_ref()
+            .map(|id| json!({ META_SUBSCRIPTION_ID: id }))
+    }
+
+    /// The acknowledgement, first on a listen stream: what the server honours.
+    pub(crate) fn ack(&self) -> Vec<u8> {
+        let mut n = Map::new();
+        for (k, on) in [
+            ("toolsListChanged", self.tools),
+            ("promptsListChanged", self.prompts),
+            ("resourcesListChanged", self.resources),
+        ] {
+            if on {
+                n.insert(k.into(), true.into());
+            }
+        }
+        if !self.uris.is_empty() {
+            n.insert("resourceSubscriptions".into(), json!(self.uris));
+        }
+        let mut params = Map::new();
+        if let Some(m) = self.meta() {
+            params.insert("_meta".into(), m);
+        }
+        params.insert("notifications".into(), Value::Object(n));
+        notification("notifications/subscriptions/acknowledged", params)
+    }
+
+    /// Whether this filter subscribed to `uri` (or a resource it is below).
+    pub(crate) fn watches(&self, uri: &str) -> bool {
+        self.uris.iter().any(|u| {
+            uri == u
+                || uri
+                    .strip_prefix(u.as_str())
+                    .is_some_and(|rest| rest.starts_with('/') || u.ends_with('/'))
+        })
+    }
+
+    /// The notification of a change, if this stream sends it.
+    pub(crate) fn frame(&self, change: &Change) -> Option<Vec<u8>> {
+        let (method, uri) = match change {
+            Change::ToolsListChanged if self.tools => ("notifications/tools/list_changed", None),
+            Change::PromptsListChanged if self.prompts => {
+                ("notifications/prompts/list_changed", None)
+            }
+            Change::ResourcesListChanged if self.resources => {
+                ("notifications/resources/list_changed", None)
+            }
+            Change::ResourceUpdated(u) if self.watches(u) => {
+                ("notifications/resources/updated", Some(&**u))
+            }
+            _ => return None,
+        };
+        let mut params = Map::new();
+        if let Some(m) = self.meta() {
+            params.insert("_meta".into(), m);
+        }
+        if let Some(u) = uri {
+            params.insert("uri".into(), u.into());
+        }
+        Some(notification(method, params))
+    }
+
+    /// The result ending a listen stream the server closes.
+    pub(crate) fn end(&self) -> Vec<u8> {
+        let mut result = Map::new();
+        result.insert("resultType".into(), "complete".into());
+        if let Some(m) = self.meta() {
+            result.insert("_meta".into(), m);
+        }
+        let id = self.subscription.clone().unwrap_or(Value::Null);
+        serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": id, "result": result}))
+            .unwrap_or_default()
+    }
+}
+
+fn notification(method: &str, params: Map<String, Value>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(96);
+    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":");
+    let _ = serde_json::to_writer(&mut out, method);
+    if !params.is_empty() {
+        out.extend_from_slice(b",\"params\":");
+        let _ = serde_json::to_writer(&mut out, &params);
+    }
+    out.push(b'}');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALL: Offered = Offered {
+        prompts: true,
+        resources: true,
+    };
+
+    fn text(b: Option<Vec<u8>>) -> Option<String> {
+        b.map(|b| String::from_utf8(b).unwrap())
+    }
+
+    #[test]
+    fn a_listen_stream_acknowledges_tags_and_filters() {
+        let params = json!({"notifications": {"promptsListChanged": true, "resourceSubscriptions": ["test://w"]}});
+        let f = Filter::listen(json!("l-1"), Some(&params), ALL, 10).unwrap();
+        assert_eq!(
+            String::from_utf8(f.ack()).unwrap(),
+            r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"l-1"},"notifications":{"promptsListChanged":true,"resourceSubscriptions":["test://w"]}}}"#
+        );
+        assert_eq!(f.frame(&Change::ToolsListChanged), None);
+        assert_eq!(
+            text(f.frame(&Change::ResourceUpdated("test://w/part".into()))).as_deref(),
+            Some(
+                r#"{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"l-1"},"uri":"test://w/part"}}"#
+            )
+        );
+        assert_eq!(f.frame(&Change::ResourceUpdated("test://wx".into())), None);
+        assert_eq!(
+            String::from_utf8(f.end()).unwrap(),
+            r#"{"jsonrpc":"2.0","id":"l-1","result":{"resultType":"complete","_meta":{"io.modelcontextprotocol/subscriptionId":"l-1"}}}"#
+        );
+    }
+
+    #[test]
+    fn only_what_is_offered_is_honoured_and_subscriptions_are_bounded() {
+        let params =
+            json!({"notifications": {"promptsListChanged": true, "resourcesListChanged": true}});
+        let none = Offered {
+            prompts: false,
+            resources: false,
+        };
+        let f = Filter::listen(json!(1), Some(&params), none, 10).unwrap();
+        assert!(!f.prompts && !f.resources);
+        let many = json!({"notifications": {"resourceSubscriptions": ["a:1", "a:2", "a:3"]}});
+        let e = Filter::listen(json!(1), Some(&many), ALL, 2).unwrap_err();
+        assert_eq!(e.code(), -32602);
+    }
+}

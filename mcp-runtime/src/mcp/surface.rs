@@ -1,0 +1,572 @@
+//! Resources, resource templates, prompts and completions on the MCP face: their list items
+//! (precomputed per language), `resources/read`, `prompts/get` and `completion/complete`.
+//!
+//! Reading a resource and getting a prompt are calls through the core pipeline, as
+//! `tools/call` is: listeners, cache, time limits, panics caught, logs and progress.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use futures_util::FutureExt as _;
+use serde::{Serialize, Serializer, ser::SerializeMap};
+use serde_json::{Map, Value};
+
+use super::completion::{Completion, CompletionRequest};
+use super::handler::{Answer, McpEndpoint};
+use super::protocol::Era;
+use crate::catalog::{MethodInfo, PromptInfo, ResourceInfo, bind_strings};
+use crate::context::{CallExtras, Face};
+use crate::core::CallRequest;
+use crate::error::{RpcError, codes};
+use crate::i18n::{MethodTexts, Translations};
+use crate::output::Output;
+use crate::record::{Annotations, CompletionDef, Icon};
+
+/// The texts of a resource or prompt: the translation, else the doc comment (never the
+/// internal call name).
+struct Texts<'a> {
+    title: Option<Cow<'a, str>>,
+    description: Option<Cow<'a, str>>,
+    schema: Cow<'a, Value>,
+}
+
+impl<'a> Texts<'a> {
+    fn of(call: &'a MethodInfo, t: &Translations, group: &str, lang: &str) -> Self {
+        let m = MethodTexts::of(call, t, group, lang);
+        Texts {
+            title: (m.title != call.name()).then_some(m.title),
+            description: m.description,
+            schema: m.input_schema,
+        }
+    }
+}
+
+struct AnnotationsView<'a>(&'a Annotations);
+
+impl Serialize for AnnotationsView<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let a = self.0;
+        let mut m = s.serialize_map(None)?;
+        if !a.audience.is_empty() {
+            let roles: Vec<&str> = a.audience.iter().map(|r| r.as_str()).collect();
+            m.serialize_entry("audience", &roles)?;
+        }
+        if let Some(p) = a.priority {
+            m.serialize_entry("priority", &p)?;
+        }
+        if let Some(l) = a.last_modified {
+            m.serialize_entry("lastModified", l)?;
+        }
+        m.end()
+    }
+}
+
+struct IconView<'a>(&'a Icon);
+
+impl Serialize for IconView<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let i = self.0;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("src", i.src)?;
+        if let Some(t) = i.mime_type {
+            m.serialize_entry("mimeType", t)?;
+        }
+        if !i.sizes.is_empty() {
+            m.serialize_entry("sizes", i.sizes)?;
+        }
+        if let Some(t) = i.theme {
+            m.serialize_entry("theme", t)?;
+        }
+        m.end()
+    }
+}
+
+fn icons<M: SerializeMap>(m: &mut M, list: &[Icon]) -> Result<(), M::Error> {
+    if !list.is_empty() {
+        let v: Vec<IconView<'_>> = list.iter().map(IconView).collect();
+        m.serialize_entry("icons", &v)?;
+    }
+    Ok(())
+}
+
+/// A `resources/list` or `resources/templates/list` entry.
+struct ResourceView<'a> {
+    r: &'a ResourceInfo,
+    texts: Texts<'a>,
+}
+
+impl Serialize for ResourceView<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let d = self.r.def;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry(if d.is_template { "uriTemplate" } else { "uri" }, d.uri)?;
+        m.serialize_entry("name", d.name)?;
+        if let Some(t) = &self.texts.title {
+            m.serialize_entry("title", t)?;
+        }
+        if let Some(t) = &self.texts.description {
+            m.serialize_entry("description", t)?;
+        }
+        if let Some(t) = d.mime_type {
+            m.serialize_entry("mimeType", t)?;
+        }
+        if let Some(n) = d.size.filter(|_| !d.is_template) {
+            m.serialize_entry("size", &n)?;
+        }
+        if !d.annotations.is_empty() {
+            m.serialize_entry("annotations", &AnnotationsView(&d.annotations))?;
+        }
+        icons(&mut m, d.icons)?;
+        m.end()
+    }
+}
+
+/// A `prompts/list` entry.
+struct PromptView<'a> {
+    p: &'a PromptInfo,
+    texts: Texts<'a>,
+}
+
+impl Serialize for PromptView<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let d = self.p.def;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("name", d.name)?;
+        if let Some(t) = &self.texts.title {
+            m.serialize_entry("title", t)?;
+        }
+        // Some clients (and the conformance suite) require a description: the title stands in.
+        if let Some(t) = self
+            .texts
+            .description
+            .as_ref()
+            .or(self.texts.title.as_ref())
+        {
+            m.serialize_entry("description", t)?;
+        }
+        let props = self.texts.schema.get("properties");
+        let args: Vec<Value> = d
+            .method
+            .params
+            .iter()
+            .map(|p| {
+                let mut a = Map::new();
+                a.insert("name".into(), p.name.into());
+                if let Some(t) = props
+                    .and_then(|ps| ps.get(p.name))
+                    .and_then(|x| x.get("description"))
+                    .filter(|t| t.as_str().is_some_and(|t| !t.is_empty()))
+                {
+                    a.insert("description".into(), t.clone());
+                }
+                a.insert("required".into(), p.is_required().into());
+                Value::Object(a)
+            })
+            .collect();
+        if !args.is_empty() {
+            m.serialize_entry("arguments", &args)?;
+        }
+        icons(&mut m, d.icons)?;
+        m.end()
+    }
+}
+
+/// The JSON objects of the list entries of one catalog in one language: resources, templates,
+/// prompts.
+pub(crate) fn list_items(
+    catalog: &crate::Catalog,
+    t: &Translations,
+    lang: &str,
+) -> [Vec<Vec<u8>>; 3] {
+    let group = catalog.group().name();
+    let resource = |r: &std::sync::Arc<ResourceInfo>| {
+        serde_json::to_vec(&ResourceView {
+            r,
+            texts: Texts::of(&r.call, t, group, lang),
+        })
+        .ok()
+    };
+    [
+        catalog.resources().iter().filter_map(resource).collect(),
+        catalog
+            .resource_templates()
+            .iter()
+            .filter_map(resource)
+            .collect(),
+        catalog
+            .prompts()
+            .iter()
+            .filter_map(|p| {
+                serde_json::to_vec(&PromptView {
+                    p,
+                    texts: Texts::of(&p.call, t, group, lang),
+                })
+                .ok()
+            })
+            .collect(),
+    ]
+}
+
+/// A string member of the params, or the -32602 answer naming it.
+fn string_param<'p>(
+    ep: &McpEndpoint,
+    id: Option<&Value>,
+    era: Era,
+    params: Option<&'p Value>,
+    key: &str,
+) -> Result<&'p str, Answer> {
+    params
+        .and_then(|p| p.get(key))
+        .and_then(Value::as_str)
+        .ok_or_else(|| {
+            ep.error(
+                id,
+                era,
+                codes::INVALID_PARAMS,
+                &format!("Invalid request parameters: `{key}` must be a string"),
+                None,
+            )
+        })
+}
+
+impl McpEndpoint {
+    /// The answer to a call's error: argument values the schema refuses are -32602 (naming
+    /// them), a "not found" from the function is the era's resource-not-found when `uri` is
+    /// given, anything else keeps its code.
+    fn call_error(&self, id: Option<&Value>, era: Era, e: RpcError, uri: Option<&str>) -> Answer {
+        if e.is_schema_failure() {
+            let list = e.violation_list().unwrap_or_default();
+            let parts: Vec<String> = list
+                .iter()
+                .take(3)
+                .map(|v| format!("'{}': {}", v.pointer.trim_start_matches('/'), v.message))
+                .collect();
+            let message = format!("Invalid arguments: {}", parts.join("; "));
+            return self.error(id, era, codes::INVALID_PARAMS, &message, None);
+        }
+        if let (Some(uri), codes::DATA_NOT_FOUND) = (uri, e.code()) {
+            return self.resource_not_found(id, era, uri);
+        }
+        let wire = e.to_wire(self.core.env());
+        self.error(id, era, e.code(), e.message(), wire.get("data"))
+    }
+
+    /// Resource not found: -32002 on the handshake era, -32602 on 2026-07-28 (SEP-2164);
+    /// `data.uri` either way.
+    pub(crate) fn resource_not_found(&self, id: Option<&Value>, era: Era, uri: &str) -> Answer {
+        let code = if era.is_modern() {
+            codes::INVALID_PARAMS
+        } else {
+            -32002
+        };
+        let data = serde_json::json!({ "uri": uri });
+        self.error(id, era, code, "Resource not found", Some(&data))
+    }
+
+    /// `resources/read`.
+    pub(crate) async fn resources_read(
+        &self,
+        id: Option<&Value>,
+        params: Option<Value>,
+        era: Era,
+        extras: CallExtras,
+    ) -> Answer {
+        let uri = match string_param(self, id, era, params.as_ref(), "uri") {
+            Ok(u) => u,
+            Err(a) => return a,
+        };
+        let Some((r, vars)) = self.catalog.resolve(uri) else {
+            return self.resource_not_found(id, era, uri);
+        };
+        let args = bind_strings(&r.args, vars);
+        let result = self
+            .core
+            .call(CallRequest {
+                catalog: &self.catalog,
+                info: &r.call,
+                params: Some(Value::Object(args)),
+                face: Face::Mcp,
+                extras,
+            })
+            .await;
+        let out = match result {
+            Ok(out) => out,
+            Err(e) => return self.call_error(id, era, e, Some(uri)),
+        };
+        let contents = match contents(out, uri, r.def.mime_type) {
+            Ok(c) => c,
+            Err(e) => return self.call_error(id, era, e, None),
+        };
+        if contents.is_empty() {
+            // SEP-2164: never an empty read; the function found nothing.
+            return self.resource_not_found(id, era, uri);
+        }
+        let mut members = Vec::with_capacity(64);
+        members.extend_from_slice(b"\"contents\":");
+        // Values of strings and maps: serialization cannot fail.
+        let _ = serde_json::to_writer(&mut members, &contents);
+        if era.is_modern() {
+            // The hint follows the server's own cache rule for the resource; a protected
+            // group's reads are the caller's.
+            let ttl = r.call.def.cache.map_or(0, |c| c.ttl_ms);
+            let scope = if self.catalog.group().is_protected() {
+                "private"
+            } else {
+                "public"
+            };
+            members.extend_from_slice(
+                format!(",\"ttlMs\":{ttl},\"cacheScope\":\"{scope}\"").as_bytes(),
+            );
+        }
+        self.ok(id, era, &members)
+    }
+
+    /// `prompts/get`.
+    pub(crate) async fn prompts_get(
+        &self,
+        id: Option<&Value>,
+        params: Option<Value>,
+        era: Era,
+        extras: CallExtras,
+    ) -> Answer {
+        let name = match string_param(self, id, era, params.as_ref(), "name") {
+            Ok(n) => n,
+            Err(a) => return a,
+        };
+        let Some(p) = self.catalog.prompt(name) else {
+            let m = format!(
+                "Unknown prompt: {}",
+                name.chars().take(128).collect::<String>()
+            );
+            return self.error(id, era, codes::INVALID_PARAMS, &m, None);
+        };
+        let mut args = Map::new();
+        match params.as_ref().and_then(|x| x.get("arguments")) {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(given)) => {
+                let strings = given
+                    .iter()
+                    .filter_map(|(k, v)| Some((k.as_str(), v.as_str()?.to_owned())));
+                args = bind_strings(&p.args, strings);
+                // Values sent as JSON rather than strings are taken as they are.
+                for (k, v) in given.iter().filter(|(_, v)| !v.is_string()) {
+                    args.insert(k.clone(), v.clone());
+                }
+            }
+            Some(_) => {
+                return self.error(
+                    id,
+                    era,
+                    codes::INVALID_PARAMS,
+                    "Invalid request parameters: `arguments` must be an object",
+                    None,
+                );
+            }
+        }
+        let lang = extras.language.clone();
+        let result = self
+            .core
+            .call(CallRequest {
+                catalog: &self.catalog,
+                info: &p.call,
+                params: Some(Value::Object(args)),
+                face: Face::Mcp,
+                extras,
+            })
+            .await;
+        let out = match result {
+            Ok(out) => out,
+            Err(e) => return self.call_error(id, era, e, None),
+        };
+        let lang = self.language(lang.as_deref());
+        match prompt_result(out, || {
+            Texts::of(
+                &p.call,
+                &self.translations,
+                self.catalog.group().name(),
+                lang,
+            )
+            .description
+            .map(Cow::into_owned)
+        }) {
+            Ok(members) => self.ok(id, era, &members),
+            Err(e) => self.call_error(id, era, e, None),
+        }
+    }
+
+    /// `completion/complete`.
+    pub(crate) async fn complete(
+        &self,
+        id: Option<&Value>,
+        params: Option<Value>,
+        era: Era,
+    ) -> Answer {
+        let invalid = |m: &str| self.error(id, era, codes::INVALID_PARAMS, m, None);
+        let Some(Value::Object(params)) = params else {
+            return invalid("Invalid request parameters");
+        };
+        let reference = params.get("ref");
+        let kind = reference
+            .and_then(|r| r.get("type"))
+            .and_then(Value::as_str);
+        let (completions, names): (&[CompletionDef], Vec<&str>) = match kind {
+            Some("ref/prompt") => {
+                let Some(name) = reference
+                    .and_then(|r| r.get("name"))
+                    .and_then(Value::as_str)
+                else {
+                    return invalid("Invalid request parameters: `ref.name` must be a string");
+                };
+                match self.catalog.prompt(name) {
+                    Some(p) => (
+                        p.def.completions,
+                        p.def.method.params.iter().map(|x| x.name).collect(),
+                    ),
+                    None => return invalid(&format!("Unknown prompt: {name}")),
+                }
+            }
+            Some("ref/resource") => {
+                let Some(uri) = reference.and_then(|r| r.get("uri")).and_then(Value::as_str) else {
+                    return invalid("Invalid request parameters: `ref.uri` must be a string");
+                };
+                match self.catalog.template(uri) {
+                    Some(r) => (
+                        r.def.completions,
+                        r.def.method.params.iter().map(|x| x.name).collect(),
+                    ),
+                    None => return invalid(&format!("Unknown resource template: {uri}")),
+                }
+            }
+            _ => {
+                return invalid(
+                    "Invalid request parameters: `ref.type` must be \"ref/prompt\" or \"ref/resource\"",
+                );
+            }
+        };
+        let argument = params.get("argument");
+        let (Some(arg), Some(value)) = (
+            argument.and_then(|a| a.get("name")).and_then(Value::as_str),
+            argument
+                .and_then(|a| a.get("value"))
+                .and_then(Value::as_str),
+        ) else {
+            return invalid(
+                "Invalid request parameters: `argument` must have a string `name` and `value`",
+            );
+        };
+        if !names.contains(&arg) {
+            return invalid(&format!("Unknown argument: {arg}"));
+        }
+        let completion = match completions.iter().find(|c| c.argument == arg) {
+            None => Ok(Completion::default()),
+            Some(c) => {
+                let arguments: BTreeMap<String, String> = params
+                    .get("context")
+                    .and_then(|c| c.get("arguments"))
+                    .and_then(Value::as_object)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
+                    .collect();
+                let req = CompletionRequest {
+                    argument: arg.to_owned(),
+                    value: value.to_owned(),
+                    arguments,
+                };
+                // A panicking completion function is an error answer, as a method's panic is.
+                match std::panic::AssertUnwindSafe((c.complete)(req))
+                    .catch_unwind()
+                    .await
+                {
+                    Ok(r) => r,
+                    Err(_) => Err(RpcError::internal("the completion function panicked")),
+                }
+            }
+        };
+        match completion {
+            Ok(c) => {
+                let mut members = b"\"completion\":".to_vec();
+                let _ = serde_json::to_writer(&mut members, &c.capped());
+                self.ok(id, era, &members)
+            }
+            Err(e) => self.call_error(id, era, e, None),
+        }
+    }
+}
+
+/// The contents of a read from the function's output: a string is the text, any other JSON
+/// value its JSON text, [`super::ResourceContent`]s as given; `uri` and `mimeType` default to
+/// the resource's.
+fn contents(out: Output, uri: &str, mime_type: Option<&str>) -> Result<Vec<Value>, RpcError> {
+    let with_defaults = |mut c: Map<String, Value>| {
+        c.entry("uri").or_insert_with(|| uri.into());
+        if let Some(m) = mime_type {
+            c.entry("mimeType").or_insert_with(|| m.into());
+        }
+        // `uri` first, as the specification writes it.
+        let mut ordered = Map::with_capacity(c.len());
+        for k in ["uri", "mimeType", "text", "blob"] {
+            if let Some(v) = c.remove(k) {
+                ordered.insert(k.into(), v);
+            }
+        }
+        ordered.extend(c);
+        Value::Object(ordered)
+    };
+    let bad = |e: serde_json::Error| RpcError::internal(format!("invalid resource contents: {e}"));
+    match out {
+        Output::Tool(raw) => {
+            let list: Vec<Map<String, Value>> = serde_json::from_str(raw.get()).map_err(bad)?;
+            Ok(list.into_iter().map(with_defaults).collect())
+        }
+        Output::Json(raw) => {
+            let text = match serde_json::from_str::<Value>(raw.get()).map_err(bad)? {
+                Value::String(s) => s,
+                _ => raw.get().to_owned(),
+            };
+            let mut c = Map::new();
+            c.insert("text".into(), text.into());
+            Ok(vec![with_defaults(c)])
+        }
+    }
+}
+
+/// The members of a `prompts/get` result from the function's output: messages, one message,
+/// a [`super::PromptResult`] or a string (one user text message). `description` gives the
+/// prompt's description when the output has none.
+fn prompt_result(
+    out: Output,
+    description: impl FnOnce() -> Option<String>,
+) -> Result<Vec<u8>, RpcError> {
+    let bad = |e: serde_json::Error| RpcError::internal(format!("invalid prompt messages: {e}"));
+    let value: Value = serde_json::from_str(out.as_json().get()).map_err(bad)?;
+    let (desc, messages) = match value {
+        Value::String(text) => (
+            None,
+            serde_json::json!([{"role": "user", "content": {"type": "text", "text": text}}]),
+        ),
+        Value::Array(list) => (None, Value::Array(list)),
+        Value::Object(mut o) if o.contains_key("messages") => (
+            o.remove("description"),
+            o.remove("messages").unwrap_or_default(),
+        ),
+        Value::Object(o) if o.contains_key("role") => (None, Value::Array(vec![Value::Object(o)])),
+        _ => {
+            return Err(RpcError::internal(
+                "a prompt returns messages, a message, a PromptResult or a string",
+            ));
+        }
+    };
+    let mut members = Vec::with_capacity(128);
+    if let Some(d) = desc
+        .filter(|d| !d.is_null())
+        .or_else(|| description().map(Value::from))
+    {
+        members.extend_from_slice(b"\"description\":");
+        let _ = serde_json::to_writer(&mut members, &d);
+        members.push(b',');
+    }
+    members.extend_from_slice(b"\"messages\":");
+    let _ = serde_json::to_writer(&mut members, &messages);
+    Ok(members)
+}

@@ -1,0 +1,149 @@
+//! Change streams over HTTP: a 2026-07-28 `subscriptions/listen` stream, and a handshake-era
+//! session's `GET` stream. Each holds one SSE slot ([`crate::Limits::sse_streams`]), lives at
+//! most [`crate::Limits::listen_timeout`], and ends when the client goes.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use axum::response::Response;
+use serde_json::Value;
+use tokio::sync::broadcast::error::RecvError;
+
+use super::detached::{Live, live_body};
+use super::mcp::{McpRoute, answer_response, busy, sse_response};
+use crate::core::Change;
+use crate::edge::write;
+use crate::mcp::handler::{McpEndpoint, Message};
+use crate::mcp::listen::Filter;
+use crate::mcp::protocol::Era;
+use crate::mcp::session::{SessionState, SessionStore};
+
+/// Sends the changes `filter` lets through until the time limit or the client goes; `refresh`
+/// may update the filter before a resource change is matched (a session's subscriptions live
+/// in the store, and may change on any instance).
+async fn pump<R, F>(
+    ep: &McpEndpoint,
+    live: &Live,
+    mut filter: Filter,
+    mut refresh: R,
+) -> Option<Filter>
+where
+    R: FnMut() -> F,
+    F: Future<Output = Option<Option<Vec<String>>>>,
+{
+    let mut changes = ep.core.changes().subscribe();
+    if filter.subscription.is_some() && !live.send(&filter.ack()).await {
+        return None;
+    }
+    let deadline = tokio::time::sleep(ep.limits.listen_timeout);
+    tokio::pin!(deadline);
+    loop {
+        let change = tokio::select! {
+            _ = &mut deadline => return Some(filter),
+            c = changes.recv() => c,
+        };
+        let change = match change {
+            Ok(c) => c,
+            // A slow stream skips what it missed rather than holding the others back.
+            Err(RecvError::Lagged(_)) => continue,
+            Err(RecvError::Closed) => return Some(filter),
+        };
+        if matches!(change, Change::ResourceUpdated(_)) {
+            match refresh().await {
+                Some(Some(uris)) => filter.uris = uris,
+                Some(None) => {}
+                // The session ended: so does its stream.
+                None => return None,
+            }
+        }
+        if let Some(frame) = filter.frame(&change)
+            && !live.send(&frame).await
+        {
+            return None;
+        }
+    }
+}
+
+/// `subscriptions/listen` (2026-07-28): the acknowledgement first, then the changes the filter
+/// asks for, each tagged with the request's id; a final result when the server ends it.
+pub(crate) fn listen(route: &McpRoute, msg: Message) -> Response {
+    let ep = &route.ep;
+    let id = msg.id.clone().unwrap_or(Value::Null);
+    let filter = match Filter::listen(
+        id.clone(),
+        msg.params.as_ref(),
+        ep.offered(),
+        ep.limits.subscriptions,
+    ) {
+        Ok(f) => f,
+        Err(e) => {
+            return answer_response(ep.error(Some(&id), Era::Modern, e.code(), e.message(), None));
+        }
+    };
+    let Some(slot) = route.detached.stream() else {
+        return busy();
+    };
+    let (live, rx) = Live::channel();
+    let ep = route.ep.clone();
+    let task = tokio::spawn(async move {
+        let no_refresh = || std::future::ready(Some(None));
+        if let Some(filter) = pump(&ep, &live, filter, no_refresh).await {
+            live.finish(write::sse_event(None, &filter.end())).await;
+        }
+    });
+    sse_response(live_body(rx, task.abort_handle(), slot))
+}
+
+/// A session's `GET` stream (handshake era): list changes, and updates of the resources the
+/// session subscribed to.
+pub(crate) fn session_stream(
+    route: &McpRoute,
+    store: Arc<dyn SessionStore>,
+    sid: String,
+    state: SessionState,
+) -> Response {
+    let Some(slot) = route.detached.stream() else {
+        return busy();
+    };
+    let filter = Filter::session(route.ep.offered(), state.subscriptions);
+    let (live, rx) = Live::channel();
+    let ep = route.ep.clone();
+    let task = tokio::spawn(async move {
+        let refresh = || {
+            let (store, sid) = (store.clone(), sid.clone());
+            async move {
+                match store.get(&sid).await {
+                    Ok(Some(text)) => Some(Some(SessionState::parse(&text).subscriptions)),
+                    Ok(None) => None,
+                    // The store is down: keep the subscriptions known so far.
+                    Err(_) => Some(None),
+                }
+            }
+        };
+        pump(&ep, &live, filter, refresh).await;
+        live.finish(axum::body::Bytes::new()).await;
+    });
+    sse_response(live_body(rx, task.abort_handle(), slot))
+}
+
+/// `resources/subscribe` and `resources/unsubscribe` on a session: the URI joins or leaves the
+/// session's state (so the `GET` stream of any instance sees it), then `{}`.
+pub(crate) async fn subscribe(
+    route: &McpRoute,
+    store: &dyn SessionStore,
+    sid: &str,
+    mut state: SessionState,
+    msg: Message,
+    era: Era,
+) -> Response {
+    let ep = &route.ep;
+    let id = msg.id.as_ref();
+    if let Err(answer) = ep.apply_subscription(&mut state.subscriptions, &msg, era) {
+        return answer_response(answer);
+    }
+    match store.set(sid, &state.to_text()).await {
+        Ok(true) => answer_response(ep.ok(id, era, b"")),
+        Ok(false) => super::mcp::missing_session(),
+        Err(e) => super::mcp::store_unavailable(&e),
+    }
+}
