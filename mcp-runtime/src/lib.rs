@@ -93,6 +93,11 @@ pub mod prelude {
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeDoctests;
 
+/// The guide's page on resources and prompts, compiled the same way.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/guide/resources-and-prompts.md")]
+pub struct GuideResourcesDoctests;
+
 /// What the generated code uses. Not a public API: it changes without notice.
 #[doc(hidden)]
 pub mod __private {

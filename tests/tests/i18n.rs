@@ -4,7 +4,7 @@
 use mcp_runtime::i18n::Strictness;
 use mcp_runtime::prelude::*;
 use mcp_runtime::{BuildError, Environment};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 mod support;
 use support::serve_url;
@@ -340,4 +340,69 @@ fn translations_load_from_a_directory() {
         "{e:?}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A 2026-07-28 request of the example's group `mcp` in `lang`: the result.
+async fn example_request(
+    base: &str,
+    lang: &str,
+    method: &str,
+    name: Option<&str>,
+    params: &str,
+) -> Value {
+    let mut req = reqwest::Client::new()
+        .post(format!("{base}/mcp/mcp/v1"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("accept-language", lang)
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method);
+    if let Some(n) = name {
+        req = req.header("mcp-name", n);
+    }
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{{MODERN_META}{params}}}}}"#
+    );
+    let res = req.body(body).send().await.unwrap();
+    assert_eq!(res.status(), 200);
+    let v: Value = res.json().await.unwrap();
+    v["result"].clone()
+}
+
+#[tokio::test]
+async fn resources_and_prompts_are_translated_like_tools() {
+    let base = serve_url(examples::builder().env(Environment::PROD).build().unwrap()).await;
+    let r = example_request(&base, "uk", "resources/list", None, "").await;
+    assert_eq!(r["resources"][0]["title"], "Години роботи магазину");
+    assert_eq!(
+        r["resources"][0]["description"],
+        "Коли магазин відчинено, по днях тижня."
+    );
+    let r = example_request(&base, "uk", "resources/templates/list", None, "").await;
+    assert_eq!(
+        r["resourceTemplates"][0]["title"],
+        "Товар за ідентифікатором"
+    );
+    let r = example_request(&base, "uk", "prompts/list", None, "").await;
+    assert_eq!(
+        r["prompts"][0],
+        json!({
+            "name": "recommend",
+            "title": "Порадити товари",
+            "description": "Просить модель дібрати товари каталогу під потребу покупця за допомогою інструмента Catalog.search.",
+            "arguments": [
+                {"name": "need", "description": "Чого потребує покупець", "required": true},
+                {"name": "count", "description": "Скільки товарів запропонувати", "required": false}
+            ]
+        })
+    );
+    // The rendering's description follows the request's language too; English is the doc comment.
+    let get = r#","name":"recommend","arguments":{"need":"tea"}"#;
+    let r = example_request(&base, "uk", "prompts/get", Some("recommend"), get).await;
+    assert_eq!(
+        r["description"],
+        "Просить модель дібрати товари каталогу під потребу покупця за допомогою інструмента Catalog.search."
+    );
+    let r = example_request(&base, "en", "prompts/list", None, "").await;
+    assert_eq!(r["prompts"][0]["title"], "Recommend products for a need.");
 }

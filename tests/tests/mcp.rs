@@ -3091,3 +3091,89 @@ async fn stdio_serves_resources_prompts_and_change_notices() {
     );
     io.close().await;
 }
+
+#[tokio::test]
+async fn subscriptions_and_listen_streams_are_bounded() {
+    let limits = mcp_runtime::Limits {
+        subscriptions: 1,
+        listen_timeout: Duration::from_millis(300),
+        ..mcp_runtime::Limits::default()
+    };
+    let server = example_prod().limits(limits).build().unwrap();
+    let url = format!("{}/mcp/conformance/v1", serve_url(server).await);
+    // A session watches at most `subscriptions` resources.
+    let sid = open_session(&url, "2025-11-25").await;
+    let sub = |uri: &str| json!({"uri": uri});
+    let body = on_session(
+        &url,
+        &sid,
+        2,
+        "resources/subscribe",
+        sub("test://static-text"),
+    )
+    .await;
+    assert_eq!(body, ok(json!(2), json!({})));
+    let body = on_session(
+        &url,
+        &sid,
+        3,
+        "resources/subscribe",
+        sub("test://static-text"),
+    )
+    .await;
+    assert_eq!(
+        body,
+        ok(json!(3), json!({})),
+        "the same URI again takes no place"
+    );
+    let body = on_session(
+        &url,
+        &sid,
+        4,
+        "resources/subscribe",
+        sub("test://watched-resource"),
+    )
+    .await;
+    assert_eq!(
+        body,
+        err(
+            json!(4),
+            -32602,
+            "at most 1 resource subscriptions per session"
+        )
+    );
+    // A listen stream too; and it ends after `listen_timeout` with its final result.
+    let params = json!({"notifications": {"resourceSubscriptions": ["test://a", "test://b"]}});
+    let (status, body) = modern(&url, "subscriptions/listen", None, params).await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        body,
+        err(
+            json!(1),
+            -32602,
+            "at most 1 resource subscriptions per stream"
+        )
+    );
+    let listen = modern_req(
+        json!(9),
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+    );
+    let (status, _, text) = post(
+        &url,
+        &modern_headers("subscriptions/listen", None),
+        &listen.to_string(),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let frames = data_frames(&text);
+    let tag = json!({"io.modelcontextprotocol/subscriptionId": 9});
+    assert_eq!(
+        frames,
+        [
+            json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+                "params": {"_meta": tag, "notifications": {"toolsListChanged": true}}}),
+            json!({"jsonrpc": "2.0", "id": 9, "result": {"resultType": "complete", "_meta": tag}}),
+        ]
+    );
+}
