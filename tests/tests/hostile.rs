@@ -442,6 +442,27 @@ fn ping(face: Face, members: &str, args: &str, meta: &str) -> Vec<u8> {
     .into_bytes()
 }
 
+/// An MCP request of `method` with `params` (an object's members, without braces), as `face`
+/// expects it; `None` on `/rpc` (resources and prompts are MCP concepts).
+fn mcp_request(face: Face, method: &str, params: &str) -> Option<Vec<u8>> {
+    let meta = match face {
+        Face::Rpc => return None,
+        Face::Modern => {
+            r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"#
+        }
+        Face::Mcp | Face::Stdio => "",
+    };
+    Some(
+        format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{{meta}{params}}}}}"#)
+            .into_bytes(),
+    )
+}
+
+/// The routing headers of a modern `method` request naming `name`.
+fn routed(method: &'static str, name: &str) -> Vec<(&'static str, String)> {
+    vec![("mcp-method", method.into()), ("mcp-name", name.into())]
+}
+
 /// A check that the answer is exactly this status and plain-text body.
 fn answers(status: u16, body: &'static str) -> Check {
     Box::new(move |_, a| assert_eq!((a.status, a.body.as_str()), (status, body)))
@@ -468,7 +489,72 @@ fn cases() -> Vec<Case> {
     let big_token = format!(",\"progressToken\":\"{}\"", "t".repeat(1 << 20));
     let many_params: String = (0..5000).map(|i| format!("\"p{i}\":0,")).collect();
     let langs: String = (0..4000).map(|i| format!("x{i};q=0.5,")).collect();
+    let long_uri = format!("catalog://nothing/{}", "9".repeat(1 << 20));
+    let many_uris: String = (0..200_000).map(|i| format!("\"x://{i}\",")).collect();
+    let many_args: String = (0..200_000).map(|i| format!("\"k{i}\":\"v\",")).collect();
     vec![
+        Case {
+            name: "a 1 MB resource URI: refused, not echoed",
+            body: Box::new(move |f| {
+                mcp_request(f, "resources/read", &format!(r#""uri":"{long_uri}""#))
+            }),
+            headers: routed("resources/read", "catalog://products/1"),
+            check: Box::new(|f, a| {
+                // 2026-07-28 first finds the Mcp-Name header does not mirror it.
+                let code = if f == Face::Modern { -32020 } else { -32602 };
+                assert_eq!(a.code(), code, "{}", a.body);
+                assert!(a.body.len() < 400, "not echoed: {} bytes", a.body.len());
+            }),
+        },
+        Case {
+            name: "a listen stream watching 200 000 resources: refused at once",
+            body: Box::new(move |f| {
+                let params = format!(
+                    r#""notifications":{{"resourceSubscriptions":[{many_uris}"x://end"]}}"#
+                );
+                mcp_request(f, "subscriptions/listen", &params)
+            }),
+            headers: vec![("mcp-method", "subscriptions/listen".into())],
+            check: Box::new(|f, a| {
+                // Only 2026-07-28 has the method.
+                let code = if f == Face::Modern { -32602 } else { -32601 };
+                assert_eq!(a.code(), code, "{}", a.body);
+                assert!(a.body.len() < 400, "{} bytes", a.body.len());
+            }),
+        },
+        Case {
+            name: "a prompt with 200 000 arguments: invalid, the violations capped",
+            body: Box::new({
+                let many_args = many_args.clone();
+                move |f| {
+                    let params =
+                        format!(r#""name":"recommend","arguments":{{{many_args}"need":"tea"}}"#);
+                    mcp_request(f, "prompts/get", &params)
+                }
+            }),
+            headers: routed("prompts/get", "recommend"),
+            check: Box::new(|_, a| {
+                assert_eq!(a.code(), -32602, "{}", a.body);
+                assert!(a.body.len() < 8 * 1024, "{} bytes", a.body.len());
+            }),
+        },
+        Case {
+            name: "a completion with 200 000 filled arguments: answered",
+            body: Box::new(move |f| {
+                let params = format!(
+                    r#""ref":{{"type":"ref/prompt","name":"recommend"}},"argument":{{"name":"need","value":"a g"}},"context":{{"arguments":{{{many_args}"count":"1"}}}}"#
+                );
+                mcp_request(f, "completion/complete", &params)
+            }),
+            headers: vec![("mcp-method", "completion/complete".into())],
+            check: Box::new(|_, a| {
+                assert_eq!(a.status, 200, "{}", a.body);
+                assert_eq!(
+                    json(&a.body)["result"]["completion"]["values"],
+                    serde_json::json!(["a gift"])
+                );
+            }),
+        },
         Case {
             name: "200 000 unknown members: skipped, linear, answered",
             body: Box::new(move |f| Some(ping(f, &unknown, "{}", ""))),
@@ -680,10 +766,13 @@ async fn send_http(addr: &SocketAddr, face: Face, case: &Case, body: Vec<u8>) ->
         req = req.header("content-type", ct);
     }
     if face == Face::Modern {
-        req = req
-            .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", "tools/call")
-            .header("mcp-name", "Catalog.ping");
+        req = req.header("mcp-protocol-version", "2026-07-28");
+        // A case about another method names it (and its name) itself.
+        if !case.headers.iter().any(|(k, _)| *k == "mcp-method") {
+            req = req
+                .header("mcp-method", "tools/call")
+                .header("mcp-name", "Catalog.ping");
+        }
     }
     let r = req.body(body).send().await.expect("answered");
     Answer {

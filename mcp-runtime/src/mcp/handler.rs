@@ -599,18 +599,12 @@ impl McpEndpoint {
         era: Era,
     ) -> Result<(), Answer> {
         let id = msg.id.as_ref();
-        let uri = match msg
+        let uri = msg
             .params
             .as_ref()
             .and_then(|p| p.get("uri"))
-            .and_then(Value::as_str)
-        {
-            Some(u) if !u.contains(['\n', '\r']) => u,
-            _ => {
-                let m = "Invalid request parameters: `uri` must be a URI string";
-                return Err(self.error(id, era, codes::INVALID_PARAMS, m, None));
-            }
-        };
+            .and_then(Value::as_str);
+        let uri = super::surface::bounded_uri(self, id, era, uri)?;
         if msg.method == "resources/unsubscribe" {
             subs.retain(|u| u != uri);
             return Ok(());

@@ -22,6 +22,41 @@ use crate::i18n::{MethodTexts, Translations};
 use crate::output::Output;
 use crate::record::{Annotations, CompletionDef, Icon};
 
+/// The longest URI a request may name (reads, subscriptions, completion references): a longer
+/// one is -32602 at once, never matched nor echoed.
+pub const MAX_URI_BYTES: usize = 8 * 1024;
+
+/// A URI from the params, within [`MAX_URI_BYTES`], or the -32602 answer.
+pub(crate) fn bounded_uri<'p>(
+    ep: &McpEndpoint,
+    id: Option<&Value>,
+    era: Era,
+    uri: Option<&'p str>,
+) -> Result<&'p str, Answer> {
+    match uri {
+        Some(u) if u.len() <= MAX_URI_BYTES && !u.contains(['\n', '\r']) => Ok(u),
+        Some(u) if u.len() > MAX_URI_BYTES => Err(ep.error(
+            id,
+            era,
+            codes::INVALID_PARAMS,
+            &format!("Invalid request parameters: the URI is longer than {MAX_URI_BYTES} bytes"),
+            None,
+        )),
+        _ => Err(ep.error(
+            id,
+            era,
+            codes::INVALID_PARAMS,
+            "Invalid request parameters: `uri` must be a URI string",
+            None,
+        )),
+    }
+}
+
+/// At most 128 characters of a name a client sent, for an error message.
+fn shown(name: &str) -> String {
+    name.chars().take(128).collect()
+}
+
 /// The texts of a resource or prompt: the translation, else the doc comment (never the
 /// internal call name).
 struct Texts<'a> {
@@ -271,7 +306,11 @@ impl McpEndpoint {
         era: Era,
         extras: CallExtras,
     ) -> Answer {
-        let uri = match string_param(self, id, era, params.as_ref(), "uri") {
+        let uri = params
+            .as_ref()
+            .and_then(|p| p.get("uri"))
+            .and_then(Value::as_str);
+        let uri = match bounded_uri(self, id, era, uri) {
             Ok(u) => u,
             Err(a) => return a,
         };
@@ -422,7 +461,7 @@ impl McpEndpoint {
                         p.def.completions,
                         p.def.method.params.iter().map(|x| x.name).collect(),
                     ),
-                    None => return invalid(&format!("Unknown prompt: {name}")),
+                    None => return invalid(&format!("Unknown prompt: {}", shown(name))),
                 }
             }
             Some("ref/resource") => {
@@ -455,7 +494,7 @@ impl McpEndpoint {
             );
         };
         if !names.contains(&arg) {
-            return invalid(&format!("Unknown argument: {arg}"));
+            return invalid(&format!("Unknown argument: {}", shown(arg)));
         }
         let completion = match completions.iter().find(|c| c.argument == arg) {
             None => Ok(Completion::default()),
