@@ -12,6 +12,7 @@ import sys
 
 import anyio
 from mcp import Client, MCPError, StdioServerParameters
+from mcp.types import PromptReference, ResourceTemplateReference
 
 HANDSHAKE = {"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
 
@@ -93,6 +94,35 @@ async def run(mode, target):
         check(r.structured_content == {"result": {"steps": 3}}, f"job: {r.structured_content}")
         seen["progress"] = progress
         check([p[0] for p in progress] == [1, 2, 3], f"progress notifications: {progress}")
+
+        # Resources, templates, prompts and completions.
+        resources = (await c.list_resources()).resources
+        check([str(r.uri) for r in resources] == ["catalog://hours"], f"resources: {resources}")
+        check(resources[0].mime_type == "text/plain" and resources[0].name == "hours", "hours resource")
+        templates = (await c.list_resource_templates()).resource_templates
+        check([t.uri_template for t in templates] == ["catalog://products/{id}"], f"templates: {templates}")
+        r = await c.read_resource("catalog://hours")
+        check(r.contents[0].text.startswith("Monday to Friday"), f"hours: {r.contents}")
+        r = await c.read_resource("catalog://products/2")
+        check(json.loads(r.contents[0].text) == {"id": 2, "name": "Blue mug"}, f"product 2: {r.contents}")
+        check(r.contents[0].mime_type == "application/json", "product mime type")
+        missing = -32602 if version == "2026-07-28" else -32002
+        seen["resource_not_found"] = await expect_mcp_error(c.read_resource("catalog://products/99"), missing)
+        prompts = (await c.list_prompts()).prompts
+        check([p.name for p in prompts] == ["recommend"], f"prompts: {prompts}")
+        check([(a.name, a.required) for a in prompts[0].arguments] == [("need", True), ("count", False)], "arguments")
+        r = await c.get_prompt("recommend", {"need": "tea", "count": "2"})
+        text = r.messages[0].content.text
+        check(r.messages[0].role == "user" and "at most 2 products" in text, f"prompt: {r.messages}")
+        seen["prompt_missing_argument"] = await expect_mcp_error(c.get_prompt("recommend", {}), -32602)
+        done = await c.complete(PromptReference(type="ref/prompt", name="recommend"), {"name": "need", "value": "a "})
+        check(done.completion.values == ["a gift", "a mug for tea", "a teapot"], f"completion: {done.completion}")
+        done = await c.complete(
+            ResourceTemplateReference(type="ref/resource", uri="catalog://products/{id}"), {"name": "id", "value": "1"}
+        )
+        check(done.completion.values == ["1"], f"template completion: {done.completion}")
+        seen["resources"] = [str(r.uri) for r in resources]
+        seen["prompts"] = [p.name for p in prompts]
     print(json.dumps(seen))
 
 
