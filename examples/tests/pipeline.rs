@@ -484,3 +484,78 @@ async fn mcp_sessions_are_shared_by_instances_through_redis() {
     .await;
     assert_eq!(status, 404);
 }
+
+/// A 2026-07-28 request to group `conformance` of `p`.
+fn modern_post(
+    p: &Proc,
+    method: &str,
+    name: Option<&str>,
+    params: Value,
+) -> reqwest::RequestBuilder {
+    let mut params = params;
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    let mut req = reqwest::Client::new()
+        .post(format!("http://{}/mcp/conformance/v1", p.addr))
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method);
+    if let Some(n) = name {
+        req = req.header("mcp-name", n);
+    }
+    req.json(&json!({"jsonrpc": "2.0", "id": "l", "method": method, "params": params}))
+}
+
+/// Reads a stream until its text holds `needle` (or ten seconds pass).
+async fn read_until(resp: &mut reqwest::Response, needle: &str) -> String {
+    let mut text = String::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while !text.contains(needle) {
+        match tokio::time::timeout_at(deadline, resp.chunk()).await {
+            Ok(Ok(Some(chunk))) => text.push_str(&String::from_utf8_lossy(&chunk)),
+            _ => break,
+        }
+    }
+    text
+}
+
+#[tokio::test]
+async fn a_change_announced_on_one_instance_reaches_a_listener_on_another_through_redis() {
+    let Some(redis) = Redis::start() else {
+        return;
+    };
+    let url = redis.url();
+    let (a, b) = (
+        catalog(&[("REDIS_URL", &url)]),
+        catalog(&[("REDIS_URL", &url)]),
+    );
+    let listen = json!({"notifications": {"promptsListChanged": true}});
+    let mut stream = modern_post(&a, "subscriptions/listen", None, listen)
+        .send()
+        .await
+        .expect("listen");
+    assert_eq!(stream.status(), 200);
+    let ack = read_until(&mut stream, "acknowledged").await;
+    assert!(
+        ack.contains("notifications/subscriptions/acknowledged"),
+        "{ack}"
+    );
+    // The relay subscribes as the first stream opens: give it a moment before announcing.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let call = json!({"name": "test_trigger_prompt_change", "arguments": {}});
+    let answer: Value = modern_post(&b, "tools/call", Some("test_trigger_prompt_change"), call)
+        .send()
+        .await
+        .expect("trigger")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    let seen = read_until(&mut stream, "prompts/list_changed").await;
+    assert!(
+        seen.contains(r#"{"jsonrpc":"2.0","method":"notifications/prompts/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"l"}}}"#),
+        "instance A heard of B's change: {seen}"
+    );
+}

@@ -455,7 +455,16 @@ impl ServerBuilder {
         // One change hub per server, in its state: methods take `State<Changes>`.
         let mut state = self.state;
         if state.get::<crate::core::Changes>().is_none() {
-            state.insert(crate::core::Changes::default());
+            #[cfg(feature = "redis")]
+            let changes = match &self.redis {
+                Some(store) => crate::core::Changes::relayed(Arc::new(
+                    crate::core::redis::RedisRelay::new(store.clone()),
+                )),
+                None => crate::core::Changes::default(),
+            };
+            #[cfg(not(feature = "redis"))]
+            let changes = crate::core::Changes::default();
+            state.insert(changes);
         }
         let mut core = Core::new(env, Arc::new(state))
             .with_listeners(listeners)

@@ -4,7 +4,8 @@
 //!
 //! One [`Changes`] per server, in its state: methods take it as `changes: State<Changes>`, the
 //! application gets it from [`crate::Server::changes`]. Nobody listening costs one atomic
-//! check per notice.
+//! check per notice. With `ServerBuilder::redis`, notices also travel between instances (Redis
+//! pub/sub): a client listening on one instance hears of a change announced on another.
 
 use std::sync::Arc;
 
@@ -26,6 +27,47 @@ pub enum Change {
     ToolsListChanged,
 }
 
+/// Carries notices between instances: publishes this instance's, and feeds the others' into
+/// the local hub. Implemented over Redis pub/sub (`core::redis`).
+pub(crate) trait Relay: Send + Sync + 'static {
+    /// Publishes one encoded notice (fire and forget: a lost one costs a client a refresh).
+    fn publish(&self, message: String);
+    /// Delivers every notice of the other instances to `tx` until the process ends.
+    fn run(&self, origin: Arc<str>, tx: broadcast::Sender<Change>);
+}
+
+struct Relayed {
+    relay: Arc<dyn Relay>,
+    /// This instance's id: its own notices, coming back, are not delivered twice.
+    origin: Arc<str>,
+    started: std::sync::Once,
+}
+
+/// A notice as text on the wire between instances: `origin`, kind, URI, one per line.
+pub(crate) fn encode(origin: &str, change: &Change) -> String {
+    match change {
+        Change::ResourceUpdated(uri) => format!("{origin}\nresource\n{uri}"),
+        Change::ResourcesListChanged => format!("{origin}\nresources"),
+        Change::PromptsListChanged => format!("{origin}\nprompts"),
+        Change::ToolsListChanged => format!("{origin}\ntools"),
+    }
+}
+
+#[cfg_attr(not(feature = "redis"), allow(dead_code))]
+/// The origin and notice of a text from another instance; `None` for one that is not a notice.
+pub(crate) fn decode(text: &str) -> Option<(&str, Change)> {
+    let mut parts = text.splitn(3, '\n');
+    let origin = parts.next()?;
+    let change = match (parts.next()?, parts.next()) {
+        ("resource", Some(uri)) => Change::ResourceUpdated(uri.into()),
+        ("resources", None) => Change::ResourcesListChanged,
+        ("prompts", None) => Change::PromptsListChanged,
+        ("tools", None) => Change::ToolsListChanged,
+        _ => return None,
+    };
+    Some((origin, change))
+}
+
 /// The server's change notices: say what changed; subscribed clients hear of it.
 ///
 /// ```
@@ -36,12 +78,14 @@ pub enum Change {
 #[derive(Clone)]
 pub struct Changes {
     tx: broadcast::Sender<Change>,
+    relayed: Option<Arc<Relayed>>,
 }
 
 impl Default for Changes {
     fn default() -> Self {
         Self {
             tx: broadcast::Sender::new(CHANGE_BACKLOG),
+            relayed: None,
         }
     }
 }
@@ -55,9 +99,26 @@ impl std::fmt::Debug for Changes {
 }
 
 impl Changes {
-    /// Announces a change.
+    /// A hub whose notices also travel through `relay` to the other instances.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) fn relayed(relay: Arc<dyn Relay>) -> Self {
+        Self {
+            relayed: Some(Arc::new(Relayed {
+                relay,
+                origin: crate::ids::random_id().into(),
+                started: std::sync::Once::new(),
+            })),
+            ..Self::default()
+        }
+    }
+
+    /// Announces a change: to this instance's listeners at once, and through the relay (if
+    /// any) to the other instances'.
     pub fn send(&self, change: Change) {
-        // An error only means nobody listens.
+        if let Some(r) = &self.relayed {
+            r.relay.publish(encode(&r.origin, &change));
+        }
+        // An error only means nobody listens here.
         let _ = self.tx.send(change);
     }
 
@@ -81,8 +142,33 @@ impl Changes {
         self.send(Change::ToolsListChanged);
     }
 
-    /// A listener of every change from now on.
+    /// A listener of every change from now on. The first one starts hearing the other
+    /// instances (inside the runtime, where the relay's task can run).
     pub(crate) fn subscribe(&self) -> broadcast::Receiver<Change> {
+        if let Some(r) = &self.relayed {
+            r.started
+                .call_once(|| r.relay.run(r.origin.clone(), self.tx.clone()));
+        }
         self.tx.subscribe()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notices_survive_the_wire_and_anything_else_is_ignored() {
+        for c in [
+            Change::ResourceUpdated("x://a\nb".into()),
+            Change::ResourcesListChanged,
+            Change::PromptsListChanged,
+            Change::ToolsListChanged,
+        ] {
+            let text = encode("me", &c);
+            assert_eq!(decode(&text), Some(("me", c)));
+        }
+        assert_eq!(decode("me\nsomething"), None);
+        assert_eq!(decode("garbage"), None);
     }
 }

@@ -19,6 +19,7 @@ const RELEASE: &str = "if redis.call('get', KEYS[1]) == ARGV[1] then return redi
 /// A Redis connection for the cache, the locks and MCP sessions.
 #[derive(Clone)]
 pub struct RedisStore {
+    client: redis::Client,
     con: ConnectionManager,
     prefix: String,
     release: std::sync::Arc<redis::Script>,
@@ -43,6 +44,7 @@ impl RedisStore {
             .set_max_delay(Duration::from_millis(500));
         let con = client.get_connection_manager_lazy(config).map_err(err)?;
         Ok(Self {
+            client,
             con,
             prefix: String::new(),
             release: std::sync::Arc::new(redis::Script::new(RELEASE)),
@@ -136,5 +138,76 @@ impl LockStore for RedisStore {
                 .map_err(err)?;
             Ok(())
         })
+    }
+}
+
+/// Change notices between instances over Redis pub/sub, on the channel `<prefix>mcp:changes`.
+pub(crate) struct RedisRelay {
+    store: RedisStore,
+    channel: String,
+}
+
+impl RedisRelay {
+    pub(crate) fn new(store: RedisStore) -> Self {
+        let channel = store.key("mcp:changes");
+        Self { store, channel }
+    }
+}
+
+impl super::changes::Relay for RedisRelay {
+    fn publish(&self, message: String) {
+        // Outside a runtime (a notice announced before serving) nothing can be sent.
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let (mut con, channel) = (self.store.con.clone(), self.channel.clone());
+        rt.spawn(async move {
+            let sent: redis::RedisResult<i64> = redis::cmd("PUBLISH")
+                .arg(&channel)
+                .arg(message)
+                .query_async(&mut con)
+                .await;
+            if let Err(e) = sent {
+                tracing::warn!(error = %e, "change notice not published to Redis");
+            }
+        });
+    }
+
+    fn run(
+        &self,
+        origin: std::sync::Arc<str>,
+        tx: tokio::sync::broadcast::Sender<super::changes::Change>,
+    ) {
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let (client, channel) = (self.store.client.clone(), self.channel.clone());
+        rt.spawn(async move {
+            use futures_util::StreamExt as _;
+            loop {
+                match client.get_async_pubsub().await {
+                    Ok(mut pubsub) => match pubsub.subscribe(&channel).await {
+                        Ok(()) => {
+                            let mut messages = pubsub.on_message();
+                            while let Some(msg) = messages.next().await {
+                                let Ok(text) = msg.get_payload::<String>() else {
+                                    continue;
+                                };
+                                if let Some((from, change)) = super::changes::decode(&text)
+                                    && from != &*origin
+                                {
+                                    let _ = tx.send(change);
+                                }
+                            }
+                        }
+                        Err(e) => tracing::warn!(error = %e, "cannot subscribe to change notices"),
+                    },
+                    Err(e) => tracing::warn!(error = %e, "cannot reach Redis for change notices"),
+                }
+                // Redis went away: listen again soon; notices meanwhile are lost (clients
+                // relist on their next stream).
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        });
     }
 }
