@@ -418,9 +418,17 @@ fn literal_list(meta: &ParseNestedMeta) -> syn::Result<String> {
     }
     let content;
     syn::bracketed!(content in value);
-    let list = Punctuated::<syn::Lit, Token![,]>::parse_terminated(&content).inspect_err(|_| {
-        drain(&content);
-    })?;
+    let list = Punctuated::<syn::Lit, Token![,]>::parse_terminated(&content)
+        .inspect_err(|_| drain(&content))
+        .map_err(|e| {
+            syn::Error::new(
+                e.span(),
+                format!(
+                    "`{}` lists literals (strings, numbers, bools), not constants or expressions",
+                    path_name(&meta.path)
+                ),
+            )
+        })?;
     let items: Vec<String> = list
         .iter()
         .map(|l| match l {
@@ -993,7 +1001,15 @@ pub fn parse_param(cx: &Ctxt, attr: &Attribute) -> ParamArgs {
                          parameter is optional without one)",
                     ));
                 }
-                args.default = Some(meta.value()?.parse()?);
+                let value = meta.value()?;
+                // An expression that ends early would be reported at the whole attribute:
+                // point at the key instead, and say what is expected.
+                args.default = Some(value.parse().map_err(|e: syn::Error| {
+                    syn::Error::new_spanned(
+                        &meta.path,
+                        format!("`default` needs a Rust expression: {e}"),
+                    )
+                })?);
             }
             RENAME => args.rename = Some(lit_str(meta)?),
             CONTEXT => {
@@ -1023,7 +1039,16 @@ pub fn parse_param(cx: &Ctxt, attr: &Attribute) -> ParamArgs {
                 kw.push(("pattern".into(), json_string("\\S")));
             }
             ONE_OF => kw.push(("enum".into(), literal_list(meta)?)),
-            CHECK => args.check = Some(meta.value()?.parse()?),
+            CHECK => {
+                let value = meta.value()?;
+                args.check = Some(value.parse().map_err(|e: syn::Error| {
+                    syn::Error::new(
+                        e.span(),
+                        "`check` names a function by its path: `check = my_check` \
+                         (`fn(&T) -> Result<(), E: Display>`), not a string",
+                    )
+                })?);
+            }
             _ => unreachable!("a key of PARAM_KEYS"),
         }
         Ok(())
