@@ -454,7 +454,8 @@ async fn tools(ep: &McpEndpoint, lang: &str) -> Result<Value, String> {
 /// a group), translation errors, invalid MCP tool names and input schemas that do not compile.
 ///
 /// Building stops at the first kind of problem, in this order: the cache/lock store, the
-/// catalog, the input schemas, the translations; tool names are checked on a server that built.
+/// catalog, the input schemas, the settings naming groups or methods, the translations; tool
+/// names are checked on a server that built.
 pub fn check(builder: ServerBuilder) -> Result<String, Vec<String>> {
     let server = match builder.build() {
         Ok(s) => s,
@@ -470,6 +471,7 @@ pub fn check(builder: ServerBuilder) -> Result<String, Vec<String>> {
         Err(BuildError::Schema(errors)) => {
             return Err(errors.iter().map(ToString::to_string).collect());
         }
+        Err(BuildError::Settings(errors)) => return Err(errors),
         Err(e @ BuildError::Store(_)) => return Err(vec![e.to_string()]),
     };
     let mut problems = Vec::new();

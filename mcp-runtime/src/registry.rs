@@ -353,4 +353,26 @@ mod tests {
             Ok(_) => panic!("a server with an invalid pattern was built"),
         }
     }
+
+    #[test]
+    fn settings_naming_unknown_groups_or_methods_fail_the_build() {
+        let built = crate::Server::builder()
+            .without_registered_methods()
+            .method(&GOOD)
+            .mcp_stateful("gg")
+            .method_timeout_for("Good.pong", std::time::Duration::from_secs(1))
+            .method_timeout_for("Good.ping", std::time::Duration::from_secs(1))
+            .build();
+        match built {
+            Err(crate::BuildError::Settings(errors)) => assert_eq!(
+                errors,
+                [
+                    "mcp_stateful(\"gg\"): no MCP group `gg` (MCP groups: g)",
+                    "method_timeout_for(\"Good.pong\"): no method `Good.pong`",
+                ]
+            ),
+            Err(e) => panic!("another error: {e}"),
+            Ok(_) => panic!("a server with unknown names in its settings was built"),
+        }
+    }
 }

@@ -36,6 +36,37 @@ pub enum BuildError {
     /// A cache or lock backend could not be set up.
     #[error("the cache/lock store is misconfigured: {0}")]
     Store(#[from] StoreError),
+    /// Builder settings that name a group or method the catalogs do not have
+    /// (`mcp_stateful("...")`, `method_timeout_for("...")`): a typo would otherwise be ignored.
+    #[error("the settings name what does not exist:\n{}", .0.iter().map(|e| format!("  - {e}")).collect::<Vec<_>>().join("\n"))]
+    Settings(Vec<String>),
+}
+
+/// The settings of `config` that name a group or method `registry` does not have.
+fn unknown_names(config: &Config, registry: &Registry) -> Vec<String> {
+    let mut errors = Vec::new();
+    let mcp_groups: Vec<&str> = registry
+        .groups()
+        .iter()
+        .filter(|g| g.is_mcp())
+        .map(|g| g.name())
+        .collect();
+    for g in &config.stateful {
+        if !mcp_groups.contains(&g.as_str()) {
+            errors.push(format!(
+                "mcp_stateful(\"{g}\"): no MCP group `{g}` (MCP groups: {})",
+                mcp_groups.join(", ")
+            ));
+        }
+    }
+    let mut timed: Vec<&String> = config.method_timeouts.keys().collect();
+    timed.sort();
+    for m in timed {
+        if !registry.catalogs().any(|c| c.get(m).is_some()) {
+            errors.push(format!("method_timeout_for(\"{m}\"): no method `{m}`"));
+        }
+    }
+    errors
 }
 
 /// Server options.
@@ -430,6 +461,10 @@ impl ServerBuilder {
         let registry =
             Registry::build_all(defs, resources, prompts).map_err(BuildError::Catalog)?;
         registry.compile_validators().map_err(BuildError::Schema)?;
+        let unknown = unknown_names(&self.config, &registry);
+        if !unknown.is_empty() {
+            return Err(BuildError::Settings(unknown));
+        }
         let files = match &self.translations {
             TranslationSource::None => Ok(Vec::new()),
             TranslationSource::Dir(d) => {
