@@ -125,6 +125,86 @@ struct Inner {
     started: std::time::Instant,
 }
 
+/// Builds a [`RequestContext`] outside a server, to call a function directly in a unit test
+/// (the server's own calls get theirs from the pipeline).
+///
+/// ```
+/// use mcp_runtime::prelude::*;
+///
+/// fn whoami(ctx: &RequestContext) -> String {
+///     format!("{} in {}", ctx.method(), ctx.language().unwrap_or("en"))
+/// }
+///
+/// let ctx = RequestContext::builder().method("Shop.whoami").language("uk").build();
+/// assert_eq!(whoami(&ctx), "Shop.whoami in uk");
+/// ```
+#[derive(Debug)]
+pub struct ContextBuilder {
+    method: &'static str,
+    group: &'static str,
+    version: u32,
+    face: Face,
+    env: Environment,
+    state: StateMap,
+    extras: CallExtras,
+}
+
+impl ContextBuilder {
+    /// The method name (default `test`).
+    pub fn method(mut self, method: &'static str) -> Self {
+        self.method = method;
+        self
+    }
+    /// The group and version (default `test`, 1).
+    pub fn group(mut self, group: &'static str, version: u32) -> Self {
+        self.group = group;
+        self.version = version;
+        self
+    }
+    /// The face (default JSON-RPC).
+    pub fn face(mut self, face: Face) -> Self {
+        self.face = face;
+        self
+    }
+    /// The environment (default `test`).
+    pub fn env(mut self, env: Environment) -> Self {
+        self.env = env;
+        self
+    }
+    /// Adds shared state of type `T` (what `State<T>` and `ctx.state::<T>()` read).
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.state.insert(value);
+        self
+    }
+    /// The negotiated language.
+    pub fn language(mut self, lang: &str) -> Self {
+        self.extras.language = Some(Arc::from(lang));
+        self
+    }
+    /// Where notifications (progress, logs) go, and the least severe log level sent.
+    pub fn notifier(
+        mut self,
+        notifier: Arc<dyn Notifier>,
+        log_level: Option<crate::mcp::LogLevel>,
+    ) -> Self {
+        self.extras.notifier = Some(notifier);
+        self.extras.log_level = log_level;
+        self
+    }
+    /// The context.
+    pub fn build(self) -> RequestContext {
+        RequestContext::new(
+            self.method,
+            self.group,
+            self.version,
+            self.face,
+            self.env,
+            Arc::new(self.state),
+            self.extras,
+        )
+    }
+}
+
 /// The context of one call: its internal id, method, group, version and the server's state.
 ///
 /// Take it as a parameter (`ctx: RequestContext` or `ctx: &RequestContext`); like the other
@@ -135,6 +215,19 @@ pub struct RequestContext {
 }
 
 impl RequestContext {
+    /// A builder of a context for unit tests ([`ContextBuilder`]).
+    pub fn builder() -> ContextBuilder {
+        ContextBuilder {
+            method: "test",
+            group: "test",
+            version: 1,
+            face: Face::JsonRpc,
+            env: Environment::TEST,
+            state: StateMap::default(),
+            extras: CallExtras::default(),
+        }
+    }
+
     pub(crate) fn new(
         method: &'static str,
         group: &'static str,

@@ -41,6 +41,7 @@
 pub(crate) mod background;
 pub mod catalog;
 pub mod cli;
+pub mod client;
 pub mod context;
 pub mod core;
 pub mod edge;
@@ -60,7 +61,10 @@ pub mod transport;
 pub(crate) mod uri_template;
 
 pub use catalog::{Catalog, CatalogError, MethodInfo, SchemaError};
-pub use context::{CallExtras, Face, FromContext, Notifier, RequestContext, RequestId, State};
+pub use client::Client;
+pub use context::{
+    CallExtras, ContextBuilder, Face, FromContext, Notifier, RequestContext, RequestId, State,
+};
 pub use edge::{HostPolicy, Limits};
 pub use env::Environment;
 pub use error::{RpcError, Violation, codes};

@@ -615,6 +615,16 @@ impl Server {
         &self.inner.site.registry
     }
 
+    /// An in-process client of one group and version: calls its methods, tools, resources and
+    /// prompts through the same edge and pipeline as HTTP, without a socket (for tests).
+    pub fn client(&self, group: &str, version: u32) -> crate::client::Client {
+        crate::client::Client::new(self.clone(), group, version)
+    }
+
+    pub(crate) fn site(&self) -> &Site {
+        &self.inner.site
+    }
+
     /// The change notices: say that a resource, or the tools, prompts or resources changed,
     /// and the MCP clients that subscribed hear of it.
     ///

@@ -3177,3 +3177,58 @@ async fn subscriptions_and_listen_streams_are_bounded() {
         ]
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// The in-process client
+// ---------------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn the_in_process_client_speaks_both_faces_without_http() {
+    let server = examples::builder().env(Environment::PROD).build().unwrap();
+    let client = server.client("mcp", 1);
+    assert_eq!(
+        client
+            .call("Catalog.ping", json!({"who": "unit"}))
+            .await
+            .unwrap(),
+        json!("pong, unit")
+    );
+    // The result as the wire carries it on 2026-07-28 (the default revision).
+    let mut expected = pong("x");
+    expected["resultType"] = json!("complete");
+    expected["_meta"] = result_meta();
+    assert_eq!(
+        client.call_tool("Catalog.ping", json!({})).await.unwrap(),
+        expected
+    );
+    let hours = client.read_resource("catalog://hours").await.unwrap();
+    assert_eq!(hours["contents"][0]["mimeType"], "text/plain");
+    let prompt = client
+        .get_prompt("recommend", json!({"need": "tea"}))
+        .await
+        .unwrap();
+    assert_eq!(prompt["messages"][0]["role"], "user");
+    let tools = client.list("tools/list", "tools").await.unwrap();
+    assert_eq!(tool_names(&tools), mcp_tool_names(&server));
+    // Errors are values with their code, message and data, per face and revision.
+    let e = client
+        .call("Catalog.get", json!({"id": 99}))
+        .await
+        .unwrap_err();
+    assert_eq!((e.code(), e.message()), (-32404, "Product 99 not found"));
+    let e = client.read_resource("catalog://nope").await.unwrap_err();
+    assert_eq!(e.code(), -32602);
+    let legacy = server.client("mcp", 1).protocol_version("2025-06-18");
+    let e = legacy.read_resource("catalog://nope").await.unwrap_err();
+    assert_eq!(e.code(), -32002);
+    // A language among the server's.
+    let uk = server.client("mcp", 1).language("uk-UA");
+    let prompts = uk.list("prompts/list", "prompts").await.unwrap();
+    assert_eq!(prompts[0]["title"], "Порадити товари");
+    let e = server
+        .client("nope", 1)
+        .call("x", json!({}))
+        .await
+        .unwrap_err();
+    assert_eq!(e.message(), "no JSON-RPC group `nope` version 1");
+}
