@@ -375,4 +375,59 @@ mod tests {
             Ok(_) => panic!("a server with unknown names in its settings was built"),
         }
     }
+
+    static READ_A: MethodDef = def("resource:x://a", &[]);
+    static READ_B: MethodDef = def("resource:x://a", &[]);
+    const fn resource(method: &'static MethodDef) -> ResourceDef {
+        ResourceDef {
+            method,
+            name: "a",
+            uri: "x://a",
+            is_template: false,
+            mime_type: None,
+            size: None,
+            annotations: crate::record::Annotations::NONE,
+            icons: &[],
+            completions: &[],
+        }
+    }
+    static RES_A: ResourceDef = resource(&READ_A);
+    static RES_B: ResourceDef = resource(&READ_B);
+    static PROMPT_CALL: MethodDef = def("prompt:p", &[]);
+    static PROMPT_A: PromptDef = PromptDef {
+        method: &PROMPT_CALL,
+        name: "p",
+        icons: &[],
+        completions: &[],
+    };
+    static PROMPT_B: PromptDef = PromptDef {
+        method: &PROMPT_CALL,
+        name: "p",
+        icons: &[],
+        completions: &[],
+    };
+
+    #[test]
+    fn a_duplicate_uri_or_prompt_name_names_both_definitions() {
+        let errors =
+            Registry::build_all([&GOOD], [&RES_A, &RES_B], [&PROMPT_A, &PROMPT_B]).unwrap_err();
+        let texts: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        let at = "record::fixtures::ping (mcp-runtime/src/record.rs:1)";
+        assert_eq!(
+            texts,
+            [
+                format!(
+                    "duplicate resource `x://a` in group `g` version v1: defined at {at} and at {at}"
+                ),
+                format!(
+                    "duplicate prompt `p` in group `g` version v1: defined at {at} and at {at}"
+                ),
+            ]
+        );
+        // One of each: a catalog with a resource and a prompt beside its methods.
+        let registry = Registry::build_all([&GOOD], [&RES_A], [&PROMPT_A]).unwrap();
+        let c = registry.catalog("g", 1).unwrap();
+        assert_eq!((c.resources().len(), c.prompts().len()), (1, 1));
+        assert!(c.resolve("x://a").is_some() && c.prompt("p").is_some());
+    }
 }
