@@ -265,6 +265,23 @@ fn string_param<'p>(
 }
 
 impl McpEndpoint {
+    /// Runs a resource's or prompt's function through the core pipeline, as `tools/call` runs
+    /// a method's.
+    fn run<'a>(
+        &'a self,
+        info: &'a MethodInfo,
+        args: Map<String, Value>,
+        extras: CallExtras,
+    ) -> crate::core::Calling<'a> {
+        self.core.call(CallRequest {
+            catalog: &self.catalog,
+            info,
+            params: Some(Value::Object(args)),
+            face: Face::Mcp,
+            extras,
+        })
+    }
+
     /// The answer to a call's error: argument values the schema refuses are -32602 (naming
     /// them), a "not found" from the function is the era's resource-not-found when `uri` is
     /// given, anything else keeps its code.
@@ -318,17 +335,7 @@ impl McpEndpoint {
             return self.resource_not_found(id, era, uri);
         };
         let args = bind_strings(&r.args, vars);
-        let result = self
-            .core
-            .call(CallRequest {
-                catalog: &self.catalog,
-                info: &r.call,
-                params: Some(Value::Object(args)),
-                face: Face::Mcp,
-                extras,
-            })
-            .await;
-        let out = match result {
+        let out = match self.run(&r.call, args, extras).await {
             Ok(out) => out,
             Err(e) => return self.call_error(id, era, e, Some(uri)),
         };
@@ -403,17 +410,7 @@ impl McpEndpoint {
             }
         }
         let lang = extras.language.clone();
-        let result = self
-            .core
-            .call(CallRequest {
-                catalog: &self.catalog,
-                info: &p.call,
-                params: Some(Value::Object(args)),
-                face: Face::Mcp,
-                extras,
-            })
-            .await;
-        let out = match result {
+        let out = match self.run(&p.call, args, extras).await {
             Ok(out) => out,
             Err(e) => return self.call_error(id, era, e, None),
         };
