@@ -1,8 +1,9 @@
-//! A standard command line for service binaries: serve HTTP or stdio, print the tool list or
-//! the OpenRPC document of a group, check the catalog.
+//! A standard command line for service binaries: serve HTTP or stdio, print the tools,
+//! resources, resource templates or prompts or the OpenRPC document of a group, check the
+//! catalog.
 //!
 //! A service's `main` installs a logger that writes to **stderr** (stdout carries only MCP
-//! messages on stdio, and only the JSON in `tools` and `openrpc`), then hands its builder to
+//! messages on stdio, and only the JSON in the other commands), then hands its builder to
 //! [`run`] (a plain `fn main`) or [`run_async`] (inside `#[tokio::main]`):
 //!
 //! ```no_run
@@ -23,13 +24,17 @@
 //! | `shop [--listen ADDR]`, `shop serve [--listen ADDR]` | HTTP on ADDR (default `127.0.0.1:8080`) until Ctrl-C or SIGTERM |
 //! | `shop --stdio [--group G] [--version N] [--allow-protected]`, `shop stdio ...` | one MCP group over stdin/stdout until stdin closes (a protected group only with `--allow-protected`: stdio has no token) |
 //! | `shop tools [--group G] [--version N] [--lang L]` | the `tools` array of a modern `tools/list` (every page) |
+//! | `shop resources [--group G] [--version N] [--lang L]` | the `resources` array of a modern `resources/list` (every page) |
+//! | `shop resource-templates [...]`, `shop templates [...]` | the `resourceTemplates` array of a modern `resources/templates/list` (every page) |
+//! | `shop prompts [--group G] [--version N] [--lang L]` | the `prompts` array of a modern `prompts/list` (every page) |
 //! | `shop openrpc [--group G] [--version N] [--lang L]` | the bytes `GET /rpc/G/vN` answers |
 //! | `shop check` | builds the server and lists its problems, one per line |
 //!
 //! `--group` defaults to `mcp` and `--version` to 1. `--lang` is negotiated like an
 //! `Accept-Language` header against the server's languages (the default language when none
-//! fits). Exit codes: 0 success, 1 a failure (the server does not build, the address cannot be
-//! bound, an unknown group, problems found by `check`), 2 bad arguments (with the usage).
+//! fits). A group without resources (or prompts) prints `[]`. Exit codes: 0 success, 1 a
+//! failure (the server does not build, the address cannot be bound, an unknown group, problems
+//! found by `check`), 2 bad arguments (with the usage).
 
 use std::ffi::OsString;
 use std::net::SocketAddr;
@@ -43,6 +48,7 @@ use clap::{Args, Parser, Subcommand};
 use serde_json::{Value, json};
 
 use crate::context::CallExtras;
+use crate::error::codes;
 use crate::mcp::McpEndpoint;
 use crate::mcp::handler::Message;
 use crate::mcp::protocol::{self, Era};
@@ -55,7 +61,7 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 #[derive(Debug, Parser)]
 #[command(
     name = "service",
-    about = "Serve this service's JSON-RPC methods and MCP tools, or inspect them",
+    about = "Serve this service's JSON-RPC methods and MCP tools, resources and prompts, or inspect them",
     args_conflicts_with_subcommands = true,
     disable_help_subcommand = true
 )]
@@ -94,6 +100,14 @@ pub enum Command {
     Stdio(StdioArgs),
     /// Print the `tools` array a modern MCP tools/list returns (every page), as JSON
     Tools(Localized),
+    /// Print the `resources` array a modern MCP resources/list returns (every page), as JSON
+    Resources(Localized),
+    /// Print the `resourceTemplates` array a modern MCP resources/templates/list returns
+    /// (every page), as JSON
+    #[command(visible_alias = "templates")]
+    ResourceTemplates(Localized),
+    /// Print the `prompts` array a modern MCP prompts/list returns (every page), as JSON
+    Prompts(Localized),
     /// Print the OpenRPC document `GET /rpc/{group}/v{N}` returns
     Openrpc(Localized),
     /// Build the server and report problems (catalog, translations, tool names)
@@ -129,6 +143,42 @@ pub struct StdioArgs {
     /// Serve a protected group (stdio has no token: whoever starts the process gets the group)
     #[arg(long)]
     pub allow_protected: bool,
+}
+
+/// A list of an MCP group, as the `tools`, `resources`, `resource-templates` and `prompts`
+/// commands print it (see [`list`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum McpList {
+    /// `tools/list`, its `tools` array.
+    Tools,
+    /// `resources/list`, its `resources` array.
+    Resources,
+    /// `resources/templates/list`, its `resourceTemplates` array.
+    ResourceTemplates,
+    /// `prompts/list`, its `prompts` array.
+    Prompts,
+}
+
+impl McpList {
+    /// The MCP method (`tools/list`, ...).
+    pub const fn method(self) -> &'static str {
+        match self {
+            Self::Tools => "tools/list",
+            Self::Resources => "resources/list",
+            Self::ResourceTemplates => "resources/templates/list",
+            Self::Prompts => "prompts/list",
+        }
+    }
+
+    /// The member of the result that holds the page's items (`tools`, ...).
+    pub const fn member(self) -> &'static str {
+        match self {
+            Self::Tools => "tools",
+            Self::Resources => "resources",
+            Self::ResourceTemplates => "resourceTemplates",
+            Self::Prompts => "prompts",
+        }
+    }
 }
 
 /// A group, a version and a language.
@@ -226,14 +276,12 @@ impl Cli {
                     .map_err(|e| e.to_string())?;
                 Ok(ExitCode::SUCCESS)
             }
-            Command::Tools(l) => {
-                let server = build(builder)?;
-                let ep = endpoint(&server, &l.target)?;
-                let lang = language(&server, l.lang.as_deref());
-                let tools = tools(ep, lang).await?;
-                write_stdout(&serde_json::to_vec(&tools).map_err(|e| e.to_string())?)?;
-                Ok(ExitCode::SUCCESS)
+            Command::Tools(l) => print_list(builder, McpList::Tools, &l).await,
+            Command::Resources(l) => print_list(builder, McpList::Resources, &l).await,
+            Command::ResourceTemplates(l) => {
+                print_list(builder, McpList::ResourceTemplates, &l).await
             }
+            Command::Prompts(l) => print_list(builder, McpList::Prompts, &l).await,
             Command::Openrpc(l) => {
                 let server = build(builder)?;
                 let t = &l.target;
@@ -407,13 +455,41 @@ fn endpoint<'a>(server: &'a Server, t: &Target) -> Result<&'a Arc<McpEndpoint>, 
     Ok(ep)
 }
 
-/// Every page of a modern `tools/list` in `lang`, asked of the endpoint itself: so the tools
-/// are written with the server's own list options, exactly as a live request gets them.
-async fn tools(ep: &McpEndpoint, lang: &str) -> Result<Value, String> {
+/// The `tools`, `resources`, `resource-templates` and `prompts` commands.
+async fn print_list(
+    builder: ServerBuilder,
+    kind: McpList,
+    l: &Localized,
+) -> Result<ExitCode, String> {
+    let server = build(builder)?;
+    let items = list(&server, kind, l).await?;
+    write_stdout(&serde_json::to_vec(&items).map_err(|e| e.to_string())?)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What the `tools`, `resources`, `resource-templates` and `prompts` commands print: the
+/// items of every page of a modern `kind` list of `l`'s group and version in `l`'s language,
+/// joined into one array. They are asked of the group's MCP endpoint itself, so they are
+/// written with the server's own list options, exactly as a live request gets them. A group
+/// without the capability (the endpoint answers -32601 "Method not found": no resources, no
+/// prompts) gives `[]`.
+///
+/// `Err` has the command's message: an unknown group or version, a group published over
+/// JSON-RPC only, invalid tool names.
+pub async fn list(server: &Server, kind: McpList, l: &Localized) -> Result<Value, String> {
+    let ep = endpoint(server, &l.target)?;
+    let lang = language(server, l.lang.as_deref());
+    every_page(ep, kind, lang).await
+}
+
+/// Every page of a modern `kind` list in `lang`, asked of the endpoint.
+async fn every_page(ep: &McpEndpoint, kind: McpList, lang: &str) -> Result<Value, String> {
+    let (method, member) = (kind.method(), kind.member());
     let lang: Arc<str> = Arc::from(lang);
-    let mut tools = Vec::new();
+    let mut items = Vec::new();
     let mut cursor: Option<String> = None;
     loop {
+        let first = cursor.is_none();
         let mut params = json!({ "_meta": {
             protocol::META_PROTOCOL_VERSION: protocol::MODERN_VERSIONS[0],
             protocol::META_CLIENT_CAPABILITIES: {},
@@ -423,7 +499,7 @@ async fn tools(ep: &McpEndpoint, lang: &str) -> Result<Value, String> {
         }
         let msg = Message {
             id: Some(json!(1)),
-            method: "tools/list".to_owned(),
+            method: method.to_owned(),
             params: Some(params),
         };
         let extras = CallExtras {
@@ -432,19 +508,25 @@ async fn tools(ep: &McpEndpoint, lang: &str) -> Result<Value, String> {
         };
         let answer = ep.handle(msg, Era::Modern, extras).await;
         let mut reply: Value = serde_json::from_slice(&answer.body.into_vec())
-            .map_err(|e| format!("tools/list answered invalid JSON: {e}"))?;
+            .map_err(|e| format!("{method} answered invalid JSON: {e}"))?;
         if let Some(e) = reply.get("error") {
-            return Err(format!("tools/list failed: {e}"));
+            // The group does not have the capability (no resources, no prompts): none.
+            if first
+                && e.get("code").and_then(Value::as_i64) == Some(codes::METHOD_NOT_FOUND.into())
+            {
+                return Ok(Value::Array(Vec::new()));
+            }
+            return Err(format!("{method} failed: {e}"));
         }
         let result = reply
             .get_mut("result")
-            .ok_or("tools/list answered without a result")?;
-        if let Some(Value::Array(page)) = result.get_mut("tools").map(Value::take) {
-            tools.extend(page);
+            .ok_or_else(|| format!("{method} answered without a result"))?;
+        if let Some(Value::Array(page)) = result.get_mut(member).map(Value::take) {
+            items.extend(page);
         }
         match result.get("nextCursor").and_then(Value::as_str) {
             Some(c) => cursor = Some(c.to_owned()),
-            None => return Ok(Value::Array(tools)),
+            None => return Ok(Value::Array(items)),
         }
     }
 }

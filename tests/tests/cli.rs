@@ -1,6 +1,8 @@
-//! `mcp_runtime::cli`: argument parsing and the `check` report, on servers built in the test.
+//! `mcp_runtime::cli`: argument parsing, the `check` report on servers built in the test, and
+//! the lists `tools`, `resources`, `resource-templates` and `prompts` print, on the example
+//! service.
 
-use mcp_runtime::cli::{Cli, Command, DEFAULT_LISTEN, check};
+use mcp_runtime::cli::{Cli, Command, DEFAULT_LISTEN, Localized, McpList, Target, check, list};
 use mcp_runtime::record::{
     Handler, MethodDef, ParamDef, ParamKind, Params, SourceLocation, ToolAnnotations,
 };
@@ -65,6 +67,47 @@ fn tools_and_openrpc_take_a_group_a_version_and_a_language() {
         other => panic!("{other:?}"),
     }
     assert!(matches!(parse(&["check"]).command, Some(Command::Check)));
+}
+
+#[test]
+fn the_resource_and_prompt_lists_take_a_group_a_version_and_a_language() {
+    let target = |c: Option<Command>| match c {
+        Some(Command::Resources(l) | Command::ResourceTemplates(l) | Command::Prompts(l)) => {
+            (l.target.group, l.target.version, l.lang)
+        }
+        other => panic!("{other:?}"),
+    };
+    let args = ["--group", "g", "--version", "2", "--lang", "uk"];
+    for cmd in ["resources", "resource-templates", "templates", "prompts"] {
+        let cli = parse(&[&[cmd][..], &args].concat());
+        assert_eq!(
+            target(cli.command),
+            ("g".to_owned(), 2, Some("uk".to_owned())),
+            "{cmd}"
+        );
+        assert_eq!(
+            target(parse(&[cmd]).command),
+            ("mcp".to_owned(), 1, None),
+            "{cmd}"
+        );
+        assert_eq!(
+            parse_err(&[cmd, "--version", "0"]).kind(),
+            mcp_runtime::cli::clap::error::ErrorKind::ValueValidation,
+            "{cmd}"
+        );
+    }
+    assert!(matches!(
+        parse(&["templates"]).command,
+        Some(Command::ResourceTemplates(_))
+    ));
+    assert!(matches!(
+        parse(&["resources"]).command,
+        Some(Command::Resources(_))
+    ));
+    assert!(matches!(
+        parse(&["prompts"]).command,
+        Some(Command::Prompts(_))
+    ));
 }
 
 #[test]
@@ -207,4 +250,132 @@ fn check_lists_input_schemas_that_do_not_compile() {
         ),
         "{problems:?}"
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// tools, resources, resource-templates, prompts: what they print (`list`, written compact)
+// ---------------------------------------------------------------------------------------------
+
+fn localized(group: &str, lang: Option<&str>) -> Localized {
+    Localized {
+        target: Target {
+            group: group.to_owned(),
+            version: 1,
+        },
+        lang: lang.map(str::to_owned),
+    }
+}
+
+/// What `catalog <kind> --group G [--lang L]` prints, on a server of `builder`.
+async fn printed_by(
+    builder: ServerBuilder,
+    kind: McpList,
+    group: &str,
+    lang: Option<&str>,
+) -> String {
+    let server = builder.build().expect("the server builds");
+    let items = list(&server, kind, &localized(group, lang))
+        .await
+        .unwrap_or_else(|e| panic!("{kind:?} {group}: {e}"));
+    serde_json::to_string(&items).unwrap()
+}
+
+async fn printed(kind: McpList, group: &str) -> String {
+    printed_by(examples::builder(), kind, group, None).await
+}
+
+#[tokio::test]
+async fn resources_prints_the_resources_of_every_page() {
+    assert_eq!(
+        printed(McpList::Resources, "mcp").await,
+        r#"[{"uri":"catalog://hours","name":"hours","title":"The store's opening hours.","description":"The store's opening hours.","mimeType":"text/plain"}]"#
+    );
+}
+
+#[tokio::test]
+async fn resource_templates_prints_the_templates_of_every_page() {
+    assert_eq!(
+        printed(McpList::ResourceTemplates, "mcp").await,
+        r#"[{"uriTemplate":"catalog://products/{id}","name":"product","title":"A product, by id.","description":"A product, by id.\n\nThe product's id and name as JSON.","mimeType":"application/json"}]"#
+    );
+}
+
+#[tokio::test]
+async fn prompts_prints_the_prompts_of_every_page() {
+    assert_eq!(
+        printed(McpList::Prompts, "mcp").await,
+        r#"[{"name":"recommend","title":"Recommend products for a need.","description":"Recommend products for a need.\n\nAsks the model to pick products of the catalog for what a customer needs, using the\n`Catalog.search` tool.","arguments":[{"name":"need","description":"What the customer needs","required":true},{"name":"count","description":"How many products to propose","required":false}]}]"#
+    );
+}
+
+#[tokio::test]
+async fn the_lists_are_translated_like_tools() {
+    let uk = printed_by(examples::builder(), McpList::Prompts, "mcp", Some("uk-UA")).await;
+    assert!(uk.contains(r#""title":"Порадити товари""#), "{uk}");
+    assert_ne!(uk, printed(McpList::Prompts, "mcp").await);
+}
+
+/// `admin` is protected over HTTP, but the command line asks the endpoint itself (as `tools`
+/// does): it has tools and neither resources nor prompts, and the endpoint answers -32601 for
+/// a capability the group lacks, which is an empty list.
+#[tokio::test]
+async fn a_group_without_the_capability_prints_an_empty_array() {
+    assert_eq!(printed(McpList::Prompts, "admin").await, "[]");
+    assert_eq!(printed(McpList::Resources, "admin").await, "[]");
+    assert_eq!(printed(McpList::ResourceTemplates, "admin").await, "[]");
+    assert!(
+        printed(McpList::Tools, "admin")
+            .await
+            .contains(r#""name":"Admin.reindex""#)
+    );
+}
+
+#[tokio::test]
+async fn every_page_is_joined() {
+    for kind in [
+        McpList::Tools,
+        McpList::Resources,
+        McpList::ResourceTemplates,
+        McpList::Prompts,
+    ] {
+        let one_page = printed(kind, "conformance").await;
+        let paged = printed_by(
+            examples::builder().mcp_page_size(1),
+            kind,
+            "conformance",
+            None,
+        )
+        .await;
+        assert_eq!(paged, one_page, "{kind:?}");
+        let items: Vec<serde_json::Value> = serde_json::from_str(&paged).unwrap();
+        // Several pages (the conformance group has a single resource template).
+        if kind != McpList::ResourceTemplates {
+            assert!(items.len() > 1, "{kind:?}: {paged}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn unknown_groups_fail_with_the_message_of_tools() {
+    let server = examples::builder().build().unwrap();
+    for kind in [
+        McpList::Tools,
+        McpList::Resources,
+        McpList::ResourceTemplates,
+        McpList::Prompts,
+    ] {
+        assert_eq!(
+            list(&server, kind, &localized("internal", None))
+                .await
+                .unwrap_err(),
+            "group `internal` v1 is not published over MCP (it is an `ApiGroup::rpc` group)"
+        );
+        let e = list(&server, kind, &localized("nope", None))
+            .await
+            .unwrap_err();
+        assert!(
+            e.starts_with("no MCP group `nope` with version 1 (available: "),
+            "{e}"
+        );
+    }
 }

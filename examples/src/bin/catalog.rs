@@ -3,8 +3,9 @@
 //! - `catalog [--listen ADDR]` (or `catalog serve`): HTTP on ADDR (default 127.0.0.1:8080):
 //!   JSON-RPC at `/rpc/{group}/v{N}`, MCP at `/mcp/{group}/v{N}`.
 //! - `catalog --stdio --group G --version N` (or `catalog stdio`): MCP over stdin/stdout.
-//! - `catalog tools|openrpc --group G --version N [--lang L]`: print the tool list or the
-//!   OpenRPC document; `catalog check`: report problems. `catalog --help` lists everything.
+//! - `catalog tools|resources|resource-templates|prompts|openrpc --group G --version N
+//!   [--lang L]`: print a list as MCP serves it, or the OpenRPC document; `catalog check`:
+//!   report problems. `catalog --help` lists everything.
 
 use std::process::ExitCode;
 
