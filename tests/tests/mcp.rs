@@ -3232,3 +3232,37 @@ async fn the_in_process_client_speaks_both_faces_without_http() {
         .unwrap_err();
     assert_eq!(e.message(), "no JSON-RPC group `nope` version 1");
 }
+
+#[tokio::test]
+async fn stdio_listen_streams_start_with_the_acknowledgement_and_end_on_cancel() {
+    let server = examples::server().unwrap();
+    let changes = server.changes();
+    let mut io = Stdio::start(&server, "mcp");
+    let listen = modern_req(
+        json!("l"),
+        "subscriptions/listen",
+        json!({"notifications": {"resourcesListChanged": true}}),
+    );
+    io.send(&listen.to_string()).await;
+    let tag = json!({"io.modelcontextprotocol/subscriptionId": "l"});
+    assert_eq!(
+        parse(&io.recv().await),
+        json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+            "params": {"_meta": tag, "notifications": {"resourcesListChanged": true}}})
+    );
+    changes.tools_list_changed();
+    changes.resources_list_changed();
+    assert_eq!(
+        parse(&io.recv().await),
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/list_changed",
+            "params": {"_meta": tag}})
+    );
+    // The client ends it: nothing more is sent for it, and requests are still answered.
+    io.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"l"}}"#)
+        .await;
+    let ping = modern_req(json!(2), "server/discover", json!({}));
+    let r = io.roundtrip(&ping.to_string()).await;
+    assert_eq!(r["id"], 2);
+    changes.resources_list_changed();
+    io.close().await;
+}
