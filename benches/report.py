@@ -45,6 +45,15 @@ compile_rows = jsonl("compile.jsonl")
 stages = list({r["stage"]: r for r in jsonl("stages.jsonl")}.values())
 
 VARIANTS = ["mcp-runtime/handshake", "mcp-runtime/modern", "rmcp/handshake", "rmcp/modern", "axum/handshake", "axum/modern"]
+# resources/read and prompts/get (2026-07-28), measured in rounds of their own beside REF,
+# mcp-runtime's 2026-07-28 tools/call again (the bare axum handler answers tools/call only).
+OTHER = ["mcp-runtime/modern/read", "mcp-runtime/modern/prompt", "rmcp/modern/read", "rmcp/modern/prompt"]
+REF = "mcp-runtime/modern/call"
+EXPECTED = {
+    "call": '"structuredContent":{"result":5}',
+    "read": '{\\"id\\":7,\\"name\\":\\"widget\\"}',
+    "prompt": '"text":"Write a short review of benchmarks."',
+}
 LABEL = {
     "mcp-runtime/handshake": "mcp-runtime, handshake era",
     "mcp-runtime/modern": "mcp-runtime, 2026-07-28",
@@ -52,11 +61,26 @@ LABEL = {
     "rmcp/modern": "rmcp, 2026-07-28",
     "axum/handshake": "bare axum (ceiling), handshake era",
     "axum/modern": "bare axum (ceiling), 2026-07-28",
+    "mcp-runtime/modern/read": "mcp-runtime, resources/read (template), 2026-07-28",
+    "mcp-runtime/modern/prompt": "mcp-runtime, prompts/get, 2026-07-28",
+    "rmcp/modern/read": "rmcp, resources/read (template), 2026-07-28",
+    "rmcp/modern/prompt": "rmcp, prompts/get, 2026-07-28",
+    REF: "mcp-runtime, tools/call, 2026-07-28 (reference in the resources/prompts rounds)",
 }
 
 
 def era_of(v):
     return v.split("/")[1]
+
+
+def op_of(v):
+    parts = v.split("/")
+    return parts[2] if len(parts) > 2 else "call"
+
+
+def on(server, v):
+    """The same request (era and operation) to another server."""
+    return server + v[v.index("/"):]
 
 
 def rps(row):
@@ -73,6 +97,7 @@ load = [r for r in http if r["kind"] == "load"]
 lat = [r for r in http if r["kind"] == "latency"]
 verify = {r["variant"]: r for r in http if r["kind"] == "verify"}
 rss = {r["server"]: r for r in http if r["kind"] == "rss"}
+rss_other = {r["server"]: r for r in http if r["kind"] == "rss_other"}
 rss_start = {r["server"]: r["vmrss_kb"] for r in http if r["kind"] == "rss_start"}
 file_start = {r["server"]: r.get("file_kb") for r in http if r["kind"] == "rss_start"}
 file_first = {r["server"]: r.get("file_kb") for r in http if r["kind"] == "rss_first"}
@@ -114,22 +139,24 @@ ok_all = all(valid(r) for r in load + lat) and all(
 )
 
 summary = {}
-for v in VARIANTS:
+for v in VARIANTS + OTHER + [REF]:
     thr = per_round(load, v, rps)
     p50 = per_round(lat, v, lambda r: r["p50_us"])
-    rmcp_v = "rmcp/" + era_of(v)
     summary[v] = {
         "rps": med(thr),
         "rps_min": min(thr) if thr else None,
         "rps_max": max(thr) if thr else None,
-        "vs_rmcp": med(round_ratios(load, v, rmcp_v, rps)),
-        "vs_axum": med(round_ratios(load, v, "axum/" + era_of(v), rps)),
+        "vs_rmcp": med(round_ratios(load, v, on("rmcp", v), rps)),
+        "vs_axum": med(round_ratios(load, v, on("axum", v), rps)),
+        # Within the resources/prompts rounds: against mcp-runtime's tools/call there.
+        "vs_ref": med(round_ratios(load, v, REF, rps)),
         "cpu_us": med(per_round(load, v, cpu_us)),
         "p50": med(p50),
         "p50_min": min(p50) if p50 else None,
         "p50_max": max(p50) if p50 else None,
         "p99": med(per_round(lat, v, lambda r: r["p99_us"])),
-        "p50_vs_axum": med(round_ratios(lat, v, "axum/" + era_of(v), lambda r: r["p50_us"])),
+        "p50_vs_axum": med(round_ratios(lat, v, on("axum", v), lambda r: r["p50_us"])),
+        "p50_vs_ref": med(round_ratios(lat, v, REF, lambda r: r["p50_us"])),
         "non2xx": sum(r["non2xx"] + r["socket_errors"] for r in load + lat if r["variant"] == v),
         "requests": sum(r["requests"] for r in load + lat if r["variant"] == v),
         "checked": verify.get(v, {}).get("checked"),
@@ -493,7 +520,7 @@ if not ok_all:
     w("**Some load-test requests failed (non-2xx, socket errors or unexpected bodies): the affected "
       "figures are not results.**")
     w("")
-w("## tools/call over HTTP")
+w("## tools/call over HTTP (and resources/read, prompts/get)")
 w("")
 w("`add(a: i64, b: i64) -> i64` called with `{\"a\":2,\"b\":3}`. Each server runs pinned to core 1 "
   "(`taskset -c 1`, so its tokio runtime has one worker); `wrk -t1` runs pinned to core 0. "
@@ -503,20 +530,33 @@ w("`add(a: i64, b: i64) -> i64` called with `{\"a\":2,\"b\":3}`. Each server run
 w("")
 w("| variant | req/s (median) | min–max | vs rmcp | vs axum | server CPU/req | p50, 1 conn | p50 min–max | p50 vs axum | p99, 1 conn |")
 w("|---|---|---|---|---|---|---|---|---|---|")
-for v in VARIANTS:
+for v in VARIANTS + [o for o in OTHER if s[o]["rps"]]:
     x = s[v]
     vr = "—" if v.startswith("rmcp") else ratio(x["vs_rmcp"])
+    # No ceiling for resources/read and prompts/get: the bare handler answers tools/call only.
+    va, pa = ("—", "—") if v in OTHER else (ratio(x["vs_axum"]), ratio(x["p50_vs_axum"]))
     w(f"| {LABEL[v]} | {fmt(x['rps'])} | {fmt(x['rps_min'])}–{fmt(x['rps_max'])} | {vr} | "
-      f"{ratio(x['vs_axum'])} | {fmt(x['cpu_us'], 1, ' µs')} | {fmt(x['p50'], 0, ' µs')} | "
-      f"{fmt(x['p50_min'])}–{fmt(x['p50_max'])} µs | {ratio(x['p50_vs_axum'])} | {fmt(x['p99'], 0, ' µs')} |")
+      f"{va} | {fmt(x['cpu_us'], 1, ' µs')} | {fmt(x['p50'], 0, ' µs')} | "
+      f"{fmt(x['p50_min'])}–{fmt(x['p50_max'])} µs | {pa} | {fmt(x['p99'], 0, ' µs')} |")
 w("")
+ref = s[REF]
+if ref["rps"] and all(s[o]["rps"] for o in OTHER):
+    rr, rp = s["mcp-runtime/modern/read"], s["mcp-runtime/modern/prompt"]
+    w(f"The resources/read and prompts/get rows ran in {len(rounds)} rounds of their own, after the tools/call rounds, "
+      f"with mcp-runtime's 2026-07-28 tools/call again in each as the reference ({fmt(ref['rps'])} req/s there, "
+      f"{fmt(ref['cpu_us'], 1, ' µs')} server CPU per request, p50 {fmt(ref['p50'], 0, ' µs')}); their ratios to rmcp are "
+      f"taken within those rounds. Against that tools/call, within the same rounds, mcp-runtime's resources/read "
+      f"(URI template) reached {ratio(rr['vs_ref'])} of its throughput and prompts/get {ratio(rp['vs_ref'])}, "
+      f"with a 1-connection p50 of {ratio(rr['p50_vs_ref'])} and {ratio(rp['p50_vs_ref'])} of its.")
+    w("")
 if chart:
     w("![tools/call throughput](benchmarks.svg)")
     w("")
 w("**Every request succeeded:** " + ("yes. " if ok_all else "NO. ") + "; ".join(
-    f"{LABEL[v]}: {s[v]['requests']:,} requests, {s[v]['non2xx']} non-2xx/socket errors, "
-    f"{s[v]['checked'] or 0:,} bodies checked in a 2 s run ({s[v]['bad'] or 0} without `\"structuredContent\":{{\"result\":5}}`)"
-    for v in VARIANTS) + ".")
+    f"{LABEL[v]}: {s[v]['requests']:,} requests, {s[v]['non2xx']} non-2xx/socket errors"
+    + ("" if v == REF else f", {s[v]['checked'] or 0:,} bodies checked in a 2 s run ({s[v]['bad'] or 0} without "
+       f"`{EXPECTED[op_of(v)]}`)")
+    for v in VARIANTS + [o for o in OTHER + [REF] if s[o]["requests"]]) + ".")
 w("")
 w("The requests: the handshake era posts "
   "`{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"add\",\"arguments\":{\"a\":2,\"b\":3}}}` "
@@ -529,7 +569,18 @@ w("The requests: the handshake era posts "
   "The bare axum handler parses the body into a `serde_json::Value` and writes the result with `json!`, "
   "in the era's shape: for the 2026-07-28 body it adds `resultType` and the `_meta` serverInfo stamp, so each "
   "era's rows are judged against a ceiling that reads the same request and writes the same answer "
-  "(it checks none of the era's headers or `_meta` keys, which mcp-runtime does).")
+  "(it checks none of the era's headers or `_meta` keys, which mcp-runtime does). "
+  "resources/read and prompts/get are sent in the 2026-07-28 envelope only: "
+  "`{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/read\",\"params\":{\"uri\":\"bench://items/7\",\"_meta\":{...}}}` "
+  "with `Mcp-Method: resources/read` and `Mcp-Name: bench://items/7` (the `#[mcp_resource(uri_template = "
+  "\"bench://items/{id}\", mime_type = \"application/json\")]` function `item(id: u64)`, which returns "
+  "`{\"id\":7,\"name\":\"widget\"}`), and "
+  "`{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"prompts/get\",\"params\":{\"name\":\"review\",\"arguments\":{\"topic\":\"benchmarks\"},\"_meta\":{...}}}` "
+  "with `Mcp-Method: prompts/get` and `Mcp-Name: review` (`#[mcp_prompt] fn review(topic: String) -> Vec<PromptMessage>`, "
+  "one user message). rmcp has no resource router: its `read_resource` is written by hand (parse the id out of the URI, "
+  "serialize the same struct); its prompt is `#[prompt_router]`/`#[prompt_handler]` with `Parameters<ReviewArgs>`, the "
+  "prompt router built once and shared, so that its `tools/call` does the same work per request as when `add` was "
+  "all it served. rmcp's prompts/get answer has no `description` and neither of its answers the `_meta` serverInfo stamp.")
 w("")
 w("Sample answers:")
 w("")
@@ -541,7 +592,7 @@ w("```")
 w("")
 w("### Peak memory")
 w("")
-w("`VmHWM` of each server process after all load runs (`/proc/PID/status`), and the RSS at the end split into "
+w("`VmHWM` of each server process after the tools/call load runs (`/proc/PID/status`), and the RSS at the end split into "
   "anonymous pages (`RssAnon`: heap, stacks) and file-backed pages (`RssFile`: the pages of the binary and of libc "
   "that were read), beside the size of the binary's `.text` section (`size -A`).")
 w("")
@@ -556,6 +607,12 @@ for sv in ("mcp-runtime", "rmcp", "axum"):
         w(f"| {sv} | {'n/a' if st_ is None else f'{st_ / 1024:.1f} MB'} | {r['vmhwm_kb'] / 1024:.1f} MB | {r['vmrss_kb'] / 1024:.1f} MB | "
           f"{mb(r, 'anon_kb')} | {mb(r, 'file_kb')} | {mb(r, 'text_kb')} | {ratio(r['vmhwm_kb'] / vs if vs else None)} |")
 w("")
+if "mcp-runtime" in rss_other and "rmcp" in rss_other:
+    ro, rr_ = rss_other["mcp-runtime"], rss_other["rmcp"]
+    w(f"After the resources/read and prompts/get rounds that follow, the peaks are {ro['vmhwm_kb'] / 1024:.1f} MB "
+      f"(mcp-runtime; anonymous {ro['anon_kb'] / 1024:.1f} MB, file-backed {ro['file_kb'] / 1024:.1f} MB) and "
+      f"{rr_['vmhwm_kb'] / 1024:.1f} MB (rmcp; {rr_['anon_kb'] / 1024:.1f} and {rr_['file_kb'] / 1024:.1f} MB).")
+    w("")
 ra, rb = rss.get("mcp-runtime", {}), rss.get("rmcp", {})
 if "anon_kb" in ra and "anon_kb" in rb:
     first = ""
@@ -590,6 +647,8 @@ base = c0("tools_call/serde_json_baseline")
 for key, mode, label in (
     ("tools_call/mcp_handshake", "call", "MCP tools/call, handshake era"),
     ("tools_call/mcp_modern", "modern", "MCP tools/call, 2026-07-28 (with the `_meta` checks)"),
+    ("resources_read/mcp_modern", "read", "MCP resources/read of the `bench://items/{id}` template, 2026-07-28"),
+    ("prompts_get/mcp_modern", "prompt", "MCP prompts/get of `review` (one argument), 2026-07-28"),
     ("tools_call/jsonrpc", "jsonrpc", "JSON-RPC `add` (`/rpc`; params borrowed as `RawValue`)"),
     ("tools_call/serde_json_baseline", "baseline", "serde_json parse + serialize (baseline)"),
 ):
@@ -598,6 +657,13 @@ for key, mode, label in (
     w(f"| {label} | {tc(e)} | {ratio(e[0] / base if e and base else None)} | {fmt(alt_ns(mode), 0, ' ns')} | "
       + (f"{med(rr):.2f}× ({min(rr):.2f}–{max(rr):.2f})" if rr else "n/a") + " |")
 w("")
+rr, rp = alt_ratio("read", "modern"), alt_ratio("prompt", "modern")
+if rr and rp:
+    w("resources/read and prompts/get are set against the same serde_json baseline (a tools/call, of about the "
+      "same size) as a yardstick. Against mcp-runtime's 2026-07-28 tools/call, in the same alternating rounds: "
+      f"resources/read {med(rr):.2f}× ({min(rr):.2f}–{max(rr):.2f}) its time, prompts/get "
+      f"{med(rp):.2f}× ({min(rp):.2f}–{max(rp):.2f}).")
+    w("")
 w("### tools/list and catalog size")
 w("")
 w("Catalogs of run-time methods (`ServerBuilder::without_registered_methods().method(...)`, records "
@@ -726,6 +792,8 @@ if per or http_per:
     w("|---|---|---|")
     for m, label in (("call", "in process: MCP tools/call, handshake era"),
                      ("modern", "in process: MCP tools/call, 2026-07-28"),
+                     ("read", "in process: MCP resources/read (URI template), 2026-07-28"),
+                     ("prompt", "in process: MCP prompts/get, 2026-07-28"),
                      ("baseline", "in process: serde_json parse + serialize (baseline)"),
                      ("list-10-50", "in process: tools/list first page, 10 tools (pages of 50)"),
                      ("list-10000-50", "in process: tools/list first page, 10 000 tools (pages of 50)"),

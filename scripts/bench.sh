@@ -11,9 +11,12 @@
 #   build      release build of bench-mcp-runtime, bench-rmcp, bench-axum, bench-profile
 #   http       each server pinned to core 1, wrk pinned to core 0: tools/call at 32
 #              connections (3 alternating rounds), 1-connection latency, success checks,
-#              server CPU per request, peak RSS
+#              server CPU per request, peak RSS; then, in rounds of their own, 2026-07-28
+#              resources/read (a URI template) and prompts/get of mcp-runtime and rmcp, beside
+#              mcp-runtime's 2026-07-28 tools/call again (the reference within those rounds)
 #   criterion  the in-process benches (benches/benches/inprocess.rs), pinned to core 1
-#   profile    callgrind over bench-profile (mcp-runtime's in-process tools/call) and over the
+#   profile    callgrind over bench-profile (mcp-runtime's in-process tools/call,
+#              resources/read and prompts/get) and over the
 #              mcp-runtime and axum servers; when the compile stage follows, its (untimed)
 #              dependency builds run meanwhile, since callgrind counts instructions, which a
 #              busy machine does not change
@@ -76,24 +79,56 @@ stage_build() {
 # http
 
 CALL_BODY='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3}}}'
-MODERN_BODY='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"}}}}'
+META='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"}}'
+MODERN_BODY='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3},'"$META"'}}'
 EXPECTED='"structuredContent":{"result":5}'
+# resources/read of the bench://items/{id} template and prompts/get of review (2026-07-28 only);
+# the bodies are benches/src/lib.rs's MODERN_READ_BODY and MODERN_PROMPT_BODY.
+READ_BODY='{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"bench://items/7",'"$META"'}}'
+PROMPT_BODY='{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"review","arguments":{"topic":"benchmarks"},'"$META"'}}'
 
-# variant -> server, URL, era
+# A variant is SERVER/ERA (tools/call) or SERVER/ERA/OP.
 VARIANTS=(mcp-runtime/handshake mcp-runtime/modern rmcp/handshake rmcp/modern axum/handshake axum/modern)
+# Their own rounds, with mcp-runtime's 2026-07-28 tools/call again as the reference (the bare
+# axum handler answers tools/call only).
+OTHER_VARIANTS=(mcp-runtime/modern/call mcp-runtime/modern/read mcp-runtime/modern/prompt
+    rmcp/modern/read rmcp/modern/prompt)
+declare -A OP_METHOD=([call]=tools/call [read]=resources/read [prompt]=prompts/get)
+# Mcp-Name: params.name, or params.uri for resources/read.
+declare -A OP_NAME=([call]=add [read]=bench://items/7 [prompt]=review)
+declare -A OP_BODY=([call]="$MODERN_BODY" [read]="$READ_BODY" [prompt]="$PROMPT_BODY")
+declare -A OP_EXPECTED=([call]="$EXPECTED" [read]='{\"id\":7,\"name\":\"widget\"}'
+    [prompt]='"text":"Write a short review of benchmarks."')
 declare -A PORT=([mcp-runtime]=39101 [rmcp]=39102 [axum]=39103)
 declare -A MCP_PATH=([mcp-runtime]=/mcp/bench/v1 [rmcp]=/mcp [axum]=/mcp)
 declare -A PID=()
 
-url_of() { echo "http://127.0.0.1:${PORT[${1%/*}]}${MCP_PATH[${1%/*}]}"; }
+server_of() { echo "${1%%/*}"; }
+era_of() {
+    local r="${1#*/}"
+    echo "${r%%/*}"
+}
+op_of() {
+    local r="${1#*/}"
+    if [[ "$r" == */* ]]; then echo "${r#*/}"; else echo call; fi
+}
+expected_of() { echo "${OP_EXPECTED[$(op_of "$1")]}"; }
+
+url_of() {
+    local s
+    s="$(server_of "$1")"
+    echo "http://127.0.0.1:${PORT[$s]}${MCP_PATH[$s]}"
+}
 
 # curl arguments of a variant's request.
 curl_args() {
-    local era="${1#*/}"
+    local era op
+    era="$(era_of "$1")"
+    op="$(op_of "$1")"
     printf '%s\n' -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream'
     if [ "$era" = modern ]; then
-        printf '%s\n' -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: tools/call' \
-            -H 'Mcp-Name: add' --data-binary "$MODERN_BODY"
+        printf '%s\n' -H 'MCP-Protocol-Version: 2026-07-28' -H "Mcp-Method: ${OP_METHOD[$op]}" \
+            -H "Mcp-Name: ${OP_NAME[$op]}" --data-binary "${OP_BODY[$op]}"
     else
         printf '%s\n' -H 'MCP-Protocol-Version: 2025-11-25' --data-binary "$CALL_BODY"
     fi
@@ -101,7 +136,10 @@ curl_args() {
 
 # The wrk Lua script of a variant; with "verify", it checks every response body too.
 lua_of() {
-    local v="$1" mode="${2:-}" era="${1#*/}" file
+    local v="$1" mode="${2:-}" era op expected file
+    era="$(era_of "$v")"
+    op="$(op_of "$v")"
+    expected="$(expected_of "$v")"
     file="$OUT/lua/${v//\//-}${mode:+-$mode}.lua"
     mkdir -p "$OUT/lua"
     {
@@ -109,10 +147,10 @@ lua_of() {
         echo 'wrk.headers["Content-Type"] = "application/json"'
         echo 'wrk.headers["Accept"] = "application/json, text/event-stream"'
         if [ "$era" = modern ]; then
-            echo "wrk.body = [==[$MODERN_BODY]==]"
+            echo "wrk.body = [==[${OP_BODY[$op]}]==]"
             echo 'wrk.headers["MCP-Protocol-Version"] = "2026-07-28"'
-            echo 'wrk.headers["Mcp-Method"] = "tools/call"'
-            echo 'wrk.headers["Mcp-Name"] = "add"'
+            echo "wrk.headers[\"Mcp-Method\"] = \"${OP_METHOD[$op]}\""
+            echo "wrk.headers[\"Mcp-Name\"] = \"${OP_NAME[$op]}\""
         else
             echo "wrk.body = [==[$CALL_BODY]==]"
             echo 'wrk.headers["MCP-Protocol-Version"] = "2025-11-25"'
@@ -123,7 +161,7 @@ function setup(thread) table.insert(threads, thread) end
 LUA
         if [ "$mode" = verify ]; then
             cat <<LUA
-local expected = [==[$EXPECTED]==]
+local expected = [==[$expected]==]
 function init(args) checked = 0; bad = 0 end
 function response(status, headers, body)
     checked = checked + 1
@@ -181,7 +219,8 @@ stop_servers() {
 
 # Runs wrk for a variant; prints the RESULT JSON with the server CPU per request added.
 run_wrk() {
-    local v="$1" conns="$2" secs="$3" mode="${4:-}" server="${1%/*}" script before after line
+    local v="$1" conns="$2" secs="$3" mode="${4:-}" server script before after line
+    server="$(server_of "$v")"
     script="$(lua_of "$v" "$mode")"
     before="$(cpu_ticks "${PID[$server]}")"
     line="$(taskset -c "$CLIENT_CPU" wrk -t1 -c"$conns" -d"${secs}s" -s "$script" "$(url_of "$v")" |
@@ -189,6 +228,47 @@ run_wrk() {
     after="$(cpu_ticks "${PID[$server]}")"
     [ -n "$line" ] || die "wrk printed no result for $v"
     echo "${line%\}},\"server_cpu_ticks\":$((after - before)),\"clk_tck\":$(getconf CLK_TCK)}"
+}
+
+# check_sample VARIANT: one request with curl, which must answer 200 with the expected body.
+check_sample() {
+    local v="$1" sample args
+    mapfile -t args < <(curl_args "$v")
+    sample="$(curl -s -w '\n%{http_code}' "$(url_of "$v")" "${args[@]}")"
+    [[ "$sample" == *"$(expected_of "$v")"* && "${sample##*$'\n'}" == 200 ]] ||
+        die "$v answered: $sample"
+    record http.jsonl "{\"kind\":\"sample\",\"variant\":\"$v\",\"body\":$(printf '%s' "${sample%$'\n'*}" | jq -Rs .)}"
+}
+
+# run_rounds KIND CONNECTIONS SECONDS VARIANT...: ROUNDS rounds in which the variants run one
+# after another, the order rotated between rounds.
+run_rounds() {
+    local kind="$1" conns="$2" secs="$3" r i v
+    shift 3
+    local vs=("$@") n=$#
+    for r in $(seq 1 "$ROUNDS"); do
+        for i in $(seq 0 $((n - 1))); do
+            v="${vs[$(((i + r - 1) % n))]}"
+            log "round $r/$ROUNDS: $v, $conns connection$([ "$conns" = 1 ] || echo s), ${secs}s"
+            record http.jsonl "{\"kind\":\"$kind\",\"round\":$r,\"variant\":\"$v\",$(run_wrk "$v" "$conns" "$secs" | cut -c2-)"
+        done
+    done
+}
+
+# record_rss KIND: each server's peak and current RSS.
+record_rss() {
+    local s st text_kb js_kb
+    for s in mcp-runtime rmcp axum; do
+        # Peak and current RSS, split into anonymous (heap, stacks) and file-backed (the
+        # binary's code and read-only data pages), plus the size of the code itself.
+        st="/proc/${PID[$s]}/status"
+        kb() { awk -v k="$1:" '$1 == k {print $2}' "$st"; }
+        text_kb=$(size -A "$BIN/bench-$s" | awk '$1 == ".text" {printf "%d", $2 / 1024}')
+        # The code of the JSON Schema validator (mcp-runtime only), by symbol sizes.
+        js_kb=$(nm -C --print-size -t d "$BIN/bench-$s" 2>/dev/null |
+            awk '$3 ~ /^[tTwW]$/ && ($4 ~ /^<?jsonschema::/) {n += $2} END {printf "%d", n / 1024}')
+        record http.jsonl "{\"kind\":\"$1\",\"server\":\"$s\",\"vmhwm_kb\":$(kb VmHWM),\"vmrss_kb\":$(kb VmRSS),\"anon_kb\":$(kb RssAnon),\"file_kb\":$(kb RssFile),\"text_kb\":${text_kb:-0},\"jsonschema_text_kb\":${js_kb:-0}}"
+    done
 }
 
 stage_http() {
@@ -199,52 +279,30 @@ stage_http() {
     rm -f "$OUT/http.jsonl" "$OUT"/server-*.log
     trap stop_servers EXIT
     start_servers
-    local v r i n sample s
+    local v s
     for s in mcp-runtime rmcp axum; do
         record http.jsonl "{\"kind\":\"rss_start\",\"server\":\"$s\",\"vmrss_kb\":$(awk '/^VmRSS/ {print $2}' "/proc/${PID[$s]}/status"),\"file_kb\":$(awk '/^RssFile/ {print $2}' "/proc/${PID[$s]}/status")}"
     done
-    # Every variant must answer the expected result before it is measured.
-    for v in "${VARIANTS[@]}"; do
-        mapfile -t args < <(curl_args "$v")
-        sample="$(curl -s -w '\n%{http_code}' "$(url_of "$v")" "${args[@]}")"
-        [[ "$sample" == *"$EXPECTED"* && "${sample##*$'\n'}" == 200 ]] ||
-            die "$v answered: $sample"
-        record http.jsonl "{\"kind\":\"sample\",\"variant\":\"$v\",\"body\":$(printf '%s' "${sample%$'\n'*}" | jq -Rs .)}"
-    done
+    # Every variant must answer the expected result before it is measured (tools/call first:
+    # rss_first is what those calls read in).
+    for v in "${VARIANTS[@]}"; do check_sample "$v"; done
     # What the first calls (one per era) read in: code pages, mostly.
     for s in mcp-runtime rmcp axum; do
         record http.jsonl "{\"kind\":\"rss_first\",\"server\":\"$s\",\"vmrss_kb\":$(awk '/^VmRSS/ {print $2}' "/proc/${PID[$s]}/status"),\"file_kb\":$(awk '/^RssFile/ {print $2}' "/proc/${PID[$s]}/status")}"
     done
+    for v in "${OTHER_VARIANTS[@]:1}"; do check_sample "$v"; done
     log "warm-up and full response check (2 s each, every body checked)"
-    for v in "${VARIANTS[@]}"; do
+    for v in "${VARIANTS[@]}" "${OTHER_VARIANTS[@]:1}"; do
         record http.jsonl "{\"kind\":\"verify\",\"variant\":\"$v\",$(run_wrk "$v" 32 2 verify | cut -c2-)"
     done
-    n=${#VARIANTS[@]}
-    for r in $(seq 1 "$ROUNDS"); do
-        for i in $(seq 0 $((n - 1))); do
-            v="${VARIANTS[$(((i + r - 1) % n))]}"
-            log "round $r/$ROUNDS: $v, 32 connections, ${DURATION}s"
-            record http.jsonl "{\"kind\":\"load\",\"round\":$r,\"variant\":\"$v\",$(run_wrk "$v" 32 "$DURATION" | cut -c2-)"
-        done
-    done
-    for r in $(seq 1 "$ROUNDS"); do
-        for i in $(seq 0 $((n - 1))); do
-            v="${VARIANTS[$(((i + r - 1) % n))]}"
-            log "round $r/$ROUNDS: $v, 1 connection, ${LAT_DURATION}s"
-            record http.jsonl "{\"kind\":\"latency\",\"round\":$r,\"variant\":\"$v\",$(run_wrk "$v" 1 "$LAT_DURATION" | cut -c2-)"
-        done
-    done
-    for s in mcp-runtime rmcp axum; do
-        # Peak and current RSS, split into anonymous (heap, stacks) and file-backed (the
-        # binary's code and read-only data pages), plus the size of the code itself.
-        st="/proc/${PID[$s]}/status"
-        kb() { awk -v k="$1:" '$1 == k {print $2}' "$st"; }
-        text_kb=$(size -A "$BIN/bench-$s" | awk '$1 == ".text" {printf "%d", $2 / 1024}')
-        # The code of the JSON Schema validator (mcp-runtime only), by symbol sizes.
-        js_kb=$(nm -C --print-size -t d "$BIN/bench-$s" 2>/dev/null |
-            awk '$3 ~ /^[tTwW]$/ && ($4 ~ /^<?jsonschema::/) {n += $2} END {printf "%d", n / 1024}')
-        record http.jsonl "{\"kind\":\"rss\",\"server\":\"$s\",\"vmhwm_kb\":$(kb VmHWM),\"vmrss_kb\":$(kb VmRSS),\"anon_kb\":$(kb RssAnon),\"file_kb\":$(kb RssFile),\"text_kb\":${text_kb:-0},\"jsonschema_text_kb\":${js_kb:-0}}"
-    done
+    # tools/call as before this stage measured anything else, then the other requests.
+    run_rounds load 32 "$DURATION" "${VARIANTS[@]}"
+    run_rounds latency 1 "$LAT_DURATION" "${VARIANTS[@]}"
+    # The memory figures judged are those of the tools/call load, as before.
+    record_rss rss
+    run_rounds load 32 "$DURATION" "${OTHER_VARIANTS[@]}"
+    run_rounds latency 1 "$LAT_DURATION" "${OTHER_VARIANTS[@]}"
+    record_rss rss_other
     stop_servers
     trap - EXIT
 }
@@ -265,11 +323,12 @@ stage_criterion() {
     CRITERION_HOME="$OUT/criterion" taskset -c "$SERVER_CPU" "$exe" --bench >"$OUT/criterion.txt"
     # The same comparisons with bench-profile, the variants alternating within each round (criterion
     # runs them one after another, so a change in the machine's load lands between them).
-    log "in process: 5 alternating rounds (tools/call paths, tools/list 10 vs 10 000 tools)"
+    log "in process: 5 alternating rounds (tools/call paths, resources/read, prompts/get, tools/list 10 vs 10 000 tools)"
     rm -f "$OUT/alternating.jsonl"
     local r m k
     for r in 1 2 3 4 5; do
-        for m in call:300000 modern:200000 jsonrpc:500000 baseline:300000 list:10:10:1000000 \
+        for m in call:300000 modern:200000 read:200000 prompt:200000 jsonrpc:500000 baseline:300000 \
+            list:10:10:1000000 \
             list:10000:10:1000000 list:10:50:1000000 list:10000:50:1000000; do
             k="${m##*:}"
             record alternating.jsonl "{\"round\":$r,$(taskset -c "$SERVER_CPU" "$BIN/bench-profile" \
@@ -620,7 +679,7 @@ stage_profile() {
     rm -rf "$P" "$OUT/profile.jsonl"
     mkdir -p "$P"
     # In process: only the measured loop is counted (after a warm-up call), so setup drops out.
-    for mode in call modern baseline list:10:50 list:10000:50 list:10:10 list:10000:10 startup; do
+    for mode in call modern read prompt baseline list:10:50 list:10000:50 list:10:10 list:10000:10 startup; do
         # Per-call counts do not depend on N; the tools/list pages cost more under callgrind.
         case "$mode" in
             startup) f=1 ;;

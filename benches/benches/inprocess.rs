@@ -2,6 +2,8 @@
 //!
 //! - `tools_call/*`: a trivial tools/call through mcp-runtime (MCP handshake era, modern era,
 //!   JSON-RPC) against serde_json parse + serialize of the same request/response.
+//! - `resources_read/mcp_modern`, `prompts_get/mcp_modern`: a 2026-07-28 resources/read of the
+//!   `bench://items/{id}` template and prompts/get of `review`, through the same path.
 //! - `tools_list/*`, `tools_list_p10/*`: the first tools/list page of catalogs of 10, 1 000
 //!   and 10 000 tools (default page size 50, and pages of 10 so every page is the same size),
 //!   and the last page of the 10 000-tool catalog.
@@ -41,6 +43,21 @@ fn tools_call(c: &mut Criterion) {
         b.iter(|| serde_baseline(black_box(CALL_BODY.as_bytes())))
     });
     g.finish();
+}
+
+fn resources_prompts(c: &mut Criterion) {
+    let server = server().expect("the bench server");
+    let ep = server.mcp_endpoint("bench", 1).expect("group bench");
+    for (group, body) in [
+        ("resources_read", MODERN_READ_BODY),
+        ("prompts_get", MODERN_PROMPT_BODY),
+    ] {
+        let mut g = c.benchmark_group(group);
+        g.bench_function("mcp_modern", |b| {
+            b.iter(|| mcp_in_process(ep, black_box(body.as_bytes())))
+        });
+        g.finish();
+    }
 }
 
 /// The cursor of the last page, found by following `nextCursor`.
@@ -109,6 +126,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = tools_call, tools_list, startup
+    targets = tools_call, resources_prompts, tools_list, startup
 }
 criterion_main!(benches);

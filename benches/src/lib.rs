@@ -1,5 +1,5 @@
-//! What the benchmark servers and the criterion benches share: the `add` tool, the request
-//! bodies, the serde_json baseline, synthetic catalogs built at run time and a few helpers.
+//! What the benchmark servers and the criterion benches share: the `add` tool, the `item`
+//! resource template and the `review` prompt, the request bodies, the serde_json baseline, synthetic catalogs built at run time and a few helpers.
 //!
 //! `scripts/bench.sh` runs everything and writes `docs/benchmarks.md`.
 
@@ -33,12 +33,52 @@ pub fn add(
     a + b
 }
 
+/// An item of the `bench://items/{id}` resource template.
+#[derive(serde::Serialize)]
+pub struct Item {
+    /// The item's id
+    pub id: u64,
+    /// Its name
+    pub name: &'static str,
+}
+
+/// An item, as JSON.
+#[mcp_resource(
+    uri_template = "bench://items/{id}",
+    mime_type = "application/json",
+    groups = [BENCH]
+)]
+pub fn item(
+    /// The item's id
+    id: u64,
+) -> Item {
+    Item { id, name: "widget" }
+}
+
+/// Asks for a short review of a topic.
+#[mcp_prompt(name = "review", groups = [BENCH])]
+pub fn review(
+    /// What to review
+    topic: String,
+) -> Vec<PromptMessage> {
+    vec![PromptMessage::user(format!(
+        "Write a short review of {topic}."
+    ))]
+}
+
 /// A handshake-era `tools/call` of `add` (2 + 3).
 pub const CALL_BODY: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3}}}"#;
 
 /// The same call in the 2026-07-28 envelope (`params._meta`); sent with `MCP-Protocol-Version`,
 /// `Mcp-Method` and `Mcp-Name` headers.
 pub const MODERN_CALL_BODY: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"}}}}"#;
+
+/// A 2026-07-28 `resources/read` of the `bench://items/{id}` template (id 7); sent with
+/// `Mcp-Name: bench://items/7`.
+pub const MODERN_READ_BODY: &str = r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"bench://items/7","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"}}}}"#;
+
+/// A 2026-07-28 `prompts/get` of `review` (one string argument); sent with `Mcp-Name: review`.
+pub const MODERN_PROMPT_BODY: &str = r#"{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"review","arguments":{"topic":"benchmarks"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"}}}}"#;
 
 /// The same call as a plain JSON-RPC request to `/rpc/bench/v1`.
 pub const JSONRPC_CALL_BODY: &str =
@@ -50,7 +90,13 @@ pub const LIST_BODY: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","pa
 /// What every successful `add` answer contains.
 pub const EXPECTED: &str = r#""structuredContent":{"result":5}"#;
 
-/// The benchmark server: `add` in group `bench`, nothing else.
+/// What every successful `resources/read` of item 7 contains (the item, as JSON text).
+pub const EXPECTED_READ: &str = r#"{\"id\":7,\"name\":\"widget\"}"#;
+
+/// What every successful `prompts/get` of `review` contains.
+pub const EXPECTED_PROMPT: &str = r#""text":"Write a short review of benchmarks.""#;
+
+/// The benchmark server: group `bench` with `add`, `item` and `review`, nothing else.
 pub fn server() -> Result<Server, BuildError> {
     Server::builder()
         .name("bench-mcp-runtime")
@@ -254,9 +300,14 @@ mod tests {
     fn the_paths_agree() {
         let server = server().unwrap();
         let ep = server.mcp_endpoint("bench", 1).unwrap();
-        for body in [CALL_BODY, MODERN_CALL_BODY] {
+        for (body, expected) in [
+            (CALL_BODY, EXPECTED),
+            (MODERN_CALL_BODY, EXPECTED),
+            (MODERN_READ_BODY, EXPECTED_READ),
+            (MODERN_PROMPT_BODY, EXPECTED_PROMPT),
+        ] {
             let out = String::from_utf8(mcp_in_process(ep, body.as_bytes()).into_vec()).unwrap();
-            assert!(out.contains(EXPECTED), "{out}");
+            assert!(out.contains(expected), "{out}");
         }
         let base = String::from_utf8(serde_baseline(CALL_BODY.as_bytes()).unwrap()).unwrap();
         assert_eq!(

@@ -7,6 +7,8 @@
 //!
 //! - `call`: MCP handshake-era tools/call of `add` (bytes in, bytes out)
 //! - `modern`: the same in the 2026-07-28 envelope
+//! - `read`: MCP resources/read of `bench://items/7` (the `item` template), 2026-07-28
+//! - `prompt`: MCP prompts/get of `review` (one argument), 2026-07-28
 //! - `jsonrpc`: `add` through `jsonrpc::handle`
 //! - `baseline`: serde_json parse + serialize of the same request/response
 //! - `list:N:P`: tools/list first page of an N-tool catalog with pages of P tools
@@ -54,7 +56,9 @@ fn measured(n: usize, f: &mut dyn FnMut() -> usize) -> usize {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: bench-profile call|modern|jsonrpc|baseline|list:N:P|startup [ITERATIONS]");
+    eprintln!(
+        "usage: bench-profile call|modern|read|prompt|jsonrpc|baseline|list:N:P|startup [ITERATIONS]"
+    );
     std::process::exit(2)
 }
 
@@ -68,6 +72,8 @@ fn main() {
     let mut f: Box<dyn FnMut() -> usize> = match mode.as_str() {
         "call" => Box::new(|| mcp_in_process(ep, black_box(CALL_BODY.as_bytes())).len()),
         "modern" => Box::new(|| mcp_in_process(ep, black_box(MODERN_CALL_BODY.as_bytes())).len()),
+        "read" => Box::new(|| mcp_in_process(ep, black_box(MODERN_READ_BODY.as_bytes())).len()),
+        "prompt" => Box::new(|| mcp_in_process(ep, black_box(MODERN_PROMPT_BODY.as_bytes())).len()),
         "jsonrpc" => Box::new(|| {
             run_ready(handle(
                 server.core(),
