@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use mcp_runtime::mcp::input::{Elicited, SamplingRequest};
 use mcp_runtime::prelude::*;
 use serde::Deserialize;
 
@@ -249,4 +250,307 @@ pub fn trigger_prompt_change(changes: State<Changes>) -> ToolOutput {
 pub fn trigger_resource_update(changes: State<Changes>) -> ToolOutput {
     changes.resource_updated("test://watched-resource");
     Content::text("Resource update announced").into()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Asking the client: elicitation, sampling, roots (SSE on the handshake era, multi-round-trip
+// results on 2026-07-28).
+
+/// The form of `test_elicitation`.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct UserInfo {
+    /// Your username
+    pub username: String,
+    /// Your email address
+    #[schemars(email)]
+    pub email: String,
+}
+
+/// Asks the client's model to answer `prompt` (`sampling/createMessage`).
+#[rpc_method(name = "test_sampling", groups = [CONFORMANCE])]
+pub async fn sampling(
+    /// The prompt to send
+    prompt: String,
+    ctx: RequestContext,
+) -> Result<ToolOutput, RpcError> {
+    let answer = ctx.sample(SamplingRequest::new(prompt, 100)).await?;
+    let text = answer.text().unwrap_or_default();
+    Ok(Content::text(format!("LLM response: {text}")).into())
+}
+
+/// Asks the user for a username and an email (`elicitation/create`).
+#[rpc_method(name = "test_elicitation", groups = [CONFORMANCE])]
+pub async fn elicitation(
+    /// The message shown to the user
+    message: String,
+    ctx: RequestContext,
+) -> Result<ToolOutput, RpcError> {
+    let answer = ctx.elicit::<UserInfo>(message).await?;
+    let text = match &answer {
+        Elicited::Accepted(u) => format!(
+            "User response: accept, content: {{\"username\":{:?},\"email\":{:?}}}",
+            u.username, u.email
+        ),
+        other => format!("User response: {}", other.action()),
+    };
+    Ok(Content::text(text).into())
+}
+
+/// The form of `test_elicitation_sep1034_defaults`: a default on every primitive (SEP-1034).
+#[derive(Debug, Deserialize, serde::Serialize, JsonSchema)]
+#[serde(default)]
+pub struct Defaults {
+    /// User name
+    pub name: String,
+    /// User age
+    pub age: i64,
+    /// User score
+    pub score: f64,
+    /// User status
+    #[schemars(extend("enum" = ["active", "inactive", "pending"]))]
+    pub status: String,
+    /// Verification status
+    pub verified: bool,
+}
+
+impl Default for Defaults {
+    fn default() -> Self {
+        Self {
+            name: "John Doe".into(),
+            age: 30,
+            score: 95.5,
+            status: "active".into(),
+            verified: true,
+        }
+    }
+}
+
+/// Elicits a form with a default on every field (SEP-1034).
+#[rpc_method(name = "test_elicitation_sep1034_defaults", groups = [CONFORMANCE])]
+pub async fn elicitation_sep1034_defaults(ctx: RequestContext) -> Result<ToolOutput, RpcError> {
+    let answer = ctx
+        .elicit::<Defaults>("Please review and update the form fields with defaults")
+        .await?;
+    Ok(Content::text(format!("Elicitation completed: action={}", answer.action())).into())
+}
+
+/// An untitled choice.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Untitled {
+    #[allow(missing_docs)]
+    Option1,
+    #[allow(missing_docs)]
+    Option2,
+    #[allow(missing_docs)]
+    Option3,
+}
+
+/// A titled choice: each variant's title is shown.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Titled {
+    /// First Option
+    Value1,
+    /// Second Option
+    Value2,
+    /// Third Option
+    Value3,
+}
+
+/// The form of `test_elicitation_sep1330_enums`: the five enum shapes of SEP-1330.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Enums {
+    /// Untitled single-select
+    pub untitled_single: Option<Untitled>,
+    /// Titled single-select
+    pub titled_single: Option<Titled>,
+    /// Legacy titled enum
+    #[schemars(extend("enum" = ["opt1", "opt2", "opt3"], "enumNames" = ["Option One", "Option Two", "Option Three"]))]
+    pub legacy_enum: Option<String>,
+    /// Untitled multi-select
+    pub untitled_multi: Option<Vec<Untitled>>,
+    /// Titled multi-select
+    pub titled_multi: Option<Vec<Titled>>,
+}
+
+/// Elicits the five enum shapes of SEP-1330.
+#[rpc_method(name = "test_elicitation_sep1330_enums", groups = [CONFORMANCE])]
+pub async fn elicitation_sep1330_enums(ctx: RequestContext) -> Result<ToolOutput, RpcError> {
+    let answer = ctx
+        .elicit::<Enums>("Please select options from the enum fields")
+        .await?;
+    Ok(Content::text(format!("Elicitation completed: action={}", answer.action())).into())
+}
+
+/// Needs sampling: a client that did not declare it gets -32021.
+#[rpc_method(name = "test_missing_capability", groups = [CONFORMANCE])]
+pub async fn missing_capability(ctx: RequestContext) -> Result<ToolOutput, RpcError> {
+    let answer = ctx.sample(SamplingRequest::new("Say hello", 20)).await?;
+    Ok(Content::text(answer.text().unwrap_or_default().to_owned()).into())
+}
+
+/// Asks for a name: on 2026-07-28 an `input_required` result, never a request on the stream.
+#[rpc_method(name = "test_streaming_elicitation", groups = [CONFORMANCE])]
+pub async fn streaming_elicitation(ctx: RequestContext) -> Result<ToolOutput, RpcError> {
+    let name = ctx.elicit::<NameForm>("What is your name?").await?;
+    Ok(Content::text(format!("Hello, {}!", greeting_name(name))).into())
+}
+
+/// A name.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct NameForm {
+    /// The name
+    pub name: String,
+}
+
+fn greeting_name(e: Elicited<NameForm>) -> String {
+    e.accepted().map_or_else(|| "stranger".into(), |n| n.name)
+}
+
+/// A confirmation.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct Confirm {
+    /// Confirmed?
+    pub ok: bool,
+}
+
+/// A color.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ColorForm {
+    /// The favorite color
+    pub color: String,
+}
+
+/// A prompt's context.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ContextForm {
+    /// The context
+    pub context: String,
+}
+
+/// Asks for a name under the key `user_name`.
+#[rpc_method(name = "test_input_required_result_elicitation", groups = [CONFORMANCE])]
+pub async fn input_required_elicitation(ctx: RequestContext) -> Result<ToolOutput, RpcError> {
+    let name = ctx
+        .ask("user_name")
+        .elicit::<NameForm>("What is your name?")
+        .await?;
+    Ok(Content::text(format!("Hello, {}!", greeting_name(name))).into())
+}
+
+/// Asks the client's model a question.
+#[rpc_method(name = "test_input_required_result_sampling", groups = [CONFORMANCE])]
+pub async fn input_required_sampling(ctx: RequestContext) -> Result<ToolOutput, RpcError> {
+    let answer = ctx
+        .ask("capital_question")
+        .sample(SamplingRequest::new("What is the capital of France?", 100))
+        .await?;
+    Ok(Content::text(format!("Model said: {}", answer.text().unwrap_or_default())).into())
+}
+
+/// Asks for the client's roots.
+#[rpc_method(name = "test_input_required_result_list_roots", groups = [CONFORMANCE])]
+pub async fn input_required_list_roots(ctx: RequestContext) -> Result<ToolOutput, RpcError> {
+    let roots = ctx.ask("client_roots").roots().await?;
+    let uris: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
+    Ok(Content::text(format!("Roots: {}", uris.join(", "))).into())
+}
+
+/// Asks for a confirmation; the retry's state is checked (signed) before the answer is used.
+#[rpc_method(name = "test_input_required_result_request_state", groups = [CONFORMANCE])]
+pub async fn input_required_request_state(ctx: RequestContext) -> Result<ToolOutput, RpcError> {
+    let ok = ctx
+        .ask("confirm")
+        .elicit::<Confirm>("Please confirm")
+        .await?;
+    let ok = ok.accepted().is_some_and(|c| c.ok);
+    Ok(Content::text(format!("state-ok: confirmed={ok}")).into())
+}
+
+/// Asks for a name, a greeting and the roots in one round.
+#[rpc_method(name = "test_input_required_result_multiple_inputs", groups = [CONFORMANCE])]
+pub async fn input_required_multiple_inputs(ctx: RequestContext) -> Result<ToolOutput, RpcError> {
+    let (name, greeting, roots) = tokio::join!(
+        ctx.ask("user_name")
+            .elicit::<NameForm>("What is your name?"),
+        ctx.ask("greeting")
+            .sample(SamplingRequest::new("Generate a greeting", 50)),
+        ctx.ask("client_roots").roots(),
+    );
+    let (name, greeting, roots) = (name?, greeting?, roots?);
+    Ok(Content::text(format!(
+        "{} {} ({} roots)",
+        greeting.text().unwrap_or_default(),
+        greeting_name(name),
+        roots.len()
+    ))
+    .into())
+}
+
+/// Asks for a name, then (another round) a color.
+#[rpc_method(name = "test_input_required_result_multi_round", groups = [CONFORMANCE])]
+pub async fn input_required_multi_round(ctx: RequestContext) -> Result<ToolOutput, RpcError> {
+    let name = ctx
+        .ask("step1")
+        .elicit::<NameForm>("Step 1: What is your name?")
+        .await?;
+    let color = ctx
+        .ask("step2")
+        .elicit::<ColorForm>("Step 2: What is your favorite color?")
+        .await?;
+    let color = color.accepted().map_or_else(String::new, |c| c.color);
+    Ok(Content::text(format!("{} likes {color}", greeting_name(name))).into())
+}
+
+/// Asks for a confirmation: a tampered state on the retry is refused (-32602).
+#[rpc_method(name = "test_input_required_result_tampered_state", groups = [CONFORMANCE])]
+pub async fn input_required_tampered_state(ctx: RequestContext) -> Result<ToolOutput, RpcError> {
+    let ok = ctx
+        .ask("confirm")
+        .elicit::<Confirm>("Please confirm")
+        .await?;
+    Ok(Content::text(format!(
+        "confirmed: {}",
+        ok.accepted().is_some_and(|c| c.ok)
+    ))
+    .into())
+}
+
+/// Asks for what the client can answer: a name when it declared elicitation, and a greeting
+/// when it declared sampling.
+#[rpc_method(name = "test_input_required_result_capabilities", groups = [CONFORMANCE])]
+pub async fn input_required_capabilities(ctx: RequestContext) -> Result<ToolOutput, RpcError> {
+    let mut said = Vec::new();
+    if ctx.client_supports("elicitation") {
+        let name = ctx
+            .ask("user_name")
+            .elicit::<NameForm>("What is your name?")
+            .await?;
+        said.push(greeting_name(name));
+    }
+    if ctx.client_supports("sampling") {
+        let g = ctx
+            .ask("greeting")
+            .sample(SamplingRequest::new("Generate a greeting", 50))
+            .await?;
+        said.push(g.text().unwrap_or_default().to_owned());
+    }
+    Ok(Content::text(said.join(" ")).into())
+}
+
+/// Input Required Prompt
+///
+/// A prompt that asks the user for its context first
+#[mcp_prompt(name = "test_input_required_result_prompt", groups = [CONFORMANCE])]
+pub async fn input_required_prompt(ctx: RequestContext) -> Result<Vec<PromptMessage>, RpcError> {
+    let context = ctx
+        .ask("user_context")
+        .elicit::<ContextForm>("What context should the prompt use?")
+        .await?;
+    let context = context.accepted().map_or_else(String::new, |c| c.context);
+    Ok(vec![PromptMessage::user(format!(
+        "Use this context: {context}"
+    ))])
 }

@@ -294,19 +294,13 @@ fn inspector_cli_strict_accepts_the_tools_over_http_and_stdio() {
 // reported as an expected failure, so a baseline lists exactly what fails today. Both shrink as
 // issues #21, #22 and #23 land: remove what the suite reports under "Stale baseline entries".
 
-/// 2025-11-25: what the example does not serve yet.
-const BASELINE_2025_11_25: &str = "server:
-  # Unknown tool: test_sampling, test_elicitation, test_elicitation_sep1034_defaults,
-  # test_elicitation_sep1330_enums
-  - tools-call-sampling
-  - tools-call-elicitation
-  - elicitation-sep1034-defaults
-  - elicitation-sep1330-enums
+/// 2025-11-25: what the example does not serve yet (nothing).
+const BASELINE_2025_11_25: &str = "server: []
 ";
 
 /// 2025-11-25: the scenarios that pass with no failed check. The last three are not scored
 /// (added after the release; pending), and pass.
-const PASSING_2025_11_25: [&str; 29] = [
+const PASSING_2025_11_25: [&str; 33] = [
     "server-initialize",
     "logging-set-level",
     "ping",
@@ -320,6 +314,10 @@ const PASSING_2025_11_25: [&str; 29] = [
     "tools-call-with-logging",
     "tools-call-error",
     "tools-call-with-progress",
+    "tools-call-sampling",
+    "tools-call-elicitation",
+    "elicitation-sep1034-defaults",
+    "elicitation-sep1330-enums",
     "server-sse-multiple-streams",
     "resources-list",
     "resources-read-text",
@@ -338,34 +336,15 @@ const PASSING_2025_11_25: [&str; 29] = [
     "server-sse-polling",
 ];
 
-/// 2026-07-28: what the example does not serve yet.
-const BASELINE_2026_07_28: &str = "server:
-  # The diagnostic tools test_missing_capability and test_streaming_elicitation are not
-  # served (untestable counts as failed)
-  - server-stateless:sep-2575-server-rejects-undeclared-capability
-  - server-stateless:sep-2575-missing-capability-http-400
-  - server-stateless:sep-2575-http-server-no-independent-requests-on-stream
-  # Input-required results (SEP-2322): unknown tools test_input_required_result_*, unknown
-  # prompt test_input_required_result_prompt; the two warnings come from the same unknown tool
-  - input-required-result-basic-elicitation
-  - input-required-result-basic-sampling
-  - input-required-result-basic-list-roots
-  - input-required-result-request-state
-  - input-required-result-multiple-input-requests
-  - input-required-result-multi-round
-  - input-required-result-non-tool-request
-  - input-required-result-result-type
-  - input-required-result-tampered-state
-  - input-required-result-capability-check
-  - input-required-result-missing-input-response
-  - input-required-result-ignore-extra-params
+/// 2026-07-28: what the example does not serve yet (nothing scored).
+const BASELINE_2026_07_28: &str = "server: []
 ";
 
-/// 2026-07-28: the scenarios that pass with no failed check (`server-stateless` passes but for
-/// its baseline checks). Of the not-scored ones, the tasks extension, `json-schema-2020-12`
-/// (SEP-2106 keywords), `http-header-validation` and `http-custom-header-server-validation`
-/// (SEP-2243) fail today and are not checked.
-const PASSING_2026_07_28: [&str; 24] = [
+/// 2026-07-28: the scenarios that pass with no failed check. Of the not-scored ones, the tasks
+/// extension, `json-schema-2020-12` (SEP-2106 keywords), `http-header-validation` and
+/// `http-custom-header-server-validation` (SEP-2243) fail today and are not checked.
+const PASSING_2026_07_28: [&str; 37] = [
+    "server-stateless",
     "completion-complete",
     "tools-list",
     "tools-call-simple-text",
@@ -388,7 +367,19 @@ const PASSING_2026_07_28: [&str; 24] = [
     "prompts-get-with-image",
     "dns-rebinding-protection",
     "caching",
+    "input-required-result-basic-elicitation",
+    "input-required-result-basic-sampling",
+    "input-required-result-basic-list-roots",
+    "input-required-result-request-state",
+    "input-required-result-multiple-input-requests",
+    "input-required-result-multi-round",
+    "input-required-result-missing-input-response",
+    "input-required-result-non-tool-request",
+    "input-required-result-result-type",
     "input-required-result-unsupported-methods",
+    "input-required-result-tampered-state",
+    "input-required-result-capability-check",
+    "input-required-result-ignore-extra-params",
     "input-required-result-validate-input",
 ];
 

@@ -5,7 +5,10 @@ use std::collections::HashMap;
 use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+use futures_util::future::BoxFuture;
+use serde_json::Value;
 
 use crate::env::Environment;
 use crate::error::RpcError;
@@ -87,6 +90,38 @@ pub trait Notifier: Send + Sync {
     }
 }
 
+/// One request a call sends its client (elicitation, sampling, roots), built by the
+/// `RequestContext` methods of [`crate::mcp::input`].
+#[derive(Debug, Clone)]
+pub struct InputRequest {
+    /// The key naming it within the call: the `inputRequests` key of a 2026-07-28
+    /// multi-round-trip result; stable across the call's rounds.
+    pub key: String,
+    /// `elicitation/create`, `sampling/createMessage` or `roots/list`.
+    pub method: &'static str,
+    /// The request's params.
+    pub params: Value,
+    /// The client capability it needs (`elicitation`, `sampling`, `roots`) and, if any, the
+    /// member of that capability (`url` for URL-mode elicitation, `form` for a form).
+    pub capability: (&'static str, Option<&'static str>),
+}
+
+/// How a call reaches its client while it runs: the call's SSE stream on the handshake era, a
+/// multi-round-trip result on 2026-07-28 ([`crate::mcp::input`] has both).
+pub trait ClientInput: Send + Sync {
+    /// The capabilities the client declared (`{}` when none).
+    fn capabilities(&self) -> &Value;
+    /// Sends one request and waits for the client's result (or an error: the client lacks the
+    /// capability (-32021), refused, did not answer in time, or must be asked first).
+    fn request(&self, req: InputRequest) -> BoxFuture<'_, Result<Value, RpcError>>;
+    /// What the face answers instead of a call that failed after asking: the members of an
+    /// `input_required` result (`Ok`), or a protocol error (`Err`: a capability the client
+    /// lacks, malformed input responses). `None`: the call's own error stands.
+    fn interrupted(&self) -> Option<Result<Value, RpcError>> {
+        None
+    }
+}
+
 /// What a transport gives a call besides its params.
 #[derive(Clone, Default)]
 pub struct CallExtras {
@@ -101,6 +136,8 @@ pub struct CallExtras {
     /// The least severe level the client asked to be sent ([`RequestContext::log`]); `None`:
     /// it did not ask, and nothing is sent.
     pub log_level: Option<crate::mcp::LogLevel>,
+    /// How the call asks its client for input (elicitation, sampling, roots), if it can.
+    pub input: Option<Arc<dyn ClientInput>>,
 }
 
 impl fmt::Debug for CallExtras {
@@ -109,6 +146,7 @@ impl fmt::Debug for CallExtras {
             .field("progress_token", &self.progress_token)
             .field("notifier", &self.notifier.is_some())
             .field("log_level", &self.log_level)
+            .field("input", &self.input.is_some())
             .finish()
     }
 }
@@ -123,6 +161,8 @@ struct Inner {
     state: Arc<StateMap>,
     extras: CallExtras,
     started: std::time::Instant,
+    /// How many input requests the call made (their automatic keys).
+    asked: AtomicU32,
 }
 
 /// Builds a [`RequestContext`] outside a server, to call a function directly in a unit test
@@ -191,6 +231,11 @@ impl ContextBuilder {
         self.extras.log_level = log_level;
         self
     }
+    /// How the call asks its client for input ([`crate::mcp::input`]).
+    pub fn client_input(mut self, input: Arc<dyn ClientInput>) -> Self {
+        self.extras.input = Some(input);
+        self
+    }
     /// The context.
     pub fn build(self) -> RequestContext {
         RequestContext::new(
@@ -248,6 +293,7 @@ impl RequestContext {
                 state,
                 extras,
                 started: std::time::Instant::now(),
+                asked: AtomicU32::new(0),
             }),
         }
     }
@@ -334,6 +380,18 @@ impl RequestContext {
             .notifier
             .as_ref()
             .is_some_and(|n| n.close_stream())
+    }
+
+    /// How the call asks its client for input, if it can.
+    pub(crate) fn input_channel(&self) -> Option<&Arc<dyn ClientInput>> {
+        self.inner.extras.input.as_ref()
+    }
+
+    /// The next automatic input key (`elicit-1`, `sample-2`, ...): the same on every round of
+    /// a call that asks in the same order.
+    pub(crate) fn next_input_key(&self, kind: &str) -> String {
+        let n = self.inner.asked.fetch_add(1, Ordering::Relaxed) + 1;
+        format!("{kind}-{n}")
     }
 
     /// How long ago the call started.

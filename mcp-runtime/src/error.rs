@@ -35,6 +35,9 @@ pub mod codes {
     pub const ASYNC_REQUEST: i32 = -32300;
     /// A batch request failed.
     pub const BATCH_ERROR: i32 = -32301;
+    /// MCP: the call needs a client capability the client did not declare (`data.requiredCapabilities`
+    /// names it, e.g. `{"sampling":{}}`); HTTP 400 on 2026-07-28.
+    pub const MISSING_CLIENT_CAPABILITY: i32 = -32021;
 }
 
 /// The exception name and default message of a code (the reference's class table).

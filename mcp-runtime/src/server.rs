@@ -314,6 +314,22 @@ impl ServerBuilder {
         self
     }
 
+    /// The key that signs 2026-07-28 `requestState`s (multi-round-trip results,
+    /// [`crate::mcp::input`]). The default is random per process: **instances behind one
+    /// address (a load balancer) must share a key** from configuration, or a retry reaching
+    /// another instance is refused. Use at least 32 random bytes.
+    pub fn request_state_key(mut self, key: impl Into<Vec<u8>>) -> Self {
+        self.config.mcp.request_state_keys = crate::mcp::RequestStateKeys::new(key);
+        self
+    }
+
+    /// Keys that sign 2026-07-28 `requestState`s, for rotation: `keys` signs, and states
+    /// signed with `keys`'s previous ones are still accepted ([`crate::mcp::RequestStateKeys`]).
+    pub fn request_state_keys(mut self, keys: crate::mcp::RequestStateKeys) -> Self {
+        self.config.mcp.request_state_keys = keys;
+        self
+    }
+
     /// How `tools/call` answers arguments that fail the schema (default: JSON-RPC -32602).
     pub fn mcp_invalid_arguments(mut self, mode: InvalidArguments) -> Self {
         self.config.mcp.invalid_arguments = mode;

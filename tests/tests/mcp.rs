@@ -1089,13 +1089,27 @@ async fn conformance_tools_list_has_the_suite_tools() {
         [
             "json_schema_2020_12_tool",
             "test_audio_content",
+            "test_elicitation",
+            "test_elicitation_sep1034_defaults",
+            "test_elicitation_sep1330_enums",
             "test_embedded_resource",
             "test_error_handling",
             "test_image_content",
+            "test_input_required_result_capabilities",
+            "test_input_required_result_elicitation",
+            "test_input_required_result_list_roots",
+            "test_input_required_result_multi_round",
+            "test_input_required_result_multiple_inputs",
+            "test_input_required_result_request_state",
+            "test_input_required_result_sampling",
+            "test_input_required_result_tampered_state",
             "test_logging_tool",
+            "test_missing_capability",
             "test_multiple_content_types",
             "test_reconnection",
+            "test_sampling",
             "test_simple_text",
+            "test_streaming_elicitation",
             "test_tool_with_logging",
             "test_tool_with_progress",
             "test_trigger_prompt_change",
@@ -3265,4 +3279,230 @@ async fn stdio_listen_streams_start_with_the_acknowledgement_and_end_on_cancel()
     assert_eq!(r["id"], 2);
     changes.resources_list_changed();
     io.close().await;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Asking the client during a call: multi-round-trip results (2026-07-28) and requests on the
+// call's stream (handshake era)
+// ---------------------------------------------------------------------------------------------
+
+/// A modern `tools/call` whose `_meta` declares `caps`; `extra` members join the params.
+async fn modern_call_with(url: &str, name: &str, caps: Value, extra: Value) -> (u16, Value) {
+    let mut params = json!({"name": name, "arguments": {}});
+    for (k, v) in extra.as_object().unwrap() {
+        params[k] = v.clone();
+    }
+    let mut req = modern_req(json!(1), "tools/call", params);
+    req["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = caps;
+    let (status, _, body) = post_json(url, &modern_headers("tools/call", Some(name)), &req).await;
+    (status, body)
+}
+
+/// The `user_name` request of `test_input_required_result_elicitation`.
+fn user_name_request() -> Value {
+    json!({"user_name": {"method": "elicitation/create", "params": {
+        "message": "What is your name?",
+        "requestedSchema": {"type": "object",
+            "properties": {"name": {"description": "The name", "type": "string"}},
+            "required": ["name"]}}}})
+}
+
+#[tokio::test]
+async fn an_input_required_result_round_trips_with_its_signed_state() {
+    let url = format!("{}/mcp/conformance/v1", example().await);
+    let name = "test_input_required_result_elicitation";
+    let caps = json!({"elicitation": {}});
+    let (status, body) = modern_call_with(&url, name, caps.clone(), json!({})).await;
+    assert_eq!(status, 200, "{body}");
+    let state = body["result"]["requestState"]
+        .as_str()
+        .expect("a requestState")
+        .to_owned();
+    assert!(state.starts_with("v1.") && state.len() < 1024, "{state}");
+    assert_eq!(
+        body,
+        ok(
+            json!(1),
+            json!({"resultType": "input_required", "inputRequests": user_name_request(),
+                "requestState": state, "_meta": result_meta()})
+        )
+    );
+    // The retry: same call, the answer under its key, the state echoed; extra keys ignored.
+    let retry = json!({"requestState": state, "inputResponses": {
+        "user_name": {"action": "accept", "content": {"name": "Alice"}},
+        "unexpected": {"action": "accept"}}});
+    let (status, body) = modern_call_with(&url, name, caps.clone(), retry).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        body,
+        complete(json!({"content": [{"type": "text", "text": "Hello, Alice!"}], "isError": false}))
+    );
+    // A wrong key: asked again, not an error.
+    let wrong = json!({"inputResponses": {"wrong_key": {"action": "accept", "content": {}}}});
+    let (_, body) = modern_call_with(&url, name, caps.clone(), wrong).await;
+    assert_eq!(body["result"]["resultType"], "input_required", "{body}");
+    assert_eq!(body["result"]["inputRequests"], user_name_request());
+    // A malformed answer or `inputResponses`: -32602.
+    for bad in [
+        json!({"inputResponses": {"user_name": 12345}}),
+        json!({"inputResponses": null}),
+    ] {
+        let (status, body) = modern_call_with(&url, name, caps.clone(), bad).await;
+        assert_eq!(
+            (status, &body["error"]["code"]),
+            (400, &json!(-32602)),
+            "{body}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_tampered_or_foreign_request_state_is_refused() {
+    let url = format!("{}/mcp/conformance/v1", example().await);
+    let name = "test_input_required_result_tampered_state";
+    let caps = json!({"elicitation": {}});
+    let (_, body) = modern_call_with(&url, name, caps.clone(), json!({})).await;
+    let state = body["result"]["requestState"].as_str().unwrap().to_owned();
+    let answer = json!({"confirm": {"action": "accept", "content": {"ok": true}}});
+    let tampered = json!({"requestState": format!("{state}-TAMPERED"), "inputResponses": answer});
+    let (status, body) = modern_call_with(&url, name, caps.clone(), tampered).await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        body,
+        err(
+            json!(1),
+            -32602,
+            "Invalid requestState: integrity check failed"
+        )
+    );
+    // Another tool's state (signed, but bound to its own request).
+    let other = "test_input_required_result_request_state";
+    let (_, body) = modern_call_with(&url, other, caps.clone(), json!({})).await;
+    let foreign = body["result"]["requestState"].as_str().unwrap().to_owned();
+    let reuse = json!({"requestState": foreign, "inputResponses": answer});
+    let (status, body) = modern_call_with(&url, name, caps, reuse).await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        body,
+        err(
+            json!(1),
+            -32602,
+            "Invalid requestState: it belongs to another request"
+        )
+    );
+}
+
+#[tokio::test]
+async fn a_call_needing_an_undeclared_capability_is_32021() {
+    let url = format!("{}/mcp/conformance/v1", example().await);
+    let (status, body) =
+        modern_call_with(&url, "test_missing_capability", json!({}), json!({})).await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        body,
+        err_data(
+            json!(1),
+            -32021,
+            "The client did not declare the `sampling` capability this call needs",
+            json!({"requiredCapabilities": {"sampling": {}}})
+        )
+    );
+    // With only sampling declared, the capabilities fixture asks for sampling alone.
+    let (status, body) = modern_call_with(
+        &url,
+        "test_input_required_result_capabilities",
+        json!({"sampling": {}}),
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        body["result"]["inputRequests"],
+        json!({"greeting": {"method": "sampling/createMessage", "params": {
+            "messages": [{"role": "user", "content": {"type": "text", "text": "Generate a greeting"}}],
+            "maxTokens": 50}}})
+    );
+}
+
+/// Reads a streaming response until its data frames number `n`.
+async fn frames_until(resp: &mut reqwest::Response, buf: &mut String, n: usize) -> Vec<Value> {
+    let deadline = tokio::time::Instant::now() + TIMEOUT;
+    loop {
+        let frames = data_frames(buf);
+        if frames.len() >= n && buf.ends_with("\n\n") {
+            return frames;
+        }
+        let chunk = tokio::time::timeout_at(deadline, resp.chunk())
+            .await
+            .expect("frames in time")
+            .unwrap()
+            .expect("the stream goes on");
+        buf.push_str(std::str::from_utf8(&chunk).unwrap());
+    }
+}
+
+#[tokio::test]
+async fn a_handshake_call_asks_on_its_stream_and_gets_the_posted_answer() {
+    let url = format!("{}/mcp/conformance/v1", example().await);
+    let mut init = initialize(1, "2025-11-25");
+    init["params"]["capabilities"] = json!({"elicitation": {}});
+    let (status, h, _) = post_json(&url, &[], &init).await;
+    assert_eq!(status, 200);
+    let sid = hdr(&h, "mcp-session-id").unwrap().to_owned();
+    let mut resp = client()
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", &sid)
+        .body(call(7, "test_elicitation", json!({"message": "Who are you?"})).to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let mut buf = String::new();
+    let frames = frames_until(&mut resp, &mut buf, 1).await;
+    let asked = &frames[0];
+    let rid = asked["id"].as_str().expect("a server-generated string id");
+    assert!(rid.starts_with("s-"), "{rid}");
+    assert_eq!(
+        asked,
+        &json!({"jsonrpc": "2.0", "id": rid, "method": "elicitation/create", "params": {
+            "message": "Who are you?",
+            "requestedSchema": {"type": "object", "properties": {
+                "username": {"description": "Your username", "type": "string"},
+                "email": {"description": "Your email address", "type": "string", "format": "email"}},
+                "required": ["username", "email"]}}})
+    );
+    // The answer, POSTed on the session: 202, routed to the waiting call.
+    let answer = json!({"jsonrpc": "2.0", "id": rid, "result": {"action": "accept",
+        "content": {"username": "ann", "email": "ann@example.org"}}});
+    let (status, _, text) = post(&url, &[("mcp-session-id", &sid)], &answer.to_string()).await;
+    assert_eq!((status, text.as_str()), (202, ""));
+    let frames = frames_until(&mut resp, &mut buf, 2).await;
+    assert_eq!(
+        frames[1],
+        ok(
+            json!(7),
+            json!({"content": [{"type": "text",
+            "text": "User response: accept, content: {\"username\":\"ann\",\"email\":\"ann@example.org\"}"}],
+            "isError": false})
+        )
+    );
+    // The session declared no sampling: the call is refused, nothing is sent on the stream.
+    let (status, _, text) = post(
+        &url,
+        &[("mcp-session-id", &sid)],
+        &call(8, "test_sampling", json!({"prompt": "Hi"})).to_string(),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        data_frames(&text),
+        [err_data(
+            json!(8),
+            -32021,
+            "The client did not declare the `sampling` capability this call needs",
+            json!({"requiredCapabilities": {"sampling": {}}})
+        )]
+    );
 }

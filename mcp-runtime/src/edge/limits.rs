@@ -80,6 +80,24 @@ pub struct Limits {
     pub listen_timeout: Duration,
     /// How long in-flight requests may take to finish after shutdown begins. Default 10 s.
     pub shutdown_grace: Duration,
+    /// The most requests one call may put to its client in one round (elicitation, sampling,
+    /// roots: the `inputRequests` of a 2026-07-28 `input_required` result, or requests
+    /// waiting on a handshake-era stream). Default 16; past it the call fails with -32603.
+    pub input_requests: usize,
+    /// The most rounds of one 2026-07-28 multi-round-trip call. Default 16; a retry past it is
+    /// refused with -32602.
+    pub input_rounds: usize,
+    /// The largest `requestState` accepted or issued, in bytes. Default 64 KiB; a larger one
+    /// sent is refused with -32602 before it is read, a larger one to issue fails the call
+    /// with -32603.
+    pub input_state_bytes: usize,
+    /// How long a `requestState` stays valid after it is issued. Default 10 minutes; an older
+    /// one is refused with -32602.
+    pub input_state_ttl: Duration,
+    /// How long a handshake-era call waits for the client to answer one request on its
+    /// stream. Default 2 minutes; then the request is cancelled (`notifications/cancelled`)
+    /// and the method gets a -32500 error.
+    pub input_wait: Duration,
 }
 
 impl Default for Limits {
@@ -105,6 +123,11 @@ impl Default for Limits {
             sse_timeout: Duration::from_secs(300),
             listen_timeout: Duration::from_secs(1800),
             shutdown_grace: Duration::from_secs(10),
+            input_requests: 16,
+            input_rounds: 16,
+            input_state_bytes: 64 * 1024,
+            input_state_ttl: Duration::from_secs(600),
+            input_wait: Duration::from_secs(120),
         }
     }
 }
@@ -121,6 +144,8 @@ impl Limits {
         self.sse_streams = self.sse_streams.max(1);
         self.detached_calls = self.detached_calls.max(1);
         self.sessions = self.sessions.max(1);
+        self.input_requests = self.input_requests.max(1);
+        self.input_rounds = self.input_rounds.max(1);
         self
     }
 }

@@ -81,7 +81,18 @@ pub(crate) enum Incoming<'a> {
     /// A request (it has an id) or a notification (it has none).
     Call(Call<'a>),
     /// A response to a request of the server's (MCP only).
-    Response,
+    Response(Reply<'a>),
+}
+
+/// A response to a request of the server's, borrowed from the body.
+#[derive(Debug)]
+pub(crate) struct Reply<'a> {
+    /// The id's JSON text.
+    pub id: Option<&'a RawValue>,
+    /// The `result` member's JSON text.
+    pub result: Option<&'a RawValue>,
+    /// The `error` member's JSON text.
+    pub error: Option<&'a RawValue>,
 }
 
 /// A request or a notification, borrowed from the body.
@@ -302,7 +313,14 @@ impl<'de> Visitor<'de> for ItemSeed {
                 Member::Id => env.id = Some(raw),
                 Member::Method => env.method = Some(raw),
                 Member::Params => env.params = Some(raw),
-                Member::Result | Member::Error => env.answer = true,
+                Member::Result => {
+                    env.answer = true;
+                    env.result = Some(raw);
+                }
+                Member::Error => {
+                    env.answer = true;
+                    env.error = Some(raw);
+                }
             }
         }
         Ok(env.check(self.0))
@@ -317,6 +335,8 @@ struct Envelope<'a> {
     method: Option<&'a RawValue>,
     params: Option<&'a RawValue>,
     answer: bool,
+    result: Option<&'a RawValue>,
+    error: Option<&'a RawValue>,
     duplicate: Option<&'static str>,
 }
 
@@ -353,7 +373,13 @@ impl<'a> Envelope<'a> {
             _ => return invalid(id, "Invalid Request: `jsonrpc` must be \"2.0\""),
         }
         let method = match self.method {
-            None if self.answer && dialect.responses => return Ok(Incoming::Response),
+            None if self.answer && dialect.responses => {
+                return Ok(Incoming::Response(Reply {
+                    id,
+                    result: self.result,
+                    error: self.error,
+                }));
+            }
             None => None,
             Some(m) => serde_json::from_str::<Cow<'a, str>>(m.get()).ok(),
         };
@@ -450,7 +476,7 @@ mod tests {
                 c.method,
                 c.params.map_or("-", |p| p.get())
             )),
-            Ok(Body::Single(Ok(Incoming::Response))) => Ok("response".into()),
+            Ok(Body::Single(Ok(Incoming::Response(_)))) => Ok("response".into()),
             Ok(Body::Single(Err(inv))) => Err(format!(
                 "{} {}",
                 inv.id.map_or("-", |i| i.get()),

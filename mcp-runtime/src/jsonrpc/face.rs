@@ -120,7 +120,7 @@ async fn run_item(
     let call = match item {
         Ok(Incoming::Call(call)) => call,
         // The JSON-RPC dialect reads no responses.
-        Ok(Incoming::Response) => return None,
+        Ok(Incoming::Response(_)) => return None,
         Err(inv) => {
             let mut out = Vec::new();
             write::rpc_error(&mut out, Id::from(inv.id), &inv.error, env);

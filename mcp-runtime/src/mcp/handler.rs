@@ -44,6 +44,9 @@ pub struct McpOptions {
     pub instructions: Option<String>,
     /// The SSE `retry` field (ms) sent on resumable streams.
     pub retry_ms: u64,
+    /// The keys that sign 2026-07-28 `requestState`s ([`super::input`]): random per process
+    /// by default; instances behind one address must share them.
+    pub request_state_keys: super::input::RequestStateKeys,
 }
 
 impl Default for McpOptions {
@@ -59,6 +62,7 @@ impl Default for McpOptions {
             },
             instructions: None,
             retry_ms: 1000,
+            request_state_keys: super::input::RequestStateKeys::random(),
         }
     }
 }
@@ -153,6 +157,8 @@ pub struct McpEndpoint {
     languages: Vec<(Arc<str>, axum::http::HeaderValue)>,
     /// The server's bounds.
     pub(crate) limits: Arc<Limits>,
+    /// Requests sent to clients on call streams, waiting for their answers.
+    pub(crate) waiters: Arc<super::input::Waiters>,
 }
 
 /// The precomputed pages of every list in one language.
@@ -353,6 +359,7 @@ impl McpEndpoint {
             translations,
             streams: EventStreams::default(),
             limits,
+            waiters: Arc::default(),
         }
     }
 
@@ -514,13 +521,35 @@ impl McpEndpoint {
 
     /// Answers one request in `era`.
     /// The message is consumed: `tools/call` moves its arguments into the pipeline, uncopied.
-    pub async fn handle(&self, msg: Message, era: Era, mut extras: CallExtras) -> Answer {
+    pub async fn handle(&self, mut msg: Message, era: Era, mut extras: CallExtras) -> Answer {
         if era.is_modern() {
             // 2026-07-28: logs only when this request asks for them (`_meta` level).
             match protocol::meta_log_level(msg.params.as_ref()) {
                 Ok(level) => extras.log_level = level,
                 Err(m) => {
                     return self.error(msg.id.as_ref(), era, codes::INVALID_PARAMS, &m, None);
+                }
+            }
+            // A call may ask its client: multi-round-trip results (SEP-2322).
+            if Self::is_call(&msg.method)
+                && let Some(Value::Object(params)) = msg.params.as_mut()
+            {
+                let caps = params
+                    .get("_meta")
+                    .and_then(|m| m.get(META_CLIENT_CAPABILITIES))
+                    .cloned()
+                    .unwrap_or_else(|| json!({}));
+                match super::input::Round::open(
+                    &self.opts.request_state_keys,
+                    &self.limits,
+                    &msg.method,
+                    params,
+                    caps,
+                ) {
+                    Ok(round) => extras.input = Some(Arc::new(round)),
+                    Err(e) => {
+                        return self.error(msg.id.as_ref(), era, e.code(), e.message(), None);
+                    }
                 }
             }
         }
@@ -694,12 +723,43 @@ impl McpEndpoint {
         }
     }
 
+    /// What answers a call that failed after asking its client: an `input_required` result
+    /// (2026-07-28) or the protocol error the asking met (-32021, malformed input responses);
+    /// `None` when the call's own error stands.
+    pub(crate) fn interrupted(
+        &self,
+        id: Option<&Value>,
+        era: Era,
+        input: Option<&Arc<dyn crate::context::ClientInput>>,
+    ) -> Option<Answer> {
+        match input?.interrupted()? {
+            Ok(Value::Object(members)) => {
+                let mut out = Vec::with_capacity(256 + self.meta_member.len());
+                write::open_result(&mut out, Id::from(id));
+                out.extend_from_slice(b"{\"resultType\":\"input_required\"");
+                for (k, v) in &members {
+                    out.push(b',');
+                    let _ = serde_json::to_writer(&mut out, k);
+                    out.push(b':');
+                    let _ = serde_json::to_writer(&mut out, v);
+                }
+                Some(self.close_result(out, era))
+            }
+            Ok(_) => None,
+            Err(e) => {
+                let wire = e.to_wire(self.core.env());
+                Some(self.error(id, era, e.code(), e.message(), wire.get("data")))
+            }
+        }
+    }
+
     async fn tools_call(&self, msg: Message, era: Era, mut extras: CallExtras) -> Answer {
         let Message { id, params, .. } = msg;
         let (info, args) = match self.tools_call_args(id.as_ref(), params, era, &mut extras) {
             Ok(call) => call,
             Err(answer) => return answer,
         };
+        let input = extras.input.clone();
         let result = self
             .core
             .call(CallRequest {
@@ -710,6 +770,11 @@ impl McpEndpoint {
                 extras,
             })
             .await;
+        if result.is_err()
+            && let Some(answer) = self.interrupted(id.as_ref(), era, input.as_ref())
+        {
+            return answer;
+        }
         self.tools_call_answer(id.as_ref(), era, info, result)
     }
 

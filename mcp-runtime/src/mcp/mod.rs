@@ -5,6 +5,7 @@
 pub mod completion;
 pub mod content;
 pub mod handler;
+pub mod input;
 pub mod listen;
 pub mod logging;
 pub mod pages;
@@ -20,6 +21,7 @@ pub mod tools;
 pub use completion::{Completer, Completion, CompletionRequest, IntoCompletion};
 pub use content::{Content, EmbeddedResource, ToolOutput};
 pub use handler::{InvalidArguments, McpEndpoint, McpOptions};
+pub use input::{Elicited, RequestStateKeys, Root, SamplingRequest, SamplingResult};
 pub use logging::LogLevel;
 pub use prompt::{PromptMessage, PromptResult, Role};
 pub use protocol::Era;

@@ -36,6 +36,9 @@ pub struct SessionState {
     pub log_level: Option<super::LogLevel>,
     /// The resources `resources/subscribe` watches.
     pub subscriptions: Vec<String>,
+    /// The client capabilities `initialize` declared that the server may use (elicitation,
+    /// sampling, roots), as compact JSON; `None` when none were kept.
+    pub capabilities: Option<String>,
 }
 
 impl SessionState {
@@ -51,6 +54,8 @@ impl SessionState {
                 state.log_level = l.parse().ok();
             } else if let Some(u) = line.strip_prefix("sub=") {
                 state.subscriptions.push(u.to_owned());
+            } else if let Some(c) = line.strip_prefix("caps=") {
+                state.capabilities = Some(c.to_owned());
             }
         }
         state
@@ -66,6 +71,10 @@ impl SessionState {
         for u in &self.subscriptions {
             s.push_str("\nsub=");
             s.push_str(u);
+        }
+        if let Some(c) = &self.capabilities {
+            s.push_str("\ncaps=");
+            s.push_str(c);
         }
         s
     }

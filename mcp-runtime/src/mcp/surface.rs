@@ -335,9 +335,15 @@ impl McpEndpoint {
             return self.resource_not_found(id, era, uri);
         };
         let args = bind_strings(&r.args, vars);
+        let input = extras.input.clone();
         let out = match self.run(&r.call, args, extras).await {
             Ok(out) => out,
-            Err(e) => return self.call_error(id, era, e, Some(uri)),
+            Err(e) => {
+                if let Some(a) = self.interrupted(id, era, input.as_ref()) {
+                    return a;
+                }
+                return self.call_error(id, era, e, Some(uri));
+            }
         };
         let contents = match contents(out, uri, r.def.mime_type) {
             Ok(c) => c,
@@ -410,9 +416,15 @@ impl McpEndpoint {
             }
         }
         let lang = extras.language.clone();
+        let input = extras.input.clone();
         let out = match self.run(&p.call, args, extras).await {
             Ok(out) => out,
-            Err(e) => return self.call_error(id, era, e, None),
+            Err(e) => {
+                if let Some(a) = self.interrupted(id, era, input.as_ref()) {
+                    return a;
+                }
+                return self.call_error(id, era, e, None);
+            }
         };
         let lang = self.language(lang.as_deref());
         match prompt_result(out, || {

@@ -286,6 +286,18 @@ async fn post_body(
     };
     let call = match item {
         Ok(Incoming::Call(call)) if call.id.is_some() => call,
+        Ok(Incoming::Response(reply)) => {
+            // A client's answer to a request a call sent on its stream (handshake era).
+            if let (Some(sid), Some(id)) = (header(headers, SESSION), reply.id) {
+                ep.waiters.deliver(
+                    sid,
+                    id.get(),
+                    reply.result.map(|r| r.get()),
+                    reply.error.map(|e| e.get()),
+                );
+            }
+            return accepted();
+        }
         Ok(_) => return accepted(),
         Err(inv) => {
             let id = read::id_value(inv.id);
@@ -330,7 +342,9 @@ async fn post_body(
             .await
         }
         None if msg.method == "initialize" => initialize(ep, msg, lang).await,
-        None => handshake_request(route, accept, msg, version, None, None, lang).await,
+        None => {
+            handshake_request(route, accept, msg, version, HandshakeCall::default(), lang).await
+        }
     }
 }
 
@@ -348,7 +362,16 @@ async fn on_store(
     let ep = &route.ep;
     if msg.method == "initialize" {
         let negotiated = protocol::negotiate(msg.requested_version());
-        let sid = match store.create(negotiated).await {
+        // The client's capabilities are kept with the session: calls may ask the client.
+        let caps = crate::mcp::input::kept_capabilities(
+            msg.params.as_ref().and_then(|p| p.get("capabilities")),
+        );
+        let state = SessionState {
+            version: negotiated.to_owned(),
+            capabilities: Some(caps.to_string()),
+            ..SessionState::default()
+        };
+        let sid = match store.create(&state.to_text()).await {
             Ok(sid) => sid,
             Err(e) => return store_unavailable(&e),
         };
@@ -374,7 +397,16 @@ async fn on_store(
                 return super::changes::subscribe(route, store, sid, state, msg, era).await;
             }
             let session = Some(sid.to_owned());
-            handshake_request(route, accept, msg, version, session, state.log_level, lang).await
+            let caps = state
+                .capabilities
+                .as_deref()
+                .and_then(|c| serde_json::from_str(c).ok());
+            let call = HandshakeCall {
+                session,
+                log_level: state.log_level,
+                caps,
+            };
+            handshake_request(route, accept, msg, version, call, lang).await
         }
         Err(answer) => answer,
     }
@@ -413,6 +445,15 @@ async fn initialize(ep: &McpEndpoint, msg: Message, lang: &Arc<str>) -> Response
     )
 }
 
+/// What a handshake-era call gets from its session, if the endpoint keeps them.
+#[derive(Default)]
+struct HandshakeCall {
+    session: Option<String>,
+    log_level: Option<LogLevel>,
+    /// The client capabilities `initialize` declared.
+    caps: Option<Value>,
+}
+
 /// A handshake-era request other than `initialize`, with its session if the endpoint keeps
 /// them.
 async fn handshake_request(
@@ -420,10 +461,14 @@ async fn handshake_request(
     accept: Accept,
     msg: Message,
     version: Option<&'static str>,
-    session: Option<String>,
-    log_level: Option<LogLevel>,
+    call: HandshakeCall,
     lang: &Arc<str>,
 ) -> Response {
+    let HandshakeCall {
+        session,
+        log_level,
+        caps,
+    } = call;
     let era = Era::Handshake(version.unwrap_or(protocol::DEFAULT_NEGOTIATED));
     // An invalid token is answered in JSON (by the face's check), never on a stream.
     let wants_progress = msg
@@ -434,7 +479,8 @@ async fn handshake_request(
         && accept.given
         && (session.is_some() || wants_progress);
     if sse {
-        return spawn_sse(route, msg, era, session.as_deref(), log_level, lang);
+        let session = session.map(|s| (s, caps.unwrap_or_else(|| serde_json::json!({}))));
+        return spawn_sse(route, msg, era, session, log_level, lang);
     }
     json_answer(&route.ep, msg, era, log_level, lang).await
 }
@@ -463,12 +509,14 @@ async fn json_answer(
 /// A call answered on an SSE stream: resumable (its events kept for `Last-Event-ID`) when it
 /// belongs to a session, else live (events not kept; the call is cancelled when the client
 /// goes). Either way bounded in number ([`crate::Limits::detached_calls`],
-/// [`crate::Limits::sse_streams`]) and in time ([`crate::Limits::sse_timeout`]).
+/// [`crate::Limits::sse_streams`]) and in time ([`crate::Limits::sse_timeout`]). A session's
+/// call may ask its client (elicitation, sampling, roots) on its stream, within the
+/// capabilities the session's `initialize` declared.
 fn spawn_sse(
     route: &McpRoute,
     msg: Message,
     era: Era,
-    session: Option<&str>,
+    session: Option<(String, Value)>,
     log_level: Option<LogLevel>,
     lang: &Arc<str>,
 ) -> Response {
@@ -479,15 +527,28 @@ fn spawn_sse(
     let limit = ep.limits.sse_timeout;
     let id = msg.id.clone();
     // The call, run detached: its answer as JSON bytes; past the SSE limit, an error.
+    let asks = session
+        .as_ref()
+        .map(|(sid, caps)| (sid.clone(), caps.clone()));
     let run = {
         let (ep, lang) = (ep.clone(), lang.clone());
         move |notifier: Arc<dyn Notifier>| async move {
+            let input = asks.map(|(sid, caps)| {
+                Arc::new(crate::mcp::input::StreamInput::new(
+                    notifier.clone(),
+                    caps,
+                    ep.waiters.clone(),
+                    sid,
+                    ep.limits.clone(),
+                )) as Arc<dyn crate::context::ClientInput>
+            });
             let extras = CallExtras {
                 progress_token: None,
                 notifier: Some(notifier),
                 after_response: None,
                 language: Some(lang),
                 log_level,
+                input,
             };
             let answer = match tokio::time::timeout(limit, ep.handle(msg, era, extras)).await {
                 Ok(answer) => answer.body.into_vec(),
@@ -506,8 +567,8 @@ fn spawn_sse(
         }
     };
     match session {
-        Some(sid) => {
-            let stream = ep.streams.open(sid, ep.opts.retry_ms);
+        Some((sid, _)) => {
+            let stream = ep.streams.open(&sid, ep.opts.retry_ms);
             let s = stream.clone();
             tokio::spawn(async move {
                 let answer = run(s.clone()).await;
@@ -604,7 +665,7 @@ async fn batch<'b>(
     let mut version = header(headers, VERSION).map(str::to_owned);
     if let Some(store) = &ep.sessions {
         match session_of(store.as_ref(), headers).await {
-            Ok((_, v)) => version = version.or(Some(v)),
+            Ok((_, v)) => version = version.or(Some(SessionState::parse(&v).version)),
             Err(answer) => return answer,
         }
     }
