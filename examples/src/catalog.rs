@@ -115,6 +115,33 @@ pub fn get(
         .ok_or(CatalogError::NotFound(id))
 }
 
+/// Write a one-sentence sales pitch for a product, with the client's model.
+///
+/// Needs an MCP client that offers sampling (a JSON-RPC caller gets an error).
+#[rpc_method(name = "Catalog.pitch", groups = [MCP])]
+#[mcp_tool(read_only_hint = true, open_world_hint = true)]
+pub async fn pitch(
+    /// The product id
+    id: u64,
+    store: State<ProductStore>,
+    ctx: &RequestContext,
+) -> Result<String, RpcError> {
+    let product = get(id, store)?;
+    let request = SamplingRequest::new(
+        format!(
+            "Write one sentence that makes a shopper want this product: {}",
+            product.name
+        ),
+        100,
+    )
+    .system_prompt("You write short, honest product copy.");
+    let answer = ctx.sample(request).await?;
+    answer
+        .text()
+        .map(str::to_owned)
+        .ok_or_else(|| RpcError::runtime("the client's model answered without text"))
+}
+
 /// Ping.
 #[rpc_method(name = "Catalog.ping", groups = [MCP])]
 pub fn ping(

@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use mcp_runtime::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::MCP;
 
@@ -77,17 +77,27 @@ pub fn hits(
     Hits { key, runs }
 }
 
-/// A paid order.
+/// The outcome of `Orders.pay`.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct Payment {
     /// The order.
     pub order_id: u64,
-    /// Always true when it returns.
+    /// Whether it was paid (false: the user declined or dismissed the confirmation).
     pub paid: bool,
 }
 
-/// Pay an order. Calls for one order run one at a time: a concurrent one is refused.
-#[rpc_method(name = "Orders.pay", groups = [MCP], lock(param = "order_id", ttl = "10s"))]
+/// The confirmation `Orders.pay` asks the user for.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ConfirmPayment {
+    /// Pay now?
+    pub confirm: bool,
+}
+
+/// Pay an order. An MCP client that can ask its user (elicitation) is asked to confirm first;
+/// a JSON-RPC caller is a program acting for its user and pays at once. Calls for one order
+/// run one at a time: a concurrent one is refused.
+// The lock outlives the longest wait for the user's answer (`Limits::input_wait`, 2 min).
+#[rpc_method(name = "Orders.pay", groups = [MCP], lock(param = "order_id", ttl = "150s"))]
 #[mcp_tool(destructive_hint = false, idempotent_hint = true)]
 pub async fn pay(
     /// The order to pay
@@ -95,10 +105,23 @@ pub async fn pay(
     /// How long the payment takes, in milliseconds (for demos and tests)
     #[param(default = 0, max = 5000)]
     hold_ms: u64,
-) -> Payment {
+    ctx: &RequestContext,
+) -> Result<Payment, RpcError> {
+    if ctx.client_supports("elicitation") {
+        let question = format!("Pay order {order_id}?");
+        match ctx.elicit::<ConfirmPayment>(question).await? {
+            Elicited::Accepted(ConfirmPayment { confirm: true }) => {}
+            _ => {
+                return Ok(Payment {
+                    order_id,
+                    paid: false,
+                });
+            }
+        }
+    }
     tokio::time::sleep(Duration::from_millis(hold_ms)).await;
-    Payment {
+    Ok(Payment {
         order_id,
         paid: true,
-    }
+    })
 }

@@ -122,6 +122,32 @@ pub trait ClientInput: Send + Sync {
     }
 }
 
+/// A call's cancellation: set when its client cancels it (`notifications/cancelled`, or a
+/// 2026-07-28 client closing the response). The pipeline then drops the call's future (its
+/// lock is released, no `post_response` fires, no answer is sent); work the method handed to
+/// a thread or a task can watch [`RequestContext::is_cancelled`] to stop early.
+#[derive(Clone, Debug, Default)]
+pub struct CancelSignal(tokio_util::sync::CancellationToken);
+
+impl CancelSignal {
+    /// A signal not yet set.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Sets it: the call stops at its next suspension point.
+    pub fn cancel(&self) {
+        self.0.cancel();
+    }
+    /// Whether it is set.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.is_cancelled()
+    }
+    /// Completes when it is set.
+    pub async fn cancelled(&self) {
+        self.0.cancelled().await;
+    }
+}
+
 /// What a transport gives a call besides its params.
 #[derive(Clone, Default)]
 pub struct CallExtras {
@@ -138,6 +164,8 @@ pub struct CallExtras {
     pub log_level: Option<crate::mcp::LogLevel>,
     /// How the call asks its client for input (elicitation, sampling, roots), if it can.
     pub input: Option<Arc<dyn ClientInput>>,
+    /// How the client cancels the call, if it can.
+    pub cancel: Option<CancelSignal>,
 }
 
 impl fmt::Debug for CallExtras {
@@ -147,6 +175,7 @@ impl fmt::Debug for CallExtras {
             .field("notifier", &self.notifier.is_some())
             .field("log_level", &self.log_level)
             .field("input", &self.input.is_some())
+            .field("cancel", &self.cancel)
             .finish()
     }
 }
@@ -234,6 +263,11 @@ impl ContextBuilder {
     /// How the call asks its client for input ([`crate::mcp::input`]).
     pub fn client_input(mut self, input: Arc<dyn ClientInput>) -> Self {
         self.extras.input = Some(input);
+        self
+    }
+    /// The call's cancellation, to cancel it from the test.
+    pub fn cancel(mut self, signal: CancelSignal) -> Self {
+        self.extras.cancel = Some(signal);
         self
     }
     /// The context.
@@ -392,6 +426,26 @@ impl RequestContext {
     pub(crate) fn next_input_key(&self, kind: &str) -> String {
         let n = self.inner.asked.fetch_add(1, Ordering::Relaxed) + 1;
         format!("{kind}-{n}")
+    }
+
+    /// Whether the client cancelled the call. The pipeline stops an `async` method at its next
+    /// `.await` by itself; check this in work that does not suspend (a loop in a synchronous
+    /// method, a thread the method started).
+    pub fn is_cancelled(&self) -> bool {
+        self.inner
+            .extras
+            .cancel
+            .as_ref()
+            .is_some_and(CancelSignal::is_cancelled)
+    }
+
+    /// Completes when the client cancels the call; never, when it cannot (for a task the
+    /// method spawned, to `select!` on).
+    pub async fn cancelled(&self) {
+        match &self.inner.extras.cancel {
+            Some(c) => c.cancelled().await,
+            None => std::future::pending().await,
+        }
     }
 
     /// How long ago the call started.

@@ -63,7 +63,7 @@ pub(crate) mod uri_template;
 pub use catalog::{Catalog, CatalogError, MethodInfo, SchemaError};
 pub use client::Client;
 pub use context::{
-    CallExtras, ContextBuilder, Face, FromContext, Notifier, RequestContext, RequestId, State,
+    CallExtras, CancelSignal, ContextBuilder, Face, FromContext, Notifier, RequestContext, RequestId, State,
 };
 pub use edge::{HostPolicy, Limits};
 pub use env::Environment;
@@ -82,8 +82,8 @@ pub use server::{BuildError, Server, ServerBuilder};
 pub mod prelude {
     pub use crate::core::{Changes, Event, EventKind};
     pub use crate::mcp::{
-        Blob, Completion, CompletionRequest, Content, LogLevel, PromptMessage, PromptResult,
-        ResourceContent, ToolOutput,
+        Blob, Completion, CompletionRequest, Content, Elicited, LogLevel, PromptMessage,
+        PromptResult, ResourceContent, SamplingRequest, ToolOutput,
     };
     pub use crate::rpc_listener;
     pub use crate::{

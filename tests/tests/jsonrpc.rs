@@ -1180,6 +1180,7 @@ async fn openrpc_document_on_get() {
         [
             "Catalog.get",
             "Catalog.ping",
+            "Catalog.pitch",
             "Catalog.search",
             "Catalog.tree",
             "Jobs.run",

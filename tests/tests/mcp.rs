@@ -467,9 +467,10 @@ fn search_tool() -> Value {
     })
 }
 
-const MCP_TOOLS: [&str; 5] = [
+const MCP_TOOLS: [&str; 6] = [
     "Catalog.get",
     "Catalog.ping",
+    "Catalog.pitch",
     "Catalog.search",
     "Catalog.tree",
     "Jobs.run",
@@ -605,7 +606,7 @@ async fn tools_list_pagination() {
     let r2 = &p2["result"];
     assert_eq!(
         tool_names(r2["tools"].as_array().unwrap()),
-        ["Catalog.search", "Catalog.tree"]
+        ["Catalog.pitch", "Catalog.search"]
     );
     assert_eq!(
         r2.as_object().unwrap().keys().collect::<Vec<_>>(),
@@ -1260,7 +1261,7 @@ async fn modern_tools_list_pages_keep_cache_scope() {
     let (_, _, p2) = post_json(&url, &modern_headers("tools/list", None), &req).await;
     assert_eq!(p2["result"]["cacheScope"], "public");
     assert_eq!(p2["result"]["ttlMs"], 300_000);
-    assert_eq!(p2["result"]["tools"][0]["name"], "Catalog.search");
+    assert_eq!(p2["result"]["tools"][0]["name"], "Catalog.pitch");
 
     let req = modern_req(json!(3), "tools/list", json!({"cursor": "bogus"}));
     let (status, _, body) = post_json(&url, &modern_headers("tools/list", None), &req).await;

@@ -192,7 +192,6 @@ impl Core {
     /// (`rpc.system`, `rpc.method`, `rpc.jsonrpc.version`, `rpc.jsonrpc.error_code`) plus the group,
     /// version, internal request id, outcome and duration.
     pub fn call<'a>(&'a self, req: CallRequest<'a>) -> Calling<'a> {
-        use tracing::Instrument as _;
         let CallRequest {
             catalog,
             info,
@@ -201,6 +200,20 @@ impl Core {
             extras,
         } = req;
         let span = call_span(catalog, info, face);
+        if let Some(cancel) = extras.cancel.clone()
+            && !self.runs_now(info)
+        {
+            // A call its client can cancel: dropped (lock released, no `post_response`) when
+            // the signal is set.
+            let inner = self.call_traced(catalog, info, params, face, extras, span);
+            return Calling(CallingState::Running(Box::pin(async move {
+                tokio::select! {
+                    biased;
+                    () = cancel.cancelled() => Err(cancelled(info.def.name)),
+                    r = inner => r,
+                }
+            })));
+        }
         if self.runs_now(info) {
             // Nothing to wait for: run it here, without building the pipeline's future.
             if span.is_disabled() {
@@ -213,14 +226,27 @@ impl Core {
             record_outcome(&span, started, &result);
             return Calling(CallingState::Done(Some(result)));
         }
-        // Without a subscriber that wants the span, neither the clock nor the instrumented
-        // future is paid for.
+        Calling(CallingState::Running(
+            self.call_traced(catalog, info, params, face, extras, span),
+        ))
+    }
+
+    /// The pipeline's future, in its span when a subscriber wants it (else neither the clock
+    /// nor the instrumented future is paid for).
+    fn call_traced<'a>(
+        &'a self,
+        catalog: &'a Catalog,
+        info: &'a MethodInfo,
+        params: Option<Value>,
+        face: Face,
+        extras: CallExtras,
+        span: tracing::Span,
+    ) -> futures_util::future::BoxFuture<'a, Result<Output, RpcError>> {
+        use tracing::Instrument as _;
         if span.is_disabled() {
-            return Calling(CallingState::Running(Box::pin(
-                self.call_inner(catalog, info, params, face, extras),
-            )));
+            return Box::pin(self.call_inner(catalog, info, params, face, extras));
         }
-        Calling(CallingState::Running(Box::pin(async move {
+        Box::pin(async move {
             let started = std::time::Instant::now();
             let result = self
                 .call_inner(catalog, info, params, face, extras)
@@ -228,7 +254,7 @@ impl Core {
                 .await;
             record_outcome(&span, started, &result);
             result
-        })))
+        })
     }
 
     /// Whether a call of `info` can finish without suspending: a synchronous method with no
@@ -555,6 +581,11 @@ fn validated(info: &MethodInfo, params: Params, cap: usize) -> Result<Params, Rp
 }
 
 /// The error of a call cut by its time limit.
+/// The error of a call its client cancelled (the faces send no answer for it).
+fn cancelled(method: &str) -> RpcError {
+    RpcError::runtime(format!("Method '{method}' was cancelled by the client"))
+}
+
 fn timed_out(method: &str, limit: Duration) -> RpcError {
     RpcError::runtime(format!(
         "Method '{method}' timed out after {} ms",

@@ -159,6 +159,8 @@ pub struct McpEndpoint {
     pub(crate) limits: Arc<Limits>,
     /// Requests sent to clients on call streams, waiting for their answers.
     pub(crate) waiters: Arc<super::input::Waiters>,
+    /// The session calls running on SSE streams, for `notifications/cancelled`.
+    pub(crate) running: super::cancel::Running,
 }
 
 /// The precomputed pages of every list in one language.
@@ -360,6 +362,7 @@ impl McpEndpoint {
             streams: EventStreams::default(),
             limits,
             waiters: Arc::default(),
+            running: super::cancel::Running::default(),
         }
     }
 

@@ -753,23 +753,15 @@ impl RequestStateKeys {
 
 /// HMAC-SHA256 (RFC 2104).
 fn hmac_sha256(key: &[u8], msg: &[u8]) -> [u8; 32] {
-    let mut k = [0u8; 64];
-    if key.len() > 64 {
-        k[..32].copy_from_slice(&Sha256::digest(key));
-    } else {
-        k[..key.len()].copy_from_slice(key);
+    use hmac::Mac as _;
+    // HMAC takes a key of any length: `new_from_slice` cannot fail for it.
+    match hmac::Hmac::<Sha256>::new_from_slice(key) {
+        Ok(mut mac) => {
+            mac.update(msg);
+            mac.finalize().into_bytes().into()
+        }
+        Err(_) => [0; 32],
     }
-    let ipad: Vec<u8> = k.iter().map(|b| b ^ 0x36).collect();
-    let opad: Vec<u8> = k.iter().map(|b| b ^ 0x5c).collect();
-    let inner = Sha256::new()
-        .chain_update(&ipad)
-        .chain_update(msg)
-        .finalize();
-    Sha256::new()
-        .chain_update(&opad)
-        .chain_update(inner)
-        .finalize()
-        .into()
 }
 
 /// What a state says.

@@ -15,7 +15,7 @@ use base64::Engine as _;
 
 use super::detached::Detached;
 use super::http::{answer_body, frames_body, json_response};
-use crate::context::{CallExtras, Notifier};
+use crate::context::{CallExtras, CancelSignal, Notifier};
 use crate::edge::policy::Policy;
 use crate::edge::read::{self, Body as Read, Dialect, Incoming};
 use crate::edge::write;
@@ -298,6 +298,14 @@ async fn post_body(
             }
             return accepted();
         }
+        Ok(Incoming::Call(n)) if n.method == "notifications/cancelled" => {
+            // Cancels a call of this session running on its stream (handshake era).
+            if let Some(sid) = header(headers, SESSION) {
+                let params = n.params.and_then(|p| serde_json::from_str(p.get()).ok());
+                ep.running.cancel(sid, params.as_ref());
+            }
+            return accepted();
+        }
         Ok(_) => return accepted(),
         Err(inv) => {
             let id = read::id_value(inv.id);
@@ -530,9 +538,16 @@ fn spawn_sse(
     let asks = session
         .as_ref()
         .map(|(sid, caps)| (sid.clone(), caps.clone()));
+    // A session's call can be cancelled (`notifications/cancelled`); its registration ends
+    // with the call.
+    let registered = match (&session, &id) {
+        (Some((sid, _)), Some(id)) => ep.running.register(sid, id, ep.limits.detached_calls),
+        _ => None,
+    };
     let run = {
         let (ep, lang) = (ep.clone(), lang.clone());
         move |notifier: Arc<dyn Notifier>| async move {
+            let cancel = registered.as_ref().map(|r| r.signal.clone());
             let input = asks.map(|(sid, caps)| {
                 Arc::new(crate::mcp::input::StreamInput::new(
                     notifier.clone(),
@@ -549,8 +564,11 @@ fn spawn_sse(
                 language: Some(lang),
                 log_level,
                 input,
+                cancel: cancel.clone(),
             };
             let answer = match tokio::time::timeout(limit, ep.handle(msg, era, extras)).await {
+                // A cancelled call is not answered.
+                Ok(_) if cancel.as_ref().is_some_and(CancelSignal::is_cancelled) => Vec::new(),
                 Ok(answer) => answer.body.into_vec(),
                 Err(_) => error_body(
                     id.as_ref(),
@@ -563,6 +581,7 @@ fn spawn_sse(
                 ),
             };
             drop(permit);
+            drop(registered);
             answer
         }
     };
@@ -572,7 +591,9 @@ fn spawn_sse(
             let s = stream.clone();
             tokio::spawn(async move {
                 let answer = run(s.clone()).await;
-                s.push_message(&answer);
+                if !answer.is_empty() {
+                    s.push_message(&answer);
+                }
                 s.finish();
             });
             sse_response(super::detached::with_slot(stream.body(0), slot))

@@ -2,20 +2,28 @@
 //! exits when stdin closes (after answering what is in flight).
 //!
 //! Lines are read by the edge's reader (MCP dialect), at most [`crate::Limits::body_bytes`]
-//! each; at most [`crate::Limits::detached_calls`] calls run at once (reading waits for one
-//! to finish), and progress tokens obey the same bound as over HTTP.
+//! each; at most [`crate::Limits::detached_calls`] calls run at once (one more is refused with
+//! -32603, never queued: reading goes on, since a running call may wait for the client's answer
+//! to a question it asked), and progress tokens obey the same bound as over HTTP. The
+//! connection is the handshake era's session: a call asks its client on stdout and the answer
+//! comes back on stdin; `notifications/cancelled` cancels a running call (it is not answered).
 
 use std::sync::{Arc, Mutex};
 
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
-use crate::context::{CallExtras, Notifier};
+use crate::context::{CallExtras, ClientInput, Notifier};
 use crate::core::Change;
 use crate::edge::read::{self, Body, Dialect, Incoming};
+use crate::mcp::cancel::Running;
 use crate::mcp::handler::{McpEndpoint, Message, error_body};
+use crate::mcp::input::{StreamInput, Waiters};
 use crate::mcp::listen::Filter;
 use crate::mcp::protocol::{self, Era};
+
+/// The session key of the connection's calls and questions (one connection, one session).
+const CONNECTION: &str = "stdio";
 
 struct LineNotifier(mpsc::UnboundedSender<Vec<u8>>);
 
@@ -150,6 +158,11 @@ where
     // The revision negotiated by `initialize` (the handshake era is scoped to the process).
     let negotiated: Arc<Mutex<Option<&'static str>>> = Arc::default();
     let mut log_level: Option<crate::mcp::LogLevel> = None;
+    // The connection is the session: the client capabilities `initialize` declared (calls may
+    // ask the client), requests sent to it waiting for answers, and the calls it may cancel.
+    let mut client_caps = serde_json::Value::Object(serde_json::Map::new());
+    let waiters: Arc<Waiters> = Arc::default();
+    let running = Running::default();
     let mut watch = Watch::default();
     let mut tasks = tokio::task::JoinSet::new();
     let mut input = BufReader::new(input);
@@ -185,6 +198,20 @@ where
                     .and_then(|p| p.get("requestId").map(ToString::to_string));
                 if let Some(task) = id.and_then(|id| watch.listens.remove(&id)) {
                     task.abort();
+                }
+                let params = n.params.and_then(|p| serde_json::from_str(p.get()).ok());
+                running.cancel(CONNECTION, params.as_ref());
+                continue;
+            }
+            Ok(Body::Single(Ok(Incoming::Response(reply)))) => {
+                // The client's answer to a request a call sent it (handshake era).
+                if let Some(id) = reply.id {
+                    waiters.deliver(
+                        CONNECTION,
+                        id.get(),
+                        reply.result.map(|r| r.get()),
+                        reply.error.map(|e| e.get()),
+                    );
                 }
                 continue;
             }
@@ -224,6 +251,9 @@ where
                 if let Ok(mut n) = negotiated.lock() {
                     *n = Some(protocol::negotiate(requested));
                 }
+                client_caps = crate::mcp::input::kept_capabilities(
+                    msg.params.as_ref().and_then(|p| p.get("capabilities")),
+                );
             }
             let v = negotiated
                 .lock()
@@ -292,22 +322,46 @@ where
             }
             _ => {}
         }
-        // Reading waits while the bound is reached: a client cannot start more at once.
-        let Ok(permit) = calls.clone().acquire_owned().await else {
-            break;
+        // Past the bound a call is refused, not queued: reading must go on, since the calls
+        // running may wait for the client's answers on this same input.
+        let Ok(permit) = calls.clone().try_acquire_owned() else {
+            let m = "Server busy: too many calls in progress, try again later";
+            let _ = tx.send(error_body(msg.id.as_ref(), -32603, m, None));
+            continue;
         };
+        let registered = msg
+            .id
+            .as_ref()
+            .and_then(|id| running.register(CONNECTION, id, limits.detached_calls));
         let ep = ep.clone();
         let tx = tx.clone();
+        let handshake_input = matches!(era, Era::Handshake(_))
+            .then(|| (client_caps.clone(), waiters.clone()));
         tasks.spawn(async move {
             let notifier: Arc<dyn Notifier> = Arc::new(LineNotifier(tx.clone()));
+            let cancel = registered.as_ref().map(|r| r.signal.clone());
+            let input = handshake_input.map(|(caps, waiters)| {
+                Arc::new(StreamInput::new(
+                    notifier.clone(),
+                    caps,
+                    waiters,
+                    CONNECTION.to_owned(),
+                    ep.limits.clone(),
+                )) as Arc<dyn ClientInput>
+            });
             let extras = CallExtras {
                 notifier: Some(notifier),
                 log_level,
+                input,
+                cancel: cancel.clone(),
                 ..CallExtras::default()
             };
             let answer = ep.handle(msg, era, extras).await;
-            let _ = tx.send(answer.body.into_vec());
-            drop(permit);
+            // A cancelled call is not answered.
+            if !cancel.is_some_and(|c| c.is_cancelled()) {
+                let _ = tx.send(answer.body.into_vec());
+            }
+            drop((permit, registered));
         });
     }
     while tasks.join_next().await.is_some() {}
