@@ -39,7 +39,10 @@ pub fn server() -> Result<Server, mcp_runtime::BuildError> {
 }
 
 /// The example server's builder: in-memory cache and locks, or Redis when `REDIS_URL` is set
-/// (two processes with one `REDIS_URL` share cache entries and locks).
+/// (two processes with one `REDIS_URL` share cache entries and locks). `CATALOG_STATEFUL` names
+/// more groups served with sessions (comma-separated), `CATALOG_REQUEST_STATE_KEY` the key
+/// instances behind one address share for 2026-07-28 request states, `CATALOG_API_TOKENS` the
+/// tokens of the `admin` group.
 pub fn builder() -> mcp_runtime::ServerBuilder {
     let mut b = Server::builder()
         .name("catalog")
@@ -61,6 +64,19 @@ pub fn builder() -> mcp_runtime::ServerBuilder {
             .unwrap_or_default()
             .split(','),
     );
+    // More stateful groups (`CATALOG_STATEFUL=mcp`): handshake-era clients then get sessions,
+    // and calls that ask the client (`Orders.pay`, `Catalog.pitch`) can ask them over HTTP.
+    for group in std::env::var("CATALOG_STATEFUL").unwrap_or_default().split(',') {
+        if !group.is_empty() && group != "conformance" {
+            b = b.mcp_stateful(group);
+        }
+    }
+    // Instances behind one address share the key that signs 2026-07-28 request states.
+    if let Ok(key) = std::env::var("CATALOG_REQUEST_STATE_KEY")
+        && !key.is_empty()
+    {
+        b = b.request_state_key(key);
+    }
     match std::env::var("REDIS_URL") {
         Ok(url) if !url.is_empty() => b.redis(&url),
         _ => b,

@@ -12,9 +12,10 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 /// The tools of the example's `mcp` group, in tools/list order.
-const MCP_TOOLS: [&str; 8] = [
+const MCP_TOOLS: [&str; 9] = [
     "Catalog.get",
     "Catalog.ping",
+    "Catalog.pitch",
     "Catalog.search",
     "Catalog.tree",
     "Jobs.run",
@@ -86,17 +87,145 @@ fn node_cmd(node: &str, script: &str) -> Command {
 }
 
 fn python(mode: &str, target: &[&str]) -> Option<Value> {
+    python_script("python_client.py", mode, target)
+}
+
+fn python_script(script: &str, mode: &str, target: &[&str]) -> Option<Value> {
     let py = peer("MCP_TEST_PYTHON")?;
     let mut cmd = Command::new(py);
-    cmd.arg(clients_dir().join("python_client.py"))
-        .arg(mode)
-        .args(target);
+    cmd.arg(clients_dir().join(script)).arg(mode).args(target);
     let out = run(cmd);
     assert!(
         out.status.success(),
-        "python client failed in mode {mode} against {target:?}"
+        "{script} failed in mode {mode} against {target:?}"
     );
     Some(last_json_line(&out))
+}
+
+/// What `python_ask.py` must see: `Orders.pay` asks before paying (accepted, then declined),
+/// `Catalog.pitch` samples its sentence through the client.
+fn assert_asked(seen: &Value, version: &str) {
+    let confirm = |order: u64| {
+        serde_json::json!({"message": format!("Pay order {order}?"), "requestedSchema": {
+            "type": "object",
+            "properties": {"confirm": {"type": "boolean", "description": "Pay now?"}},
+            "required": ["confirm"]}})
+    };
+    assert_eq!(
+        seen,
+        &serde_json::json!({
+            "protocol_version": version,
+            "elicitations": [confirm(7), confirm(8)],
+            "samplings": [{
+                "text": "Write one sentence that makes a shopper want this product: Teapot",
+                "systemPrompt": "You write short, honest product copy.",
+                "maxTokens": 100}],
+            "accepted": {"order_id": 7, "paid": true},
+            "declined": {"order_id": 8, "paid": false},
+            "pitch": "The teapot your tea deserves."
+        })
+    );
+}
+
+#[test]
+fn python_sdk_callbacks_confirm_a_payment_and_write_a_pitch_on_both_eras() {
+    // Handshake-era HTTP clients can be asked only within a session.
+    let c = Catalog::catalog(&[("CATALOG_STATEFUL", "mcp")]);
+    let Some(auto) = python_script("python_ask.py", "auto", &[&c.url("mcp")]) else {
+        return;
+    };
+    assert_asked(&auto, "2026-07-28");
+    let legacy = python_script("python_ask.py", "legacy", &[&c.url("mcp")]).expect("python");
+    assert_asked(&legacy, "2025-11-25");
+    let bin = env!("CARGO_BIN_EXE_catalog");
+    let stdio = ["stdio", bin, "--stdio", "--group", "mcp", "--version", "1"];
+    let auto = python_script("python_ask.py", "auto", &stdio).expect("python");
+    assert_asked(&auto, "2026-07-28");
+    let legacy = python_script("python_ask.py", "legacy", &stdio).expect("python");
+    assert_asked(&legacy, "2025-11-25");
+}
+
+/// An HTTP proxy on a loopback port that sends each request to the next backend in turn (per
+/// request, not per connection), recording which backend served each `Mcp-Method`.
+struct Alternating {
+    addr: std::net::SocketAddr,
+    served: std::sync::Arc<std::sync::Mutex<Vec<(usize, String)>>>,
+    _runtime: tokio::runtime::Runtime,
+}
+
+fn alternating(backends: Vec<String>) -> Alternating {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, Mutex};
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .expect("a free port");
+    let addr = listener.local_addr().expect("its address");
+    let served: Arc<Mutex<Vec<(usize, String)>>> = Arc::default();
+    let next = Arc::new(AtomicUsize::new(0));
+    let http = reqwest::Client::builder().no_proxy().build().expect("client");
+    let (log, backends) = (served.clone(), Arc::new(backends));
+    let app = axum::Router::new().fallback(move |req: axum::extract::Request| {
+        let (http, log, backends, next) =
+            (http.clone(), log.clone(), backends.clone(), next.clone());
+        async move {
+            let i = next.fetch_add(1, Ordering::SeqCst) % backends.len();
+            let (parts, body) = req.into_parts();
+            let method = parts
+                .headers
+                .get("mcp-method")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("-")
+                .to_owned();
+            log.lock().unwrap().push((i, method));
+            let body = axum::body::to_bytes(body, usize::MAX).await.unwrap();
+            let mut out = http.request(parts.method, format!("{}{}", backends[i], parts.uri));
+            for (k, v) in &parts.headers {
+                if k != "host" {
+                    out = out.header(k, v);
+                }
+            }
+            let resp = out.body(body).send().await.unwrap();
+            let mut answer = axum::http::Response::builder().status(resp.status());
+            for (k, v) in resp.headers() {
+                answer = answer.header(k, v);
+            }
+            answer
+                .body(axum::body::Body::from(resp.bytes().await.unwrap()))
+                .unwrap()
+        }
+    });
+    runtime.spawn(async move { axum::serve(listener, app).await });
+    Alternating {
+        addr,
+        served,
+        _runtime: runtime,
+    }
+}
+
+#[test]
+fn two_instances_serve_the_rounds_of_one_call_alternately() {
+    let key = ("CATALOG_REQUEST_STATE_KEY", "a shared key of the two instances");
+    let (a, b) = (Catalog::catalog(&[key]), Catalog::catalog(&[key]));
+    let proxy = alternating(vec![format!("http://{}", a.addr), format!("http://{}", b.addr)]);
+    let url = format!("http://{}/mcp/mcp/v1", proxy.addr);
+    let Some(seen) = python_script("python_ask.py", "auto", &[&url]) else {
+        return;
+    };
+    assert_asked(&seen, "2026-07-28");
+    // Each call that asked took two rounds, and consecutive rounds reached other instances.
+    let served = proxy.served.lock().unwrap().clone();
+    let calls: Vec<usize> = served
+        .iter()
+        .filter(|(_, m)| m == "tools/call")
+        .map(|(i, _)| *i)
+        .collect();
+    assert_eq!(calls.len(), 6, "{served:?}");
+    assert!(calls.windows(2).any(|w| w[0] != w[1]), "{served:?}");
 }
 
 #[test]
