@@ -3507,3 +3507,177 @@ async fn a_handshake_call_asks_on_its_stream_and_gets_the_posted_answer() {
         )]
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Cancellation: the call stops unanswered, its lock is released, no post_response fires
+// ---------------------------------------------------------------------------------------------
+
+/// The example with a listener counting `Orders.pay`'s `post_response` events in `counter`.
+fn counting_pay_posts(counter: &'static std::sync::atomic::AtomicU64) -> ServerBuilder {
+    examples::builder().on(mcp_runtime::core::EventKind::PostResponse, move |ev| {
+        if ev.method() == "Orders.pay" {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+        Ok(())
+    })
+}
+
+/// Pays order 7 through JSON-RPC in process until its lock is free (bounded in time).
+async fn pay_when_unlocked(server: &Server) {
+    let client = server.client("mcp", 1);
+    let deadline = tokio::time::Instant::now() + TIMEOUT;
+    loop {
+        match client.call("Orders.pay", json!({"order_id": 7})).await {
+            Ok(v) => {
+                assert_eq!(v, json!({"order_id": 7, "paid": true}));
+                return;
+            }
+            Err(e) => assert_eq!(e.message(), "Method 'Orders.pay' is locked."),
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the lock is released");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+fn cancelled(id: i64) -> String {
+    json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": id, "reason": "The user changed their mind"}})
+    .to_string()
+}
+
+#[tokio::test]
+async fn a_cancelled_handshake_call_ends_its_stream_unanswered_and_releases_its_lock() {
+    static POSTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let server = counting_pay_posts(&POSTS)
+        .mcp_stateful("mcp")
+        .build()
+        .unwrap();
+    let base = serve_url(server.clone()).await;
+    let url = format!("{base}/mcp/mcp/v1");
+    let mut init = initialize(1, "2025-11-25");
+    init["params"]["capabilities"] = json!({"elicitation": {}});
+    let (_, h, _) = post_json(&url, &[], &init).await;
+    let sid = hdr(&h, "mcp-session-id").unwrap().to_owned();
+    let mut resp = client()
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", &sid)
+        .body(call(5, "Orders.pay", json!({"order_id": 7})).to_string())
+        .send()
+        .await
+        .unwrap();
+    let mut buf = String::new();
+    let asked = frames_until(&mut resp, &mut buf, 1).await;
+    assert_eq!(asked[0]["method"], "elicitation/create");
+    assert_eq!(asked[0]["params"]["message"], "Pay order 7?");
+    // The call holds order 7's lock while it waits for the user.
+    pay_when_unlocked_fails(&server).await;
+
+    // Another session cannot cancel it; its own can (202, as every notification).
+    let other = {
+        let (_, h, _) = post_json(&url, &[], &initialize(1, "2025-11-25")).await;
+        hdr(&h, "mcp-session-id").unwrap().to_owned()
+    };
+    let (status, _, _) = post(&url, &[("mcp-session-id", &other)], &cancelled(5)).await;
+    assert_eq!(status, 202);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    pay_when_unlocked_fails(&server).await;
+    let (status, _, text) = post(&url, &[("mcp-session-id", &sid)], &cancelled(5)).await;
+    assert_eq!((status, text.as_str()), (202, ""));
+
+    // The stream ends, with nothing after the question.
+    let rest = tokio::time::timeout(TIMEOUT, async {
+        let mut rest = String::new();
+        while let Some(chunk) = resp.chunk().await.unwrap() {
+            rest.push_str(std::str::from_utf8(&chunk).unwrap());
+        }
+        rest
+    })
+    .await
+    .expect("the stream ends");
+    assert_eq!(data_frames(&rest), Vec::<Value>::new());
+    pay_when_unlocked(&server).await;
+    // Only the JSON-RPC payment was followed by post_response.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(POSTS.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
+
+/// Order 7 is locked (by a call waiting for its user).
+async fn pay_when_unlocked_fails(server: &Server) {
+    let e = server
+        .client("mcp", 1)
+        .call("Orders.pay", json!({"order_id": 7}))
+        .await
+        .unwrap_err();
+    assert_eq!(e.message(), "Method 'Orders.pay' is locked.");
+}
+
+#[tokio::test]
+async fn a_cancelled_stdio_call_is_not_answered_and_releases_its_lock() {
+    static POSTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let server = counting_pay_posts(&POSTS).build().unwrap();
+    let mut io = Stdio::start(&server, "mcp");
+    let mut init = initialize(1, "2025-11-25");
+    init["params"]["capabilities"] = json!({"elicitation": {}});
+    let r = io.roundtrip(&init.to_string()).await;
+    assert_eq!(r["result"]["protocolVersion"], "2025-11-25");
+
+    // The call asks on stdout; the answer comes back on stdin.
+    let asked = io
+        .roundtrip(&call(2, "Orders.pay", json!({"order_id": 8})).to_string())
+        .await;
+    assert_eq!(asked["method"], "elicitation/create");
+    let answer = json!({"jsonrpc": "2.0", "id": asked["id"],
+        "result": {"action": "accept", "content": {"confirm": true}}});
+    let r = io.roundtrip(&answer.to_string()).await;
+    assert_eq!(
+        r["result"]["structuredContent"],
+        json!({"result": {"order_id": 8, "paid": true}})
+    );
+
+    // Cancelled while it waits: never answered, its lock released.
+    let asked = io
+        .roundtrip(&call(3, "Orders.pay", json!({"order_id": 7})).to_string())
+        .await;
+    assert_eq!(asked["params"]["message"], "Pay order 7?");
+    pay_when_unlocked_fails(&server).await;
+    io.send(&cancelled(3)).await;
+    pay_when_unlocked(&server).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    // The stdio payment of order 8 and the JSON-RPC one of order 7.
+    assert_eq!(POSTS.load(std::sync::atomic::Ordering::SeqCst), 2);
+    io.close().await;
+}
+
+#[tokio::test]
+async fn a_modern_call_whose_client_goes_away_stops_and_releases_its_lock() {
+    static POSTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let server = counting_pay_posts(&POSTS).build().unwrap();
+    let url = format!("{}/mcp/mcp/v1", serve_url(server.clone()).await);
+    let req = modern_req(
+        json!(1),
+        "tools/call",
+        json!({"name": "Orders.pay", "arguments": {"order_id": 7, "hold_ms": 5000}}),
+    );
+    let sending = tokio::spawn(async move {
+        let headers = modern_headers("tools/call", Some("Orders.pay"));
+        post_json(&url, &headers, &req).await
+    });
+    // Wait until the payment runs (it holds the lock), then close the connection.
+    let deadline = tokio::time::Instant::now() + TIMEOUT;
+    while server
+        .client("mcp", 1)
+        .call("Orders.pay", json!({"order_id": 7}))
+        .await
+        .is_ok()
+    {
+        assert!(tokio::time::Instant::now() < deadline, "the call started");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let before = POSTS.load(std::sync::atomic::Ordering::SeqCst);
+    sending.abort();
+    pay_when_unlocked(&server).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(POSTS.load(std::sync::atomic::Ordering::SeqCst), before + 1);
+}
