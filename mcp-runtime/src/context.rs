@@ -126,6 +126,16 @@ pub trait ClientInput: Send + Sync {
 /// 2026-07-28 client closing the response). The pipeline then drops the call's future (its
 /// lock is released, no `post_response` fires, no answer is sent); work the method handed to
 /// a thread or a task can watch [`RequestContext::is_cancelled`] to stop early.
+///
+/// ```
+/// use mcp_runtime::{CancelSignal, RequestContext};
+///
+/// let signal = CancelSignal::new();
+/// let ctx = RequestContext::builder().cancel(signal.clone()).build();
+/// assert!(!ctx.is_cancelled());
+/// signal.cancel();
+/// assert!(ctx.is_cancelled());
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct CancelSignal(tokio_util::sync::CancellationToken);
 

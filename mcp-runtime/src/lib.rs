@@ -102,6 +102,11 @@ pub struct ReadmeDoctests;
 #[doc = include_str!("../../docs/guide/resources-and-prompts.md")]
 pub struct GuideResourcesDoctests;
 
+/// The guide's page on asking the client, compiled the same way.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/guide/asking-the-client.md")]
+pub struct GuideAskingDoctests;
+
 /// What the generated code uses. Not a public API: it changes without notice.
 #[doc(hidden)]
 pub mod __private {

@@ -3539,6 +3539,13 @@ async fn pay_when_unlocked(server: &Server) {
     }
 }
 
+/// The notice withdrawing the server's question `id` of a cancelled call.
+fn withdrawn(id: &Value) -> Value {
+    assert!(id.as_str().is_some_and(|i| i.starts_with("s-")), "{id}");
+    json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": id, "reason": "the call was cancelled"}})
+}
+
 fn cancelled(id: i64) -> String {
     json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
         "params": {"requestId": id, "reason": "The user changed their mind"}})
@@ -3596,7 +3603,8 @@ async fn a_cancelled_handshake_call_ends_its_stream_unanswered_and_releases_its_
     })
     .await
     .expect("the stream ends");
-    assert_eq!(data_frames(&rest), Vec::<Value>::new());
+    // Its question to the client is withdrawn; no answer follows.
+    assert_eq!(data_frames(&rest), [withdrawn(&asked[0]["id"])]);
     pay_when_unlocked(&server).await;
     // Only the JSON-RPC payment was followed by post_response.
     tokio::time::sleep(Duration::from_millis(200)).await;
@@ -3643,6 +3651,7 @@ async fn a_cancelled_stdio_call_is_not_answered_and_releases_its_lock() {
     assert_eq!(asked["params"]["message"], "Pay order 7?");
     pay_when_unlocked_fails(&server).await;
     io.send(&cancelled(3)).await;
+    assert_eq!(parse(&io.recv().await), withdrawn(&asked["id"]));
     pay_when_unlocked(&server).await;
     tokio::time::sleep(Duration::from_millis(200)).await;
     // The stdio payment of order 8 and the JSON-RPC one of order 7.
@@ -3680,4 +3689,46 @@ async fn a_modern_call_whose_client_goes_away_stops_and_releases_its_lock() {
     pay_when_unlocked(&server).await;
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert_eq!(POSTS.load(std::sync::atomic::Ordering::SeqCst), before + 1);
+}
+
+#[tokio::test]
+async fn a_stdio_call_past_the_bound_is_refused_while_reading_goes_on() {
+    let limits = mcp_runtime::Limits {
+        detached_calls: 1,
+        ..mcp_runtime::Limits::default()
+    };
+    let server = examples::builder().limits(limits).build().unwrap();
+    let mut io = Stdio::start(&server, "mcp");
+    let mut init = initialize(1, "2025-11-25");
+    init["params"]["capabilities"] = json!({"elicitation": {}});
+    io.roundtrip(&init.to_string()).await;
+    // The one call in flight waits for its user.
+    let asked = io
+        .roundtrip(&call(2, "Orders.pay", json!({"order_id": 7})).to_string())
+        .await;
+    assert_eq!(asked["method"], "elicitation/create");
+    let r = io
+        .roundtrip(&call(3, "Catalog.ping", json!({})).to_string())
+        .await;
+    assert_eq!(
+        r,
+        err(
+            json!(3),
+            -32603,
+            "Server busy: too many calls in progress, try again later"
+        )
+    );
+    // The answer still gets through, and the call finishes.
+    let answer = json!({"jsonrpc": "2.0", "id": asked["id"],
+        "result": {"action": "decline"}});
+    let r = io.roundtrip(&answer.to_string()).await;
+    assert_eq!(
+        r["result"]["structuredContent"],
+        json!({"result": {"order_id": 7, "paid": false}})
+    );
+    let r = io
+        .roundtrip(&call(4, "Catalog.ping", json!({})).to_string())
+        .await;
+    assert_eq!(r, ok(json!(4), pong("x")));
+    io.close().await;
 }

@@ -55,8 +55,9 @@ pub struct Limits {
     /// The most SSE streams open at once (resumable or not). Default 1 000; a call that would
     /// open one more is answered with a -32603 "server busy" error.
     pub sse_streams: usize,
-    /// The most MCP calls running detached from their request (answered on an SSE stream) at
-    /// once, on every face. Default 256.
+    /// The most MCP calls running detached from their request (answered on an SSE stream, or
+    /// in flight on a stdio connection) at once. Default 256; past it a call is answered with a
+    /// -32603 "server busy" error (HTTP 503).
     pub detached_calls: usize,
     /// How long a client may take to send a request's headers. Default 10 s; then the
     /// connection is closed.

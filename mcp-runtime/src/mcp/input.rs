@@ -1163,20 +1163,24 @@ impl StreamInput {
         let msg = json!({"jsonrpc": "2.0", "id": id, "method": req.method, "params": req.params});
         self.notifier
             .notify(serde_json::to_vec(&msg).unwrap_or_default());
+        // Until the answer comes, the request is withdrawn if the wait ends otherwise: the
+        // time limit, or the call itself cancelled (its future dropped).
+        let mut pending = Pending {
+            input: self,
+            id: Some(id),
+            reason: "the call was cancelled",
+        };
         let wait = self.limits.input_wait;
         match tokio::time::timeout(wait, rx).await {
             Ok(Ok(outcome)) => {
+                pending.id = None;
                 let v = outcome?;
                 check_answer(req.method, &v)?;
                 Ok(v)
             }
             Ok(Err(_)) => Err(RpcError::internal("the request to the client was dropped")),
             Err(_) => {
-                self.waiters.forget(&id);
-                let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                    "params": {"requestId": id, "reason": "timed out"}});
-                self.notifier
-                    .notify(serde_json::to_vec(&cancel).unwrap_or_default());
+                pending.reason = "timed out";
                 Err(RpcError::runtime(format!(
                     "the client did not answer {} within {} ms",
                     req.method,
@@ -1184,6 +1188,28 @@ impl StreamInput {
                 )))
             }
         }
+    }
+}
+
+/// A request sent to the client and not answered: withdrawn (`notifications/cancelled`, and
+/// its waiter forgotten) when dropped.
+struct Pending<'a> {
+    input: &'a StreamInput,
+    id: Option<String>,
+    reason: &'static str,
+}
+
+impl Drop for Pending<'_> {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else {
+            return;
+        };
+        self.input.waiters.forget(&id);
+        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": id, "reason": self.reason}});
+        self.input
+            .notifier
+            .notify(serde_json::to_vec(&cancel).unwrap_or_default());
     }
 }
 
