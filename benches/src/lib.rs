@@ -268,6 +268,7 @@ pub fn synthetic_defs(n: usize) -> Vec<&'static MethodDef> {
                 handler: Handler::Sync(synthetic_add),
                 cache: None,
                 lock: None,
+                task: mcp_runtime::record::TaskSupport::Forbidden,
                 location: SourceLocation {
                     file: file!(),
                     line: line!(),

@@ -554,3 +554,112 @@ pub async fn input_required_prompt(ctx: RequestContext) -> Result<Vec<PromptMess
         "Use this context: {context}"
     ))])
 }
+
+// ---------------------------------------------------------------------------------------------
+// Tasks (2026-07-28 `io.modelcontextprotocol/tasks` extension): the fixtures of the `tasks-*`
+// scenarios. A task tool runs until it first waits; then it is a task.
+
+/// Greets synchronously (never a task).
+#[rpc_method(name = "greet", groups = [CONFORMANCE])]
+pub fn greet(
+    /// Who to greet
+    name: String,
+) -> ToolOutput {
+    Content::text(format!("Hello, {name}!")).into()
+}
+
+/// Computes slowly: a task when the client accepts tasks; cancellable.
+#[rpc_method(name = "slow_compute", groups = [CONFORMANCE])]
+#[mcp_tool(task = "optional")]
+pub async fn slow_compute(
+    /// How long to compute, in seconds
+    #[param(max = 600)]
+    seconds: u64,
+    /// A label for the result
+    #[param(default = "job")]
+    label: String,
+) -> ToolOutput {
+    if seconds > 0 {
+        tokio::time::sleep(Duration::from_secs(seconds)).await;
+    }
+    Content::text(format!("{label}: computed in {seconds} s")).into()
+}
+
+/// Fails after about a second, as a tool error (the task completes with `isError`).
+#[rpc_method(name = "failing_job", groups = [CONFORMANCE])]
+#[mcp_tool(task = "required")]
+pub async fn failing_job() -> Result<ToolOutput, RpcError> {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    Err(RpcError::runtime("The job failed"))
+}
+
+/// Breaks after a moment (a panic: a protocol error, so the task fails).
+#[rpc_method(name = "protocol_error_job", groups = [CONFORMANCE])]
+#[mcp_tool(task = "required")]
+pub async fn protocol_error_job() -> ToolOutput {
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    panic!("protocol_error_job always breaks")
+}
+
+/// A yes/no answer.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct YesNo {
+    /// Go ahead?
+    #[serde(default)]
+    pub confirm: bool,
+}
+
+/// Deletes a file once the user confirms (asked through the task).
+#[rpc_method(name = "confirm_delete", groups = [CONFORMANCE])]
+#[mcp_tool(task = "optional", destructive_hint = true)]
+pub async fn confirm_delete(
+    /// The file to delete
+    #[param(default = "untitled.txt")]
+    filename: String,
+    ctx: RequestContext,
+) -> Result<ToolOutput, RpcError> {
+    // Looking the file up comes first (and makes the call a task).
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    if !ctx.client_supports("elicitation") {
+        return Err(RpcError::logic(format!(
+            "Deleting {filename} needs a confirmation, and this client cannot be asked"
+        )));
+    }
+    let answer = ctx.elicit::<YesNo>(format!("Delete {filename}?")).await?;
+    let deleted = answer.accepted().is_some_and(|a| a.confirm);
+    Ok(Content::text(if deleted {
+        format!("Deleted {filename}")
+    } else {
+        format!("Kept {filename}")
+    })
+    .into())
+}
+
+/// Asks two things at once (through the task).
+#[rpc_method(name = "multi_input", groups = [CONFORMANCE])]
+#[mcp_tool(task = "optional")]
+pub async fn multi_input(ctx: RequestContext) -> Result<ToolOutput, RpcError> {
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let (name, ok) = tokio::join!(
+        ctx.ask("name").elicit::<NameForm>("Your name?"),
+        ctx.ask("confirm").elicit::<YesNo>("Continue?"),
+    );
+    let (name, ok) = (
+        greeting_name(name?),
+        ok?.accepted().is_some_and(|a| a.confirm),
+    );
+    Ok(Content::text(format!("{name}: {ok}")).into())
+}
+
+/// Asks for a name first (a multi-round-trip result), then works on as a task.
+#[rpc_method(name = "test_tool_with_task", groups = [CONFORMANCE])]
+#[mcp_tool(task = "required")]
+pub async fn tool_with_task(ctx: RequestContext) -> Result<ToolOutput, RpcError> {
+    let name = ctx
+        .ask("user_name")
+        .elicit::<NameForm>("What is your name?")
+        .await?;
+    let name = greeting_name(name);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    Ok(Content::text(format!("Task done for {name}")).into())
+}

@@ -66,7 +66,10 @@ pub fn builder() -> mcp_runtime::ServerBuilder {
     );
     // More stateful groups (`CATALOG_STATEFUL=mcp`): handshake-era clients then get sessions,
     // and calls that ask the client (`Orders.pay`, `Catalog.pitch`) can ask them over HTTP.
-    for group in std::env::var("CATALOG_STATEFUL").unwrap_or_default().split(',') {
+    for group in std::env::var("CATALOG_STATEFUL")
+        .unwrap_or_default()
+        .split(',')
+    {
         if !group.is_empty() && group != "conformance" {
             b = b.mcp_stateful(group);
         }

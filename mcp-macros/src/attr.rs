@@ -602,6 +602,7 @@ pub const READ_ONLY_HINT: &str = "read_only_hint";
 pub const DESTRUCTIVE_HINT: &str = "destructive_hint";
 pub const IDEMPOTENT_HINT: &str = "idempotent_hint";
 pub const OPEN_WORLD_HINT: &str = "open_world_hint";
+pub const TASK: &str = "task";
 
 pub const MCP_TOOL: Keys = Keys {
     attr: MCP_TOOL_ATTR,
@@ -611,8 +612,18 @@ pub const MCP_TOOL: Keys = Keys {
         DESTRUCTIVE_HINT,
         IDEMPOTENT_HINT,
         OPEN_WORLD_HINT,
+        TASK,
     ],
 };
+
+/// `task = "forbidden" | "optional" | "required"`.
+#[derive(Clone, Copy, Default)]
+pub enum TaskSupport {
+    #[default]
+    Forbidden,
+    Optional,
+    Required,
+}
 
 #[derive(Default)]
 pub struct McpToolArgs {
@@ -621,6 +632,22 @@ pub struct McpToolArgs {
     pub destructive_hint: Option<bool>,
     pub idempotent_hint: Option<bool>,
     pub open_world_hint: Option<bool>,
+    pub task: TaskSupport,
+}
+
+fn task_support(meta: &ParseNestedMeta) -> syn::Result<TaskSupport> {
+    let lit = lit_str(meta)?;
+    match lit.value.as_str() {
+        "forbidden" => Ok(TaskSupport::Forbidden),
+        "optional" => Ok(TaskSupport::Optional),
+        "required" => Ok(TaskSupport::Required),
+        other => Err(syn::Error::new(
+            lit.span,
+            format!(
+                "unknown task support `{other}`: use `task = \"optional\"` (a task when the client accepts tasks), `task = \"required\"` (only as a task) or `task = \"forbidden\"` (the default)"
+            ),
+        )),
+    }
 }
 
 pub fn parse_mcp_tool(cx: &Ctxt, tokens: TokenStream) -> McpToolArgs {
@@ -632,6 +659,7 @@ pub fn parse_mcp_tool(cx: &Ctxt, tokens: TokenStream) -> McpToolArgs {
             DESTRUCTIVE_HINT => args.destructive_hint = Some(flag(meta)?),
             IDEMPOTENT_HINT => args.idempotent_hint = Some(flag(meta)?),
             OPEN_WORLD_HINT => args.open_world_hint = Some(flag(meta)?),
+            TASK => args.task = task_support(meta)?,
             _ => unreachable!("a key of MCP_TOOL"),
         }
         Ok(())

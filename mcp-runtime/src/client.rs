@@ -142,7 +142,7 @@ impl Client {
             language: self.language.clone(),
             ..CallExtras::default()
         };
-        let answer = ep.handle(msg, self.era, extras).await;
+        let answer = ep.serve(msg, self.era, extras).await;
         outcome(&answer.body.into_vec())
     }
 

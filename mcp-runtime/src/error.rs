@@ -364,6 +364,14 @@ impl RpcError {
         self.0.from_schema
     }
 
+    /// The `data` set verbatim ([`Self::with_data`]), if any.
+    pub(crate) fn raw_data(&self) -> Option<&Value> {
+        match &self.0.data {
+            Data::Raw(v) => Some(v),
+            _ => None,
+        }
+    }
+
     /// Sets `data` verbatim (replacing exception and extra).
     pub fn with_data(mut self, data: Value) -> Self {
         self.0.data = Data::Raw(data);

@@ -63,7 +63,8 @@ pub(crate) mod uri_template;
 pub use catalog::{Catalog, CatalogError, MethodInfo, SchemaError};
 pub use client::Client;
 pub use context::{
-    CallExtras, CancelSignal, ContextBuilder, Face, FromContext, Notifier, RequestContext, RequestId, State,
+    CallExtras, CancelSignal, ContextBuilder, Face, FromContext, Notifier, RequestContext,
+    RequestId, State,
 };
 pub use edge::{HostPolicy, Limits};
 pub use env::Environment;
@@ -73,7 +74,7 @@ pub use mcp_macros::{
     RpcError, mcp_prompt, mcp_resource, mcp_tool, rpc_listener, rpc_method, rpc_service,
 };
 pub use output::Output;
-pub use record::{MethodDef, ParamDef, PromptDef, ResourceDef, ToolAnnotations};
+pub use record::{MethodDef, ParamDef, PromptDef, ResourceDef, TaskSupport, ToolAnnotations};
 pub use registry::Registry;
 pub use schemars::JsonSchema;
 pub use server::{BuildError, Server, ServerBuilder};
@@ -107,6 +108,11 @@ pub struct GuideResourcesDoctests;
 #[doc = include_str!("../../docs/guide/asking-the-client.md")]
 pub struct GuideAskingDoctests;
 
+/// The guide's page on tasks, compiled the same way.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/guide/tasks.md")]
+pub struct GuideTasksDoctests;
+
 /// What the generated code uses. Not a public API: it changes without notice.
 #[doc(hidden)]
 pub mod __private {
@@ -128,7 +134,7 @@ pub mod __private {
     };
     pub use crate::record::{
         Annotations, CompletionDef, Handler, Icon, MethodDef, ParamDef, ParamKind, Params,
-        PromptDef, ResourceDef, Role, SourceLocation, ToolAnnotations,
+        PromptDef, ResourceDef, Role, SourceLocation, TaskSupport, ToolAnnotations,
     };
 
     /// Compile-time check: `T` can be returned from a resource.

@@ -129,8 +129,34 @@ pub struct MethodDef {
     pub cache: Option<CachePolicy>,
     /// Locking (`lock(...)`).
     pub lock: Option<LockPolicy>,
+    /// Whether an MCP call may run as a task (`#[mcp_tool(task = "...")]`).
+    pub task: TaskSupport,
     /// Where it is defined.
     pub location: SourceLocation,
+}
+
+/// Whether an MCP `tools/call` may run as a task (a call that outlives its request: the client
+/// polls it with `tasks/get`), as `#[mcp_tool(task = "optional" | "required")]` says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TaskSupport {
+    /// Never a task (the default).
+    #[default]
+    Forbidden,
+    /// A task when the client accepts tasks; a plain call otherwise.
+    Optional,
+    /// Only as a task: a client that does not accept tasks is refused (-32021).
+    Required,
+}
+
+impl TaskSupport {
+    /// The 2025-11-25 `execution.taskSupport` value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskSupport::Forbidden => "forbidden",
+            TaskSupport::Optional => "optional",
+            TaskSupport::Required => "required",
+        }
+    }
 }
 
 impl MethodDef {
@@ -342,6 +368,7 @@ pub(crate) mod fixtures {
             handler: Handler::Sync(ping),
             cache: None,
             lock: None,
+            task: crate::record::TaskSupport::Forbidden,
             location: SourceLocation {
                 file: "mcp-runtime/src/record.rs",
                 line: 1,

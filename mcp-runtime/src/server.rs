@@ -523,7 +523,8 @@ impl ServerBuilder {
                 self.config.limits.call_timeout,
                 self.config.method_timeouts.clone(),
             )
-            .with_violation_cap(self.config.limits.violations);
+            .with_violation_cap(self.config.limits.violations)
+            .with_task_limits(&self.config.limits);
         if let Some(c) = self.cache {
             core = core.with_cache(c);
         }

@@ -164,6 +164,7 @@ const fn def(name: &'static str, line: u32) -> MethodDef {
         handler: Handler::Sync(ping),
         cache: None,
         lock: None,
+        task: mcp_runtime::record::TaskSupport::Forbidden,
         location: SourceLocation {
             file: "tests/tests/cli.rs",
             line,

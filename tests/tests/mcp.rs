@@ -2239,6 +2239,7 @@ static BAD: MethodDef = MethodDef {
     handler: Handler::Sync(bad_ping),
     cache: None,
     lock: None,
+    task: mcp_runtime::record::TaskSupport::Forbidden,
     location: SourceLocation {
         file: "tests/tests/mcp.rs",
         line: 1,
@@ -3534,7 +3535,10 @@ async fn pay_when_unlocked(server: &Server) {
             }
             Err(e) => assert_eq!(e.message(), "Method 'Orders.pay' is locked."),
         }
-        assert!(tokio::time::Instant::now() < deadline, "the lock is released");
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the lock is released"
+        );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
@@ -3731,4 +3735,254 @@ async fn a_stdio_call_past_the_bound_is_refused_while_reading_goes_on() {
         .await;
     assert_eq!(r, ok(json!(4), pong("x")));
     io.close().await;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tasks (2026-07-28, the `io.modelcontextprotocol/tasks` extension)
+// ---------------------------------------------------------------------------------------------
+
+/// A modern request from a client that declares the tasks extension (and elicitation).
+fn task_req(id: i64, method: &str, mut params: Value) -> Value {
+    params["_meta"] = env_meta();
+    params["_meta"]["io.modelcontextprotocol/clientCapabilities"] = json!({
+        "elicitation": {},
+        "extensions": {"io.modelcontextprotocol/tasks": {}}
+    });
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+async fn task_post(url: &str, req: &Value) -> (u16, Value) {
+    let method = req["method"].as_str().unwrap();
+    let name = req["params"]["name"]
+        .as_str()
+        .or_else(|| req["params"]["taskId"].as_str());
+    let (status, _, body) = post_json(url, &modern_headers(method, name), req).await;
+    (status, body)
+}
+
+fn is_rfc3339(v: &Value) -> bool {
+    v.as_str().is_some_and(|s| {
+        s.len() == 20 && s.ends_with('Z') && s.as_bytes()[10] == b'T' && s.starts_with("20")
+    })
+}
+
+/// Polls `tasks/get` until the task's status is `status`.
+async fn task_until(url: &str, task: &str, status: &str) -> Value {
+    let deadline = tokio::time::Instant::now() + TIMEOUT;
+    loop {
+        let (code, body) =
+            task_post(url, &task_req(90, "tasks/get", json!({"taskId": task}))).await;
+        assert_eq!(code, 200, "{body}");
+        if body["result"]["status"] == status {
+            return body["result"].clone();
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{status}: {body}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The members every task view has besides its outcome, checked and removed.
+fn take_task_members(v: &mut Value, task: &str) {
+    let m = v.as_object_mut().unwrap();
+    assert_eq!(m.remove("taskId").unwrap(), task);
+    assert!(is_rfc3339(&m.remove("createdAt").unwrap()));
+    assert!(is_rfc3339(&m.remove("lastUpdatedAt").unwrap()));
+    assert_eq!(m.remove("ttlMs").unwrap(), 3_600_000);
+    assert_eq!(m.remove("pollIntervalMs").unwrap(), 500);
+}
+
+#[tokio::test]
+async fn a_task_tool_answers_with_a_task_that_completes() {
+    let url = format!("{}/mcp/conformance/v1", example().await);
+    let call = task_req(
+        1,
+        "tools/call",
+        json!({"name": "slow_compute", "arguments": {"seconds": 1, "label": "x"}}),
+    );
+    let (status, mut body) = task_post(&url, &call).await;
+    assert_eq!(status, 200);
+    let task = body["result"]["taskId"].as_str().unwrap().to_owned();
+    assert!(is_hex32(&task), "{task}");
+    take_task_members(&mut body["result"], &task);
+    assert_eq!(
+        body,
+        ok(
+            json!(1),
+            json!({"resultType": "task", "status": "working", "_meta": result_meta()})
+        )
+    );
+    let mut done = task_until(&url, &task, "completed").await;
+    take_task_members(&mut done, &task);
+    assert_eq!(
+        done,
+        json!({"resultType": "complete", "status": "completed", "_meta": result_meta(),
+            "result": {"content": [{"type": "text", "text": "x: computed in 1 s"}], "isError": false}})
+    );
+    // Without the extension the same tool is a plain call.
+    let plain = modern_req(
+        json!(2),
+        "tools/call",
+        json!({"name": "slow_compute", "arguments": {"seconds": 0}}),
+    );
+    let (status, body) = task_post(&url, &plain).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        body["result"]["content"],
+        json!([{"type": "text", "text": "job: computed in 0 s"}])
+    );
+}
+
+#[tokio::test]
+async fn a_task_asks_through_tasks_get_and_resumes_on_tasks_update() {
+    let url = format!("{}/mcp/conformance/v1", example().await);
+    let call = task_req(
+        1,
+        "tools/call",
+        json!({"name": "confirm_delete", "arguments": {"filename": "a.txt"}}),
+    );
+    let (_, body) = task_post(&url, &call).await;
+    let task = body["result"]["taskId"].as_str().unwrap().to_owned();
+    let mut waiting = task_until(&url, &task, "input_required").await;
+    take_task_members(&mut waiting, &task);
+    assert_eq!(
+        waiting,
+        json!({"resultType": "complete", "status": "input_required", "_meta": result_meta(),
+            "inputRequests": {"elicit-1": {"method": "elicitation/create", "params": {
+                "message": "Delete a.txt?",
+                "requestedSchema": {"type": "object", "properties": {
+                    "confirm": {"type": "boolean", "description": "Go ahead?", "default": false}}}}}}})
+    );
+    // A key the task does not wait on is ignored; the answer resumes it.
+    let update = task_req(
+        2,
+        "tasks/update",
+        json!({"taskId": task, "inputResponses": {
+            "nope": {"action": "decline"},
+            "elicit-1": {"action": "accept", "content": {"confirm": true}}}}),
+    );
+    let (status, body) = task_post(&url, &update).await;
+    assert_eq!(
+        (status, body),
+        (
+            200,
+            ok(
+                json!(2),
+                json!({"resultType": "complete", "_meta": result_meta()})
+            )
+        )
+    );
+    let done = task_until(&url, &task, "completed").await;
+    assert_eq!(
+        done["result"],
+        json!({"content": [{"type": "text", "text": "Deleted a.txt"}], "isError": false})
+    );
+}
+
+#[tokio::test]
+async fn a_cancelled_task_ends_cancelled_and_a_panicking_one_fails() {
+    let url = format!("{}/mcp/conformance/v1", example().await);
+    let call = task_req(
+        1,
+        "tools/call",
+        json!({"name": "slow_compute", "arguments": {"seconds": 60}}),
+    );
+    let (_, body) = task_post(&url, &call).await;
+    let task = body["result"]["taskId"].as_str().unwrap().to_owned();
+    let (status, body) =
+        task_post(&url, &task_req(2, "tasks/cancel", json!({"taskId": task}))).await;
+    assert_eq!(
+        (status, body),
+        (
+            200,
+            ok(
+                json!(2),
+                json!({"resultType": "complete", "_meta": result_meta()})
+            )
+        )
+    );
+    let cancelled = task_until(&url, &task, "cancelled").await;
+    assert_eq!(cancelled["statusMessage"], "Cancelled by the client");
+    // Cancelling a finished task is acknowledged the same way.
+    let (status, _) = task_post(&url, &task_req(3, "tasks/cancel", json!({"taskId": task}))).await;
+    assert_eq!(status, 200);
+
+    let call = task_req(4, "tools/call", json!({"name": "protocol_error_job"}));
+    let (_, body) = task_post(&url, &call).await;
+    let task = body["result"]["taskId"].as_str().unwrap().to_owned();
+    let failed = task_until(&url, &task, "failed").await;
+    assert_eq!(failed["error"]["code"], -32603);
+    assert!(failed.get("result").is_none());
+    assert_eq!(failed["statusMessage"], failed["error"]["message"]);
+}
+
+#[tokio::test]
+async fn task_requests_need_the_extension_and_a_known_id() {
+    let url = format!("{}/mcp/conformance/v1", example().await);
+    let required =
+        json!({"requiredCapabilities": {"extensions": {"io.modelcontextprotocol/tasks": {}}}});
+    // A task-only tool, called by a client without the extension.
+    let call = modern_req(json!(1), "tools/call", json!({"name": "failing_job"}));
+    let (status, body) = task_post(&url, &call).await;
+    assert_eq!(
+        (status, body),
+        (
+            400,
+            err_data(
+                json!(1),
+                -32021,
+                "Tool 'failing_job' needs the client to declare the io.modelcontextprotocol/tasks extension",
+                required.clone()
+            )
+        )
+    );
+    let get = modern_req(json!(2), "tasks/get", json!({"taskId": "0123"}));
+    let (status, body) = task_post(&url, &get).await;
+    assert_eq!(
+        (status, body),
+        (
+            400,
+            err_data(
+                json!(2),
+                -32021,
+                "`tasks/get` needs the client to declare the io.modelcontextprotocol/tasks extension",
+                required
+            )
+        )
+    );
+    let (status, body) =
+        task_post(&url, &task_req(3, "tasks/get", json!({"taskId": "0123"}))).await;
+    assert_eq!(
+        (status, body),
+        (400, err(json!(3), -32602, "Unknown taskId"))
+    );
+    // The routing header must name the task.
+    let (status, _, body) = post_json(
+        &url,
+        &modern_headers("tasks/get", Some("another")),
+        &task_req(4, "tasks/get", json!({"taskId": "0123"})),
+    )
+    .await;
+    assert_eq!(
+        (status, body["error"]["code"].clone()),
+        (400, json!(-32020))
+    );
+    // Removed in 2026-07-28.
+    let (status, body) = task_post(
+        &url,
+        &task_req(5, "tasks/result", json!({"taskId": "0123"})),
+    )
+    .await;
+    assert_eq!(
+        (status, body["error"]["code"].clone()),
+        (404, json!(-32601))
+    );
+    // A tool error completes the task.
+    let (_, body) = task_post(
+        &url,
+        &task_req(6, "tools/call", json!({"name": "failing_job"})),
+    )
+    .await;
+    let task = body["result"]["taskId"].as_str().unwrap().to_owned();
+    let done = task_until(&url, &task, "completed").await;
+    assert_eq!(done["result"]["isError"], true);
 }

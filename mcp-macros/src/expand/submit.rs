@@ -36,6 +36,11 @@ pub(super) fn method_def(cx: &Cx, params: &Params) -> TokenStream {
     };
     let cache = cache(cx);
     let lock = lock(cx);
+    let task = match cx.m.tool.task {
+        crate::attr::TaskSupport::Forbidden => quote!(#rt::TaskSupport::Forbidden),
+        crate::attr::TaskSupport::Optional => quote!(#rt::TaskSupport::Optional),
+        crate::attr::TaskSupport::Required => quote!(#rt::TaskSupport::Required),
+    };
     let location = location(cx);
     quote! {
         #rt::MethodDef {
@@ -50,6 +55,7 @@ pub(super) fn method_def(cx: &Cx, params: &Params) -> TokenStream {
             handler: #handler,
             cache: #cache,
             lock: #lock,
+            task: #task,
             location: #location,
         }
     }

@@ -10,6 +10,7 @@ pub(crate) mod params;
 pub(crate) mod pipeline;
 #[cfg(feature = "redis")]
 pub mod redis;
+pub mod tasks;
 pub(crate) mod validate;
 
 pub use cache::{CachePolicy, CacheStore, MemoryCache, StoreError};
@@ -19,3 +20,4 @@ pub use lock::{LockPolicy, LockStore, MemoryLocks};
 pub use pipeline::{CallRequest, Calling, Core};
 #[cfg(feature = "redis")]
 pub use redis::RedisStore;
+pub use tasks::{TaskOutcome, TaskStatus, TaskView, Tasks};

@@ -93,6 +93,8 @@ pub struct Core {
     default_timeout: Option<Duration>,
     /// Schema violations reported per error ([`crate::Limits::violations`]).
     violations: usize,
+    /// Calls that outlive their request.
+    tasks: super::Tasks,
 }
 
 impl std::fmt::Debug for Core {
@@ -117,7 +119,19 @@ impl Core {
             timeouts: Arc::default(),
             default_timeout: None,
             violations: crate::error::MAX_VIOLATIONS,
+            tasks: tasks_of(&crate::Limits::default()),
         }
+    }
+
+    /// Sets the task engine's bounds from `limits`.
+    pub fn with_task_limits(mut self, limits: &crate::Limits) -> Self {
+        self.tasks = tasks_of(limits);
+        self
+    }
+
+    /// The task engine.
+    pub fn tasks(&self) -> &super::Tasks {
+        &self.tasks
     }
 
     /// How many schema violations an error reports (the rest are counted).
@@ -581,6 +595,10 @@ fn validated(info: &MethodInfo, params: Params, cap: usize) -> Result<Params, Rp
 }
 
 /// The error of a call cut by its time limit.
+fn tasks_of(l: &crate::Limits) -> super::Tasks {
+    super::Tasks::new(l.tasks, l.tasks_running, l.task_ttl, l.task_poll_interval)
+}
+
 /// The error of a call its client cancelled (the faces send no answer for it).
 fn cancelled(method: &str) -> RpcError {
     RpcError::runtime(format!("Method '{method}' was cancelled by the client"))

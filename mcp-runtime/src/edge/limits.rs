@@ -99,6 +99,16 @@ pub struct Limits {
     /// stream. Default 2 minutes; then the request is cancelled (`notifications/cancelled`)
     /// and the method gets a -32500 error.
     pub input_wait: Duration,
+    /// The most tasks kept at once, running or finished within their TTL. Default 1 000; a
+    /// call that would start one more is answered with -32603 "server busy".
+    pub tasks: usize,
+    /// The most tasks running at once. Default 100; past it, as for [`Limits::tasks`].
+    pub tasks_running: usize,
+    /// How long a task is kept after its creation (its `ttlMs`; a running task is kept until
+    /// it ends). Default 1 hour; then `tasks/get` answers -32602 for it.
+    pub task_ttl: Duration,
+    /// How often a client is told to poll a task (`pollIntervalMs`). Default 500 ms.
+    pub task_poll_interval: Duration,
 }
 
 impl Default for Limits {
@@ -129,6 +139,10 @@ impl Default for Limits {
             input_state_bytes: 64 * 1024,
             input_state_ttl: Duration::from_secs(600),
             input_wait: Duration::from_secs(120),
+            tasks: 1000,
+            tasks_running: 100,
+            task_ttl: Duration::from_secs(3600),
+            task_poll_interval: Duration::from_millis(500),
         }
     }
 }
@@ -147,6 +161,8 @@ impl Limits {
         self.sessions = self.sessions.max(1);
         self.input_requests = self.input_requests.max(1);
         self.input_rounds = self.input_rounds.max(1);
+        self.tasks = self.tasks.max(1);
+        self.tasks_running = self.tasks_running.max(1);
         self
     }
 }

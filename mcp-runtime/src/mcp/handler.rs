@@ -179,6 +179,8 @@ struct Serves {
     resources: bool,
     prompts: bool,
     completions: bool,
+    /// A tool may run as a task (2026-07-28: the tasks extension).
+    tasks: bool,
 }
 
 impl Serves {
@@ -190,6 +192,10 @@ impl Serves {
             prompts,
             // Completion refers to prompt arguments and template variables.
             completions: prompts || !catalog.resource_templates().is_empty(),
+            tasks: catalog
+                .methods()
+                .iter()
+                .any(|m| m.def.task != crate::record::TaskSupport::Forbidden),
         }
     }
 
@@ -327,10 +333,19 @@ impl McpEndpoint {
         if !bad.is_empty() {
             tracing::error!(group = catalog.group().name(), problems = ?bad, "MCP endpoint disabled: invalid tool names");
         }
+        let mut capabilities = serves.capabilities(true);
+        if serves.tasks {
+            // The extension is a 2026-07-28 capability.
+            capabilities.pop();
+            capabilities.push_str(&format!(
+                ",\"extensions\":{{\"{}\":{{}}}}}}",
+                super::tasks::EXTENSION
+            ));
+        }
         let mut discover = format!(
             "\"supportedVersions\":{},\"capabilities\":{}",
             json!(protocol::MODERN_VERSIONS),
-            serves.capabilities(true)
+            capabilities
         );
         if let Some(i) = &opts.instructions {
             discover.push_str(&format!(",\"instructions\":{}", json!(i)));
@@ -413,7 +428,7 @@ impl McpEndpoint {
     }
 
     /// Ends a result begun by [`Self::open_result`] (the modern `_meta` stamp, then `}}`).
-    fn close_result(&self, mut out: Vec<u8>, era: Era) -> Answer {
+    pub(crate) fn close_result(&self, mut out: Vec<u8>, era: Era) -> Answer {
         if era.is_modern() {
             out.push(b',');
             out.extend_from_slice(self.meta_member.as_bytes());
@@ -524,17 +539,31 @@ impl McpEndpoint {
 
     /// Answers one request in `era`.
     /// The message is consumed: `tools/call` moves its arguments into the pipeline, uncopied.
-    pub async fn handle(&self, mut msg: Message, era: Era, mut extras: CallExtras) -> Answer {
+    pub async fn handle(&self, msg: Message, era: Era, extras: CallExtras) -> Answer {
+        self.handle_traced(msg, era, extras).await.0
+    }
+
+    /// [`Self::handle`], with the error of a `tools/call` whose method failed internally
+    /// (-32603: a panic, a time limit), as a wire error object: a task ends `failed` on it.
+    pub(crate) async fn handle_traced(
+        &self,
+        mut msg: Message,
+        era: Era,
+        mut extras: CallExtras,
+    ) -> (Answer, Option<Value>) {
         if era.is_modern() {
             // 2026-07-28: logs only when this request asks for them (`_meta` level).
             match protocol::meta_log_level(msg.params.as_ref()) {
                 Ok(level) => extras.log_level = level,
                 Err(m) => {
-                    return self.error(msg.id.as_ref(), era, codes::INVALID_PARAMS, &m, None);
+                    let a = self.error(msg.id.as_ref(), era, codes::INVALID_PARAMS, &m, None);
+                    return (a, None);
                 }
             }
-            // A call may ask its client: multi-round-trip results (SEP-2322).
+            // A call may ask its client: multi-round-trip results (SEP-2322), unless its
+            // input is already set (a task's).
             if Self::is_call(&msg.method)
+                && extras.input.is_none()
                 && let Some(Value::Object(params)) = msg.params.as_mut()
             {
                 let caps = params
@@ -551,7 +580,8 @@ impl McpEndpoint {
                 ) {
                     Ok(round) => extras.input = Some(Arc::new(round)),
                     Err(e) => {
-                        return self.error(msg.id.as_ref(), era, e.code(), e.message(), None);
+                        let a = self.error(msg.id.as_ref(), era, e.code(), e.message(), None);
+                        return (a, None);
                     }
                 }
             }
@@ -559,6 +589,10 @@ impl McpEndpoint {
         if msg.method == "tools/call" {
             return self.tools_call(msg, era, extras).await;
         }
+        (self.handle_other(msg, era, extras).await, None)
+    }
+
+    async fn handle_other(&self, msg: Message, era: Era, mut extras: CallExtras) -> Answer {
         if !self.serves.has(&msg.method) {
             return self.method_not_found(msg.id.as_ref(), era, &msg.method);
         }
@@ -603,6 +637,9 @@ impl McpEndpoint {
                 )
             }
             (Era::Handshake(_), "ping") => self.ok(id, era, b""),
+            (Era::Modern, "tasks/get" | "tasks/update" | "tasks/cancel") if self.serves.tasks => {
+                self.task_request(&msg)
+            }
             (Era::Modern, "server/discover") => self.ok(id, era, self.discover_members.as_bytes()),
             (_, "tools/list") => self.list(&msg, era, extras.language.as_deref(), |l| &l.tools),
             (_, "resources/list") => {
@@ -756,11 +793,16 @@ impl McpEndpoint {
         }
     }
 
-    async fn tools_call(&self, msg: Message, era: Era, mut extras: CallExtras) -> Answer {
+    async fn tools_call(
+        &self,
+        msg: Message,
+        era: Era,
+        mut extras: CallExtras,
+    ) -> (Answer, Option<Value>) {
         let Message { id, params, .. } = msg;
         let (info, args) = match self.tools_call_args(id.as_ref(), params, era, &mut extras) {
             Ok(call) => call,
-            Err(answer) => return answer,
+            Err(answer) => return (answer, None),
         };
         let input = extras.input.clone();
         let result = self
@@ -776,9 +818,16 @@ impl McpEndpoint {
         if result.is_err()
             && let Some(answer) = self.interrupted(id.as_ref(), era, input.as_ref())
         {
-            return answer;
+            return (answer, None);
         }
-        self.tools_call_answer(id.as_ref(), era, info, result)
+        let failure = match &result {
+            Err(e) if e.code() == codes::INTERNAL_ERROR => Some(e.to_wire(self.core.env())),
+            _ => None,
+        };
+        (
+            self.tools_call_answer(id.as_ref(), era, info, result),
+            failure,
+        )
     }
 
     /// The tool and arguments of a `tools/call`, or the answer to an invalid one; the progress

@@ -366,7 +366,7 @@ fn decode_elicited<T>(
 }
 
 /// Whether `answer` has the shape of a result of `method` (a protocol error otherwise).
-fn check_answer(method: &str, answer: &Value) -> Result<(), RpcError> {
+pub(crate) fn check_answer(method: &str, answer: &Value) -> Result<(), RpcError> {
     let ok = match method {
         "elicitation/create" => serde_json::from_value::<ElicitResult>(answer.clone())
             .is_ok_and(|r| matches!(r.action.as_str(), "accept" | "decline" | "cancel")),
@@ -609,7 +609,7 @@ fn form_property(v: &Value) -> Result<Value, String> {
 
 /// Whether `caps` declares `capability` (and its member, if any: `elicitation: {}` means
 /// form only).
-fn supports(caps: &Value, (capability, member): (&str, Option<&str>)) -> bool {
+pub(crate) fn supports(caps: &Value, (capability, member): (&str, Option<&str>)) -> bool {
     let Some(c) = caps.get(capability).and_then(Value::as_object) else {
         return false;
     };

@@ -17,6 +17,7 @@ pub mod redis_sessions;
 pub mod resource;
 pub mod session;
 mod surface;
+pub(crate) mod tasks;
 pub mod tools;
 
 pub use completion::{Completer, Completion, CompletionRequest, IntoCompletion};

@@ -495,7 +495,7 @@ async fn handshake_request(
 
 /// Answers with JSON; `post_response` work runs once the body is written.
 async fn json_answer(
-    ep: &McpEndpoint,
+    ep: &Arc<McpEndpoint>,
     msg: Message,
     era: Era,
     log_level: Option<LogLevel>,
@@ -510,7 +510,7 @@ async fn json_answer(
         log_level,
         ..with_lang(lang)
     };
-    let answer = ep.handle(msg, era, extras).await;
+    let answer = ep.serve(msg, era, extras).await;
     super::http::run_after(answer_response(answer), after)
 }
 
@@ -566,7 +566,7 @@ fn spawn_sse(
                 input,
                 cancel: cancel.clone(),
             };
-            let answer = match tokio::time::timeout(limit, ep.handle(msg, era, extras)).await {
+            let answer = match tokio::time::timeout(limit, ep.serve(msg, era, extras)).await {
                 // A cancelled call is not answered.
                 Ok(_) if cancel.as_ref().is_some_and(CancelSignal::is_cancelled) => Vec::new(),
                 Ok(answer) => answer.body.into_vec(),
@@ -640,6 +640,7 @@ async fn modern_request(
     let named = match msg.method.as_str() {
         "tools/call" | "prompts/get" => Some("name"),
         "resources/read" => Some("uri"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
         _ => None,
     };
     if let Some(key) = named {

@@ -335,8 +335,8 @@ where
             .and_then(|id| running.register(CONNECTION, id, limits.detached_calls));
         let ep = ep.clone();
         let tx = tx.clone();
-        let handshake_input = matches!(era, Era::Handshake(_))
-            .then(|| (client_caps.clone(), waiters.clone()));
+        let handshake_input =
+            matches!(era, Era::Handshake(_)).then(|| (client_caps.clone(), waiters.clone()));
         tasks.spawn(async move {
             let notifier: Arc<dyn Notifier> = Arc::new(LineNotifier(tx.clone()));
             let cancel = registered.as_ref().map(|r| r.signal.clone());
@@ -356,7 +356,7 @@ where
                 cancel: cancel.clone(),
                 ..CallExtras::default()
             };
-            let answer = ep.handle(msg, era, extras).await;
+            let answer = ep.serve(msg, era, extras).await;
             // A cancelled call is not answered.
             if !cancel.is_some_and(|c| c.is_cancelled()) {
                 let _ = tx.send(answer.body.into_vec());

@@ -1,0 +1,287 @@
+//! MCP tasks on 2026-07-28: the `io.modelcontextprotocol/tasks` extension (SEP-2663).
+//!
+//! A tool declared `#[mcp_tool(task = "optional" | "required")]`, called by a client that
+//! declares the extension on the request, runs until it first waits: a call that finishes
+//! before (or that asks its client first, as a multi-round-trip result) is answered as usual;
+//! one that waits becomes a task, answered `resultType: "task"` at once while it runs on. The
+//! client polls it with `tasks/get`, answers its questions with `tasks/update` and stops it
+//! with `tasks/cancel`. A tool error completes the task (`result.isError: true`); a protocol
+//! error (a panic, a time limit: -32603) fails it. The engine is [`crate::core::Tasks`].
+
+use std::sync::{Arc, OnceLock};
+use std::task::Poll;
+
+use futures_util::future::BoxFuture;
+use serde_json::{Map, Value, json};
+
+use super::handler::{Answer, McpEndpoint, Message};
+use super::input::{Round, check_answer, missing_capability, supports};
+use super::protocol::{Era, META_CLIENT_CAPABILITIES};
+use crate::context::{CallExtras, CancelSignal, ClientInput, InputRequest};
+use crate::core::{TaskOutcome, TaskStatus, TaskView, Tasks};
+use crate::edge::write::{self, Id};
+use crate::error::{RpcError, codes};
+use crate::record::TaskSupport;
+
+/// The extension's name, in capabilities.
+pub(crate) const EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// Whether a request's client declared the extension (per request, in `_meta`).
+pub(crate) fn declared(params: Option<&Value>) -> bool {
+    params
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get(META_CLIENT_CAPABILITIES))
+        .and_then(|c| c.get("extensions"))
+        .and_then(|e| e.get(EXTENSION))
+        .is_some_and(Value::is_object)
+}
+
+/// -32021: the client must declare the extension.
+fn extension_required(what: &str) -> RpcError {
+    RpcError::new(
+        codes::MISSING_CLIENT_CAPABILITY,
+        format!("{what} needs the client to declare the {EXTENSION} extension"),
+    )
+    .with_data(json!({"requiredCapabilities": {"extensions": {EXTENSION: {}}}}))
+}
+
+/// How a task's call asks its client: as a multi-round-trip result until it becomes a task,
+/// then through the task (`input_required`, answered with `tasks/update`).
+struct TaskInput {
+    round: Round,
+    caps: Value,
+    task: OnceLock<(Tasks, String)>,
+}
+
+impl ClientInput for TaskInput {
+    fn capabilities(&self) -> &Value {
+        &self.caps
+    }
+
+    fn request(&self, req: InputRequest) -> BoxFuture<'_, Result<Value, RpcError>> {
+        let Some((tasks, id)) = self.task.get() else {
+            return self.round.request(req);
+        };
+        Box::pin(async move {
+            if !supports(&self.caps, req.capability) {
+                return Err(missing_capability(req.capability));
+            }
+            let request = json!({"method": req.method, "params": req.params});
+            let answer = tasks.ask(id, &req.key, request).await?;
+            check_answer(req.method, &answer)?;
+            Ok(answer)
+        })
+    }
+
+    fn interrupted(&self) -> Option<Result<Value, RpcError>> {
+        if self.task.get().is_some() {
+            return None;
+        }
+        self.round.interrupted()
+    }
+}
+
+/// RFC 3339 in UTC, to the second.
+fn timestamp(t: std::time::SystemTime) -> String {
+    humantime::format_rfc3339_seconds(t).to_string()
+}
+
+/// The members every task view has (`Task`), without `resultType`.
+fn task_members(v: &TaskView) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("taskId".into(), v.id.clone().into());
+    m.insert("status".into(), v.status.as_str().into());
+    if let Some(s) = &v.status_message {
+        m.insert("statusMessage".into(), s.clone().into());
+    }
+    m.insert("createdAt".into(), timestamp(v.created).into());
+    m.insert("lastUpdatedAt".into(), timestamp(v.updated).into());
+    m.insert("ttlMs".into(), v.ttl_ms.into());
+    m.insert("pollIntervalMs".into(), v.poll_interval_ms.into());
+    m
+}
+
+/// The members of a `DetailedTask` (`tasks/get`, notifications).
+fn detailed_members(v: &TaskView) -> Map<String, Value> {
+    let mut m = task_members(v);
+    match v.status {
+        TaskStatus::InputRequired => {
+            m.insert(
+                "inputRequests".into(),
+                Value::Object(v.input_requests.clone()),
+            );
+        }
+        TaskStatus::Completed => {
+            m.insert("result".into(), v.result.clone().unwrap_or(Value::Null));
+        }
+        TaskStatus::Failed => {
+            m.insert("error".into(), v.error.clone().unwrap_or(Value::Null));
+        }
+        TaskStatus::Working | TaskStatus::Cancelled => {}
+    }
+    m
+}
+
+/// `"k":v,...` of an object's members.
+fn members_bytes(m: &Map<String, Value>) -> Vec<u8> {
+    let mut out = serde_json::to_vec(m).unwrap_or_else(|_| b"{}".to_vec());
+    out.pop();
+    out.remove(0);
+    out
+}
+
+/// How a task's call ended, from its answer and its internal failure, if any.
+fn outcome_of(answer: Answer, failure: Option<Value>) -> TaskOutcome {
+    if let Some(error) = failure {
+        return TaskOutcome::Error(error);
+    }
+    let body: Value = serde_json::from_slice(&answer.body.into_vec()).unwrap_or(Value::Null);
+    match (body.get("result"), body.get("error")) {
+        (Some(Value::Object(r)), _) => {
+            let mut r = r.clone();
+            // The inlined result is a plain `CallToolResult`.
+            r.remove("resultType");
+            r.remove("_meta");
+            TaskOutcome::Result(Value::Object(r))
+        }
+        (_, Some(e)) => TaskOutcome::Error(e.clone()),
+        _ => TaskOutcome::Error(
+            json!({"code": codes::INTERNAL_ERROR, "message": "the call gave no answer"}),
+        ),
+    }
+}
+
+impl McpEndpoint {
+    /// Answers one request in `era` for a transport that holds the endpoint: a 2026-07-28
+    /// `tools/call` of a task tool may become a task, which outlives the request.
+    pub(crate) async fn serve(
+        self: &Arc<Self>,
+        msg: Message,
+        era: Era,
+        extras: CallExtras,
+    ) -> Answer {
+        if era.is_modern() && msg.method == "tools/call" {
+            let support = msg
+                .param_name()
+                .and_then(|n| self.catalog.get(n))
+                .map_or(TaskSupport::Forbidden, |i| i.def.task);
+            match (support, declared(msg.params.as_ref())) {
+                (TaskSupport::Forbidden, _) | (TaskSupport::Optional, false) => {}
+                (TaskSupport::Required, false) => {
+                    let name = msg.param_name().unwrap_or_default();
+                    let e = extension_required(&format!("Tool '{name}'"));
+                    return self.error(msg.id.as_ref(), era, e.code(), e.message(), e.raw_data());
+                }
+                (_, true) => return self.tools_call_task(msg, extras).await,
+            }
+        }
+        self.handle(msg, era, extras).await
+    }
+
+    async fn tools_call_task(self: &Arc<Self>, mut msg: Message, mut extras: CallExtras) -> Answer {
+        let era = Era::Modern;
+        let id = msg.id.clone();
+        let caps = msg
+            .params
+            .as_ref()
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(META_CLIENT_CAPABILITIES))
+            .cloned()
+            .unwrap_or_else(|| json!({}));
+        let Some(Value::Object(params)) = msg.params.as_mut() else {
+            return self.handle(msg, era, extras).await;
+        };
+        let round = match Round::open(
+            &self.opts.request_state_keys,
+            &self.limits,
+            "tools/call",
+            params,
+            caps.clone(),
+        ) {
+            Ok(r) => r,
+            Err(e) => return self.error(id.as_ref(), era, e.code(), e.message(), None),
+        };
+        let input = Arc::new(TaskInput {
+            round,
+            caps,
+            task: OnceLock::new(),
+        });
+        let cancel = CancelSignal::new();
+        extras.input = Some(input.clone());
+        extras.cancel = Some(cancel.clone());
+        let ep = self.clone();
+        let mut call = Box::pin(async move { ep.handle_traced(msg, era, extras).await });
+        // What finishes without waiting (an answer, an error, a question as a multi-round-trip
+        // result) is answered at once.
+        if let Poll::Ready((answer, _)) = futures_util::poll!(call.as_mut()) {
+            return answer;
+        }
+        let tasks = self.core.tasks().clone();
+        let view = match tasks.create("", cancel.clone()) {
+            Ok(v) => v,
+            // No room for one more task: the call runs as a plain one.
+            Err(_) => return call.await.0,
+        };
+        let _ = input.task.set((tasks.clone(), view.id.clone()));
+        let task_id = view.id.clone();
+        tokio::spawn(async move {
+            let (answer, failure) = call.await;
+            let outcome = if cancel.is_cancelled() {
+                TaskOutcome::Cancelled
+            } else {
+                outcome_of(answer, failure)
+            };
+            tasks.finish(&task_id, outcome);
+        });
+        let mut out = Vec::with_capacity(384);
+        write::open_result(&mut out, Id::from(id.as_ref()));
+        out.extend_from_slice(b"{\"resultType\":\"task\",");
+        out.extend_from_slice(&members_bytes(&task_members(&view)));
+        self.close_result(out, era)
+    }
+
+    /// `tasks/get`, `tasks/update` and `tasks/cancel` (2026-07-28).
+    pub(crate) fn task_request(&self, msg: &Message) -> Answer {
+        let (id, era) = (msg.id.as_ref(), Era::Modern);
+        let fail = |e: RpcError| self.error(id, era, e.code(), e.message(), e.raw_data());
+        if !declared(msg.params.as_ref()) {
+            return fail(extension_required(&format!("`{}`", msg.method)));
+        }
+        let Some(task_id) = msg
+            .params
+            .as_ref()
+            .and_then(|p| p.get("taskId"))
+            .and_then(Value::as_str)
+        else {
+            return fail(RpcError::invalid_params(
+                "Invalid request parameters: `taskId` must be a string",
+            ));
+        };
+        let tasks = self.core.tasks();
+        let done = match msg.method.as_str() {
+            "tasks/get" => {
+                return match tasks.get("", task_id) {
+                    Ok(v) => self.ok(id, era, &members_bytes(&detailed_members(&v))),
+                    Err(e) => fail(e),
+                };
+            }
+            "tasks/update" => {
+                let answers = match msg.params.as_ref().and_then(|p| p.get("inputResponses")) {
+                    None => Map::new(),
+                    Some(Value::Object(a)) => a.clone(),
+                    Some(_) => {
+                        return fail(RpcError::invalid_params(
+                            "Invalid request parameters: `inputResponses` must be an object",
+                        ));
+                    }
+                };
+                tasks.answer("", task_id, answers)
+            }
+            _ => tasks.cancel("", task_id),
+        };
+        match done {
+            Ok(()) => self.ok(id, era, b""),
+            Err(e) => fail(e),
+        }
+    }
+}
