@@ -1088,7 +1088,13 @@ async fn conformance_tools_list_has_the_suite_tools() {
     assert_eq!(
         names,
         [
+            "confirm_delete",
+            "failing_job",
+            "greet",
             "json_schema_2020_12_tool",
+            "multi_input",
+            "protocol_error_job",
+            "slow_compute",
             "test_audio_content",
             "test_elicitation",
             "test_elicitation_sep1034_defaults",
@@ -1113,6 +1119,7 @@ async fn conformance_tools_list_has_the_suite_tools() {
             "test_streaming_elicitation",
             "test_tool_with_logging",
             "test_tool_with_progress",
+            "test_tool_with_task",
             "test_trigger_prompt_change",
             "test_trigger_resource_update",
             "test_trigger_tool_change",
