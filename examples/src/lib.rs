@@ -53,6 +53,8 @@ pub fn builder() -> mcp_runtime::ServerBuilder {
             "A small product catalog: search products, get one by id, browse the category tree.",
         )
         .mcp_stateful("conformance")
+        // Asynchronous JSON-RPC calls: `params.$rpc.callback` (public HTTPS hosts).
+        .webhooks()
         .default_language("en")
         .translations_embedded(TRANSLATIONS);
     for kind in EventKind::ALL {

@@ -176,6 +176,8 @@ pub struct CallExtras {
     pub input: Option<Arc<dyn ClientInput>>,
     /// How the client cancels the call, if it can.
     pub cancel: Option<CancelSignal>,
+    /// The caller's ray id (`$rpc.rayId` of an asynchronous JSON-RPC call).
+    pub ray_id: Option<String>,
 }
 
 impl fmt::Debug for CallExtras {
@@ -186,6 +188,7 @@ impl fmt::Debug for CallExtras {
             .field("log_level", &self.log_level)
             .field("input", &self.input.is_some())
             .field("cancel", &self.cancel)
+            .field("ray_id", &self.ray_id)
             .finish()
     }
 }
@@ -456,6 +459,12 @@ impl RequestContext {
             Some(c) => c.cancelled().await,
             None => std::future::pending().await,
         }
+    }
+
+    /// The caller's ray id (`params.$rpc.rayId` of an asynchronous JSON-RPC call), to carry
+    /// into logs and events.
+    pub fn ray_id(&self) -> Option<&str> {
+        self.inner.extras.ray_id.as_deref()
     }
 
     /// How long ago the call started.

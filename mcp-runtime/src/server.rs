@@ -105,6 +105,7 @@ pub struct ServerBuilder {
     extra_resources: Vec<&'static ResourceDef>,
     extra_prompts: Vec<&'static PromptDef>,
     sessions: Option<Arc<dyn SessionStore>>,
+    callbacks: Option<Arc<dyn crate::jsonrpc::callback::CallbackClient>>,
     /// The Redis connection of [`ServerBuilder::redis`]: sessions are kept there (bounded by
     /// the limits) unless a session store is given.
     #[cfg(feature = "redis")]
@@ -328,6 +329,21 @@ impl ServerBuilder {
     pub fn request_state_keys(mut self, keys: crate::mcp::RequestStateKeys) -> Self {
         self.config.mcp.request_state_keys = keys;
         self
+    }
+
+    /// Enables asynchronous JSON-RPC calls (`params.$rpc.callback`): answered at once, run
+    /// in the background, their response POSTed to the callback through `client`
+    /// ([`crate::jsonrpc::callback`]).
+    pub fn callbacks(mut self, client: Arc<dyn crate::jsonrpc::callback::CallbackClient>) -> Self {
+        self.callbacks = Some(client);
+        self
+    }
+
+    /// [`Self::callbacks`] with [`crate::jsonrpc::callback::HttpCallbacks`]: webhooks over
+    /// HTTP and HTTPS to public host names (feature `webhooks`).
+    #[cfg(feature = "webhooks")]
+    pub fn webhooks(self) -> Self {
+        self.callbacks(Arc::new(crate::jsonrpc::callback::HttpCallbacks::new()))
     }
 
     /// How `tools/call` answers arguments that fail the schema (default: JSON-RPC -32602).
@@ -560,6 +576,7 @@ impl ServerBuilder {
             mcp.insert((name, catalog.version()), Arc::new(ep));
         }
         let config = self.config;
+        let callbacks = self.callbacks;
         Ok(Server {
             inner: Arc::new(ServerInner {
                 site: Arc::new(Site {
@@ -573,6 +590,7 @@ impl ServerBuilder {
                     limits: config.limits,
                     hosts: config.hosts,
                     auth: config.auth,
+                    callbacks,
                 }),
                 stdio_protected: config.stdio_protected,
             }),
@@ -615,6 +633,7 @@ impl Server {
             extra_resources: Vec::new(),
             extra_prompts: Vec::new(),
             sessions: None,
+            callbacks: None,
             #[cfg(feature = "redis")]
             redis: None,
             listeners: Listeners::default(),

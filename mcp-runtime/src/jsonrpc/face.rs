@@ -12,6 +12,8 @@ use crate::edge::read::{self, Body, Call, Dialect, Incoming};
 use crate::edge::write::{self, AnswerBody, Id};
 use crate::error::RpcError;
 
+use super::callback::{self, Async};
+
 /// The answer to one body: an HTTP status and, unless every item was a notification, a body.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Reply {
@@ -36,7 +38,7 @@ pub async fn handle(
     limits: &Limits,
     after: Option<AfterResponse>,
 ) -> Reply {
-    let f = answer(core, catalog, body, limits, after).await;
+    let f = answer(core, catalog, body, limits, after, None).await;
     Reply {
         status: f.status,
         body: f
@@ -58,12 +60,13 @@ pub(crate) async fn answer(
     body: &[u8],
     limits: &Limits,
     after: Option<AfterResponse>,
+    asyncs: Option<&Async>,
 ) -> Frames {
     let env = core.env();
     let dialect = Dialect::JSON_RPC;
     let items = match read::read(body, dialect, limits.batch_items) {
         Ok(Body::Single(item)) => {
-            return match run_item(core, catalog, item, limits, &after).await {
+            return match run_item(core, catalog, item, limits, &after, asyncs).await {
                 Some((status, out)) => one(status, out),
                 None => Frames {
                     status: 204,
@@ -91,7 +94,7 @@ pub(crate) async fn answer(
     }
     let after = &after;
     let calls = items.into_iter().map(|item| async move {
-        run_item(core, catalog, item, limits, after)
+        run_item(core, catalog, item, limits, after, asyncs)
             .await
             .map(|(_, out)| AnswerBody::from(out))
     });
@@ -115,6 +118,7 @@ async fn run_item(
     item: read::Item<'_>,
     limits: &Limits,
     after: &Option<AfterResponse>,
+    asyncs: Option<&Async>,
 ) -> Option<(u16, Vec<u8>)> {
     let env = core.env();
     let call = match item {
@@ -131,6 +135,57 @@ async fn run_item(
     let result = match (read::params(params, limits.depth), catalog.get(&method)) {
         (Err(e), _) => Err(e),
         (Ok(_), None) => Err(not_found(catalog, &method)),
+        (Ok(params), Some(info)) if has_rpc(params.as_ref()) => {
+            // `$rpc`: checked here; with a callback the call runs after the acknowledgement.
+            match callback::options(params.as_ref()) {
+                Err(e) => Err(e),
+                Ok(mut opts) => match opts.callback.take() {
+                    Some(url) => {
+                        let started =
+                            callback::start(core, asyncs, info.def.name, id, params, opts, url)
+                                .await;
+                        let id = id?;
+                        let mut out = Vec::with_capacity(128);
+                        return Some(match started {
+                            Ok(ack) => {
+                                write::result(&mut out, Id::Raw(id), &ack);
+                                (200, out)
+                            }
+                            Err(e) => {
+                                write::rpc_error(&mut out, Id::Raw(id), &e, env);
+                                (e.http_status(), out)
+                            }
+                        });
+                    }
+                    None => {
+                        let extras = CallExtras {
+                            after_response: after.clone(),
+                            ray_id: opts.ray_id,
+                            ..Default::default()
+                        };
+                        let call = CallRequest {
+                            catalog,
+                            info,
+                            params,
+                            face: Face::JsonRpc,
+                            extras,
+                        };
+                        match opts.timeout {
+                            Some(limit) => tokio::time::timeout(limit, core.call(call))
+                                .await
+                                .unwrap_or_else(|_| {
+                                    Err(RpcError::internal(format!(
+                                        "Method '{}' timed out after {} ms",
+                                        info.def.name,
+                                        limit.as_millis()
+                                    )))
+                                }),
+                            None => core.call(call).await,
+                        }
+                    }
+                },
+            }
+        }
         (Ok(params), Some(info)) => {
             let extras = CallExtras {
                 after_response: after.clone(),
@@ -158,6 +213,11 @@ async fn run_item(
             (e.http_status(), out)
         }
     })
+}
+
+/// Whether params carry `$rpc` (checked only then: a call without it pays one lookup).
+fn has_rpc(params: Option<&serde_json::Value>) -> bool {
+    params.is_some_and(|p| p.get("$rpc").is_some())
 }
 
 fn not_found(catalog: &Catalog, method: &str) -> RpcError {

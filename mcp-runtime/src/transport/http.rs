@@ -1,5 +1,6 @@
 //! The HTTP transport: an axum [`Router`] with one route per (group, version).
 
+use crate::jsonrpc::callback::Async;
 use std::future::Future;
 use std::sync::Arc;
 
@@ -213,13 +214,21 @@ fn rpc_post(
 ) -> impl Future<Output = Response> + Send {
     let (parts, body) = req.into_parts();
     let admitted = ep.policy.admit(&parts.method, &parts.headers);
-    ep.policy.run(rpc_post_inner(ep.clone(), admitted, body))
+    // Only a server with webhooks keeps the trace headers an asynchronous call passes on.
+    let asyncs = ep.server.callbacks.as_ref().map(|client| Async {
+        client: client.clone(),
+        catalog: ep.catalog.clone(),
+        headers: Async::trace_headers(&parts.headers),
+    });
+    ep.policy
+        .run(rpc_post_inner(ep.clone(), admitted, body, asyncs))
 }
 
 async fn rpc_post_inner(
     ep: Arc<RpcEndpoint>,
     admitted: Result<Option<HeaderValue>, crate::edge::policy::Rejection>,
     body: Body,
+    asyncs: Option<Async>,
 ) -> Response {
     let origin = match admitted {
         Ok(origin) => origin,
@@ -231,9 +240,15 @@ async fn rpc_post_inner(
     };
     let core = &ep.server.core;
     let after = core.has_post_response().then(|| core.after_response());
-    let reply =
-        crate::jsonrpc::face::answer(core, &ep.catalog, &body, &ep.server.limits, after.clone())
-            .await;
+    let reply = crate::jsonrpc::face::answer(
+        core,
+        &ep.catalog,
+        &body,
+        &ep.server.limits,
+        after.clone(),
+        asyncs.as_ref(),
+    )
+    .await;
     let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::OK);
     let res = match reply.frames {
         Some(mut frames) if frames.len() == 1 => json_response(status, frames.remove(0)),

@@ -558,13 +558,12 @@ fn spawn_sse(
                 )) as Arc<dyn crate::context::ClientInput>
             });
             let extras = CallExtras {
-                progress_token: None,
                 notifier: Some(notifier),
-                after_response: None,
                 language: Some(lang),
                 log_level,
                 input,
                 cancel: cancel.clone(),
+                ..CallExtras::default()
             };
             let answer = match tokio::time::timeout(limit, ep.serve(msg, era, extras)).await {
                 // A cancelled call is not answered.

@@ -25,6 +25,8 @@ pub(crate) struct Site {
     pub limits: Limits,
     pub hosts: HostPolicy,
     pub auth: Arc<super::auth::AuthConfig>,
+    /// Webhooks of asynchronous JSON-RPC calls (`$rpc.callback`), if configured.
+    pub callbacks: Option<Arc<dyn crate::jsonrpc::callback::CallbackClient>>,
 }
 
 impl Site {

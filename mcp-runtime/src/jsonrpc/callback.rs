@@ -1,0 +1,410 @@
+//! Asynchronous JSON-RPC calls: `params.$rpc.callback` (the reference core's rule).
+//!
+//! A call whose params carry `"$rpc": {"callback": URL}` is answered at once with
+//! `{"async": true, "callback": URL}`; it then runs through the same pipeline (cache, lock,
+//! events, `post_response` once) as a task of the server's task engine, and its JSON-RPC
+//! response is POSTed to the URL with `Accept: application/json` and the request's
+//! `x-request-id`, `x-correlation-id`, `traceparent`, `tracestate` and `baggage`. A callback
+//! that answers outside 2xx is logged as -32300 `Callback endpoint returned HTTP status code:
+//! N`. `$rpc.timeout` (10 to 120 s, default 10) bounds the call; `$rpc.rayId` is in the logs
+//! and the context ([`crate::RequestContext::ray_id`]).
+//!
+//! Off unless configured: [`crate::ServerBuilder::callbacks`] with a [`CallbackClient`], or
+//! `ServerBuilder::webhooks` (feature `webhooks`: [`HttpCallbacks`], over HTTPS).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use http::{HeaderMap, HeaderName, HeaderValue};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::catalog::Catalog;
+use crate::context::{CallExtras, CancelSignal, Face};
+use crate::core::{CallRequest, Core, TaskOutcome};
+use crate::edge::write::{self, Id};
+use crate::error::RpcError;
+
+/// The request headers copied to the callback.
+pub const TRACE_HEADERS: [&str; 5] = [
+    "x-request-id",
+    "x-correlation-id",
+    "traceparent",
+    "tracestate",
+    "baggage",
+];
+
+/// Checks and calls webhooks; the server's is [`HttpCallbacks`] (feature `webhooks`), a test
+/// gives its own.
+pub trait CallbackClient: Send + Sync + 'static {
+    /// Whether `url` (already an `http`/`https` URL with a host) may be called: a real host,
+    /// reachable (the reference: `OPTIONS` answered 200 with `Allow` naming `POST`, else a
+    /// `POST {"rpc.callback":"check real webhook url"}` answered below 400). The error says
+    /// why not.
+    fn check<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Result<(), String>>;
+    /// POSTs `body` (JSON) to `url` with `headers`; the HTTP status answered.
+    fn post<'a>(
+        &'a self,
+        url: &'a str,
+        headers: &'a [(HeaderName, HeaderValue)],
+        body: Vec<u8>,
+    ) -> BoxFuture<'a, Result<u16, String>>;
+}
+
+/// What an endpoint needs to run asynchronous calls.
+#[derive(Clone)]
+pub(crate) struct Async {
+    pub client: Arc<dyn CallbackClient>,
+    pub catalog: Arc<Catalog>,
+    /// The request's trace headers, copied to the callback.
+    pub headers: Vec<(HeaderName, HeaderValue)>,
+}
+
+impl Async {
+    /// The trace headers of a request.
+    pub(crate) fn trace_headers(headers: &HeaderMap) -> Vec<(HeaderName, HeaderValue)> {
+        TRACE_HEADERS
+            .iter()
+            .filter_map(|n| {
+                let v = headers.get(*n)?;
+                Some((HeaderName::from_static(n), v.clone()))
+            })
+            .collect()
+    }
+}
+
+/// `$rpc`, read and checked.
+#[derive(Debug, Default)]
+pub(crate) struct RpcOptions {
+    pub callback: Option<String>,
+    pub timeout: Option<Duration>,
+    pub ray_id: Option<String>,
+}
+
+fn bad(m: &str) -> RpcError {
+    RpcError::invalid_params(format!("Invalid $rpc: {m}"))
+}
+
+/// Reads `params.$rpc` (the core removes it before the call); an invalid member is -32602.
+pub(crate) fn options(params: Option<&Value>) -> Result<RpcOptions, RpcError> {
+    let Some(rpc) = params.and_then(|p| p.get("$rpc")) else {
+        return Ok(RpcOptions::default());
+    };
+    let Value::Object(rpc) = rpc else {
+        return Err(bad("must be an object"));
+    };
+    let mut o = RpcOptions::default();
+    for (k, v) in rpc {
+        match (k.as_str(), v) {
+            ("callback", Value::String(u)) => o.callback = Some(u.clone()),
+            ("timeout", v) => match v.as_u64() {
+                Some(t @ 10..=120) => o.timeout = Some(Duration::from_secs(t)),
+                _ => {
+                    return Err(bad(
+                        "`timeout` must be an integer of seconds from 10 to 120",
+                    ));
+                }
+            },
+            ("rayId", Value::String(r)) if r.len() <= 128 => o.ray_id = Some(r.clone()),
+            ("ignoreCache", Value::Bool(_)) => {}
+            ("callback", _) => return Err(bad("`callback` must be a URL string")),
+            ("rayId", _) => return Err(bad("`rayId` must be a string of at most 128 bytes")),
+            ("ignoreCache", _) => return Err(bad("`ignoreCache` must be a boolean")),
+            (other, _) => {
+                let other: String = other.chars().take(64).collect();
+                return Err(bad(&format!(
+                    "unknown member `{other}` (expected callback, timeout, rayId, ignoreCache)"
+                )));
+            }
+        }
+    }
+    Ok(o)
+}
+
+/// Whether `url` is an `http`/`https` URL with a host, at most 2 KiB.
+fn well_formed(url: &str) -> bool {
+    url.len() <= 2048
+        && url.parse::<http::Uri>().is_ok_and(|u| {
+            matches!(u.scheme_str(), Some("http" | "https"))
+                && u.host().is_some_and(|h| !h.is_empty())
+        })
+}
+
+/// Checks the callback and starts the call in the background; the acknowledgement's result
+/// (`{"async":true,"callback":URL}`) or the error to answer.
+#[allow(clippy::too_many_arguments)]
+pub(crate) async fn start(
+    core: &Core,
+    asyncs: Option<&Async>,
+    info_name: &str,
+    id: Option<&RawValue>,
+    params: Option<Value>,
+    opts: RpcOptions,
+    callback: String,
+) -> Result<String, RpcError> {
+    let Some(asyncs) = asyncs else {
+        return Err(bad(
+            "asynchronous calls (`callback`) are not enabled on this server",
+        ));
+    };
+    if !well_formed(&callback) {
+        return Err(bad("`callback` must be an http or https URL"));
+    }
+    if let Err(why) = asyncs.client.check(&callback).await {
+        return Err(bad(&format!("`callback` cannot be used: {why}")));
+    }
+    let cancel = CancelSignal::new();
+    let tasks = core.tasks().clone();
+    let task = tasks.create("rpc", cancel.clone())?;
+    let ack = serde_json::json!({"async": true, "callback": callback}).to_string();
+    let (core, asyncs) = (core.clone(), asyncs.clone());
+    let method = info_name.to_owned();
+    let id = id.map(|i| i.get().to_owned());
+    let limit = opts.timeout.unwrap_or(Duration::from_secs(10));
+    let ray_id = opts.ray_id;
+    tokio::spawn(async move {
+        let Some(info) = asyncs.catalog.get(&method) else {
+            return;
+        };
+        let extras = CallExtras {
+            cancel: Some(cancel),
+            ray_id: ray_id.clone(),
+            ..CallExtras::default()
+        };
+        let call = core.call(CallRequest {
+            catalog: &asyncs.catalog,
+            info,
+            params,
+            face: Face::JsonRpc,
+            extras,
+        });
+        let result = match tokio::time::timeout(limit, call).await {
+            Ok(r) => r,
+            Err(_) => Err(RpcError::internal(format!(
+                "Method '{method}' timed out after {} ms",
+                limit.as_millis()
+            ))),
+        };
+        let raw = id.and_then(|i| RawValue::from_string(i).ok());
+        let id = raw.as_deref().map_or(Id::Null, Id::Raw);
+        let mut out = Vec::with_capacity(128);
+        let outcome = match &result {
+            Ok(o) => {
+                write::result(&mut out, id, o.as_json().get());
+                TaskOutcome::Result(serde_json::from_str(o.as_json().get()).unwrap_or_default())
+            }
+            Err(e) => {
+                write::rpc_error(&mut out, id, e, core.env());
+                TaskOutcome::Error(e.to_wire(core.env()))
+            }
+        };
+        tasks.finish(&task.id, outcome);
+        match asyncs.client.post(&callback, &asyncs.headers, out).await {
+            Ok(status) if (200..300).contains(&status) => {
+                tracing::debug!(%method, ray_id, status, "callback delivered");
+            }
+            Ok(status) => {
+                let e = RpcError::new(
+                    crate::codes::ASYNC_REQUEST,
+                    format!("Callback endpoint returned HTTP status code: {status}"),
+                );
+                tracing::warn!(%method, ray_id, code = e.code(), error = %e.message(), "callback refused");
+            }
+            Err(why) => {
+                tracing::warn!(%method, ray_id, code = crate::codes::ASYNC_REQUEST, error = %why, "callback failed");
+            }
+        }
+    });
+    Ok(ack)
+}
+
+/// Webhooks over HTTP and HTTPS (feature `webhooks`, with `reqwest` and rustls): the callback
+/// must name a real host (a domain name with a top-level domain; IP addresses and single-label
+/// names such as `localhost` are refused, so a caller cannot make the server call its own
+/// network) and be reachable; POSTs time out after 10 s.
+#[cfg(feature = "webhooks")]
+#[derive(Debug, Clone)]
+pub struct HttpCallbacks {
+    client: reqwest::Client,
+    private_hosts: bool,
+}
+
+#[cfg(feature = "webhooks")]
+impl Default for HttpCallbacks {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(feature = "webhooks")]
+impl HttpCallbacks {
+    /// The default client: public hosts only, 10 s per request, no redirects.
+    pub fn new() -> Self {
+        let client = reqwest::Client::builder()
+            .timeout(Duration::from_secs(10))
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap_or_default();
+        Self {
+            client,
+            private_hosts: false,
+        }
+    }
+
+    /// Also accepts IP addresses and single-label names (`localhost`): for tests and private
+    /// networks whose callers are trusted.
+    pub fn allow_private_hosts(mut self, allow: bool) -> Self {
+        self.private_hosts = allow;
+        self
+    }
+
+    fn real_host(&self, url: &str) -> Result<(), String> {
+        let host = url
+            .parse::<http::Uri>()
+            .ok()
+            .and_then(|u| u.host().map(str::to_owned))
+            .unwrap_or_default();
+        if self.private_hosts {
+            return Ok(());
+        }
+        let tld = host.rsplit('.').next().unwrap_or("");
+        let named =
+            host.contains('.') && tld.len() >= 2 && tld.bytes().all(|b| b.is_ascii_alphabetic());
+        if named {
+            Ok(())
+        } else {
+            Err(format!("`{host}` is not a public host name"))
+        }
+    }
+}
+
+#[cfg(feature = "webhooks")]
+impl CallbackClient for HttpCallbacks {
+    fn check<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Result<(), String>> {
+        Box::pin(async move {
+            self.real_host(url)?;
+            let options = self
+                .client
+                .request(reqwest::Method::OPTIONS, url)
+                .send()
+                .await;
+            if let Ok(r) = options
+                && r.status() == reqwest::StatusCode::OK
+                && r.headers()
+                    .get(http::header::ALLOW)
+                    .and_then(|v| v.to_str().ok())
+                    .is_some_and(|a| a.split(',').any(|m| m.trim().eq_ignore_ascii_case("POST")))
+            {
+                return Ok(());
+            }
+            let probe = self
+                .client
+                .post(url)
+                .header(http::header::CONTENT_TYPE, "application/json")
+                .body(r#"{"rpc.callback":"check real webhook url"}"#)
+                .send()
+                .await
+                .map_err(|e| format!("not reachable ({})", e.without_url()))?;
+            if probe.status().as_u16() < 400 {
+                Ok(())
+            } else {
+                Err(format!("answered HTTP {}", probe.status().as_u16()))
+            }
+        })
+    }
+
+    fn post<'a>(
+        &'a self,
+        url: &'a str,
+        headers: &'a [(HeaderName, HeaderValue)],
+        body: Vec<u8>,
+    ) -> BoxFuture<'a, Result<u16, String>> {
+        Box::pin(async move {
+            let mut req = self
+                .client
+                .post(url)
+                .header(http::header::ACCEPT, "application/json")
+                .header(http::header::CONTENT_TYPE, "application/json");
+            for (k, v) in headers {
+                req = req.header(k, v);
+            }
+            req.body(body)
+                .send()
+                .await
+                .map(|r| r.status().as_u16())
+                .map_err(|e| e.without_url().to_string())
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn rpc_options_are_checked() {
+        let o = options(Some(&json!({"$rpc": {"callback": "https://a.example/cb", "timeout": 30, "rayId": "r1", "ignoreCache": true}}))).unwrap();
+        assert_eq!(o.callback.as_deref(), Some("https://a.example/cb"));
+        assert_eq!(o.timeout, Some(Duration::from_secs(30)));
+        for (rpc, m) in [
+            (json!(1), "Invalid $rpc: must be an object"),
+            (
+                json!({"timeout": 5}),
+                "Invalid $rpc: `timeout` must be an integer of seconds from 10 to 120",
+            ),
+            (
+                json!({"timeout": 121}),
+                "Invalid $rpc: `timeout` must be an integer of seconds from 10 to 120",
+            ),
+            (
+                json!({"callback": 1}),
+                "Invalid $rpc: `callback` must be a URL string",
+            ),
+            (
+                json!({"nope": 1}),
+                "Invalid $rpc: unknown member `nope` (expected callback, timeout, rayId, ignoreCache)",
+            ),
+        ] {
+            assert_eq!(
+                options(Some(&json!({"$rpc": rpc}))).unwrap_err().message(),
+                m
+            );
+        }
+    }
+
+    #[test]
+    fn callbacks_must_be_http_urls() {
+        assert!(well_formed("https://hooks.example.com/rpc"));
+        assert!(well_formed("http://127.0.0.1:8080/x"));
+        for u in [
+            "ftp://x.example",
+            "hooks.example.com",
+            "https://",
+            "mailto:a@b.c",
+        ] {
+            assert!(!well_formed(u), "{u}");
+        }
+    }
+
+    #[cfg(feature = "webhooks")]
+    #[test]
+    fn the_default_client_wants_a_public_host_name() {
+        let c = HttpCallbacks::new();
+        assert!(c.real_host("https://hooks.example.com/rpc").is_ok());
+        for u in [
+            "http://127.0.0.1/x",
+            "http://localhost:8080/x",
+            "http://[::1]/",
+            "http://intranet/",
+        ] {
+            assert!(c.real_host(u).is_err(), "{u}");
+        }
+        assert!(
+            c.allow_private_hosts(true)
+                .real_host("http://127.0.0.1/x")
+                .is_ok()
+        );
+    }
+}

@@ -1,0 +1,187 @@
+//! Asynchronous JSON-RPC calls (`params.$rpc.callback`) on the wire: the acknowledgement, then
+//! the response POSTed to a webhook this test serves on loopback.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::http::{HeaderMap, Method, StatusCode};
+use axum::response::IntoResponse;
+use mcp_runtime::jsonrpc::callback::HttpCallbacks;
+use mcp_runtime::{Environment, Server};
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+mod support;
+use support::serve_url;
+
+/// What the webhook received: its headers and JSON body.
+type Received = (HeaderMap, Value);
+
+/// A webhook on a free loopback port: `OPTIONS` answers 200 with `Allow: POST`; each POST is
+/// sent to the returned channel and answered `status`.
+async fn webhook(status: u16) -> (String, mpsc::UnboundedReceiver<Received>) {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let tx = Arc::new(Mutex::new(tx));
+    let app = axum::Router::new().fallback(
+        move |method: Method, headers: HeaderMap, body: axum::body::Bytes| {
+            let tx = tx.clone();
+            async move {
+                if method == Method::OPTIONS {
+                    return (StatusCode::OK, [("allow", "POST, OPTIONS")]).into_response();
+                }
+                let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                let _ = tx.lock().unwrap().send((headers, body));
+                StatusCode::from_u16(status).unwrap().into_response()
+            }
+        },
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hooks/rpc", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (url, rx)
+}
+
+/// The example with webhooks allowed to reach loopback.
+fn server() -> Server {
+    examples::builder()
+        .env(Environment::PROD)
+        .callbacks(Arc::new(HttpCallbacks::new().allow_private_hosts(true)))
+        .build()
+        .unwrap()
+}
+
+async fn post(url: &str, headers: &[(&str, &str)], body: Value) -> (u16, Value) {
+    let mut req = reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .unwrap()
+        .post(url)
+        .json(&body);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let res = req.send().await.unwrap();
+    let status = res.status().as_u16();
+    (status, res.json().await.unwrap())
+}
+
+async fn next(rx: &mut mpsc::UnboundedReceiver<Received>) -> Received {
+    tokio::time::timeout(Duration::from_secs(10), rx.recv())
+        .await
+        .expect("the callback in time")
+        .expect("the webhook runs")
+}
+
+#[tokio::test]
+async fn an_asynchronous_call_is_acknowledged_then_posted_to_its_callback() {
+    let (hook, mut rx) = webhook(200).await;
+    let rpc = format!("{}/rpc/mcp/v1", serve_url(server()).await);
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "Catalog.ping",
+        "params": {"who": "later", "$rpc": {"callback": hook, "rayId": "ray-1"}}});
+    let (status, ack) = post(
+        &rpc,
+        &[
+            ("x-request-id", "req-1"),
+            (
+                "traceparent",
+                "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+            ),
+        ],
+        call,
+    )
+    .await;
+    assert_eq!(
+        (status, ack),
+        (
+            200,
+            json!({"jsonrpc": "2.0", "id": 7, "result": {"async": true, "callback": hook}})
+        )
+    );
+    let (headers, body) = next(&mut rx).await;
+    assert_eq!(
+        body,
+        json!({"jsonrpc": "2.0", "id": 7, "result": "pong, later"})
+    );
+    assert_eq!(headers["accept"], "application/json");
+    assert_eq!(headers["content-type"], "application/json");
+    assert_eq!(headers["x-request-id"], "req-1");
+    assert_eq!(
+        headers["traceparent"],
+        "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+    );
+    assert!(headers.get("x-correlation-id").is_none());
+
+    // A method error is POSTed as the JSON-RPC error.
+    let call = json!({"jsonrpc": "2.0", "id": "e", "method": "Catalog.get",
+        "params": {"id": 99, "$rpc": {"callback": hook}}});
+    let (status, _) = post(&rpc, &[], call).await;
+    assert_eq!(status, 200);
+    let (_, body) = next(&mut rx).await;
+    assert_eq!(
+        body,
+        json!({"jsonrpc": "2.0", "id": "e", "error": {"code": -32404, "message": "Product 99 not found",
+            "data": {"exception": "examples::catalog::CatalogError"}}})
+    );
+}
+
+#[tokio::test]
+async fn a_bad_callback_or_rpc_member_is_refused_before_anything_runs() {
+    let rpc = format!("{}/rpc/mcp/v1", serve_url(server()).await);
+    // Nothing listens on port 9 of loopback.
+    for (rpc_member, message) in [
+        (
+            json!({"callback": "ftp://hooks.example.com/x"}),
+            "Invalid $rpc: `callback` must be an http or https URL",
+        ),
+        (
+            json!({"callback": 12}),
+            "Invalid $rpc: `callback` must be a URL string",
+        ),
+        (
+            json!({"timeout": 5}),
+            "Invalid $rpc: `timeout` must be an integer of seconds from 10 to 120",
+        ),
+        (
+            json!({"callback": "http://127.0.0.1:9/x"}),
+            "Invalid $rpc: `callback` cannot be used: not reachable (error sending request)",
+        ),
+    ] {
+        let call = json!({"jsonrpc": "2.0", "id": 1, "method": "Catalog.ping",
+            "params": {"$rpc": rpc_member}});
+        let (status, body) = post(&rpc, &[], call).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["error"]["code"], -32602, "{body}");
+        assert_eq!(body["error"]["message"], message);
+    }
+    // The default client refuses a private host.
+    let public = examples::builder().env(Environment::PROD).build().unwrap();
+    let rpc = format!("{}/rpc/mcp/v1", serve_url(public).await);
+    let (hook, _rx) = webhook(200).await;
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "Catalog.ping",
+        "params": {"$rpc": {"callback": hook}}});
+    let (_, body) = post(&rpc, &[], call).await;
+    let host = hook.split('/').nth(2).unwrap().split(':').next().unwrap();
+    assert_eq!(
+        body["error"]["message"],
+        format!("Invalid $rpc: `callback` cannot be used: `{host}` is not a public host name")
+    );
+    // A server without webhooks says so.
+    let plain = Server::builder()
+        .state(examples::ProductStore::demo())
+        .state(examples::internal::Bad)
+        .env(Environment::PROD)
+        .build()
+        .unwrap();
+    let rpc = format!("{}/rpc/mcp/v1", serve_url(plain).await);
+    let (_, body) = post(
+        &rpc,
+        &[],
+        json!({"jsonrpc": "2.0", "id": 1, "method": "Catalog.ping",
+        "params": {"$rpc": {"callback": "https://hooks.example.com/x"}}}),
+    )
+    .await;
+    assert_eq!(
+        body["error"]["message"],
+        "Invalid $rpc: asynchronous calls (`callback`) are not enabled on this server"
+    );
+}
