@@ -177,7 +177,7 @@ pub struct CallExtras {
     /// How the client cancels the call, if it can.
     pub cancel: Option<CancelSignal>,
     /// The caller's ray id (`$rpc.rayId` of an asynchronous JSON-RPC call).
-    pub ray_id: Option<String>,
+    pub ray_id: Option<Arc<str>>,
 }
 
 impl fmt::Debug for CallExtras {

@@ -326,7 +326,13 @@ fn assert_messages(events: &[Event], stream: &str, first_seq: usize, expected: &
 async fn open_session(url: &str, version: &str) -> String {
     let (status, h, body) = post_json(url, &[], &initialize(1, version)).await;
     assert_eq!(status, 200);
-    assert_eq!(body, ok(json!(1), initialize_live(version)));
+    let mut expected = initialize_live(version);
+    if url.contains("/conformance/") {
+        // The conformance group has task tools.
+        expected["capabilities"]["tasks"] =
+            json!({"cancel": {}, "requests": {"tools": {"call": {}}}});
+    }
+    assert_eq!(body, ok(json!(1), expected));
     let sid = hdr(&h, "mcp-session-id")
         .expect("initialize returns mcp-session-id")
         .to_owned();
@@ -3992,4 +3998,135 @@ async fn task_requests_need_the_extension_and_a_known_id() {
     let task = body["result"]["taskId"].as_str().unwrap().to_owned();
     let done = task_until(&url, &task, "completed").await;
     assert_eq!(done["result"]["isError"], true);
+}
+
+/// A 2025-11-25 request on a session, answered in JSON.
+async fn session_json(url: &str, sid: &str, body: Value) -> Value {
+    let (status, _, body) = post_json(
+        url,
+        &[("mcp-session-id", sid), ("accept", "application/json")],
+        &body,
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    body
+}
+
+#[tokio::test]
+async fn handshake_tasks_run_with_params_task_and_end_in_tasks_result() {
+    let url = format!("{}/mcp/conformance/v1", example().await);
+    let (_, h, init) = post_json(&url, &[], &initialize(1, "2025-11-25")).await;
+    assert_eq!(
+        init["result"]["capabilities"]["tasks"],
+        json!({"cancel": {}, "requests": {"tools": {"call": {}}}})
+    );
+    let sid = hdr(&h, "mcp-session-id").unwrap().to_owned();
+    let list = session_json(
+        &url,
+        &sid,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    )
+    .await;
+    let tools = list["result"]["tools"].as_array().unwrap();
+    assert_eq!(
+        tool(tools, "slow_compute")["execution"],
+        json!({"taskSupport": "optional"})
+    );
+    assert!(
+        tool(tools, "greet").get("execution").is_none(),
+        "forbidden is the default"
+    );
+
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+        "name": "slow_compute", "arguments": {"seconds": 1}, "task": {"ttl": 60000}}});
+    let created = session_json(&url, &sid, call).await;
+    let mut task = created["result"]["task"].clone();
+    let id = task["taskId"].as_str().unwrap().to_owned();
+    let m = task.as_object_mut().unwrap();
+    assert!(is_rfc3339(&m.remove("createdAt").unwrap()));
+    assert!(is_rfc3339(&m.remove("lastUpdatedAt").unwrap()));
+    assert_eq!(
+        task,
+        json!({"taskId": id, "status": "working", "ttl": 60000, "pollInterval": 500})
+    );
+    let get = |n: i64, method: &str| json!({"jsonrpc": "2.0", "id": n, "method": method, "params": {"taskId": id}});
+    // tasks/result waits for the end, and answers what the call would have.
+    let result = session_json(&url, &sid, get(4, "tasks/result")).await;
+    assert_eq!(
+        result,
+        ok(
+            json!(4),
+            json!({"content": [{"type": "text", "text": "job: computed in 1 s"}], "isError": false,
+                "_meta": {"io.modelcontextprotocol/related-task": {"taskId": id}}})
+        )
+    );
+    let got = session_json(&url, &sid, get(5, "tasks/get")).await;
+    assert_eq!(got["result"]["status"], "completed");
+    assert!(got["result"].get("result").is_none(), "a flat Task");
+    let again = session_json(&url, &sid, get(6, "tasks/cancel")).await;
+    assert_eq!(
+        again,
+        err(
+            json!(6),
+            -32602,
+            &format!("Task {id} has already ended (completed)")
+        )
+    );
+
+    // A running task is cancelled at once.
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "slow_compute", "arguments": {"seconds": 60}, "task": {}}});
+    let created = session_json(&url, &sid, call).await;
+    let id = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let cancel =
+        json!({"jsonrpc": "2.0", "id": 8, "method": "tasks/cancel", "params": {"taskId": id}});
+    let cancelled = session_json(&url, &sid, cancel).await;
+    assert_eq!(cancelled["result"]["status"], "cancelled");
+    assert_eq!(
+        cancelled["result"]["statusMessage"],
+        "Cancelled by the client"
+    );
+
+    // Task support is checked: -32601 both ways.
+    let wrong = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
+        "name": "greet", "arguments": {"name": "x"}, "task": {}}});
+    assert_eq!(
+        session_json(&url, &sid, wrong).await,
+        err(json!(9), -32601, "Tool 'greet' cannot run as a task")
+    );
+    let wrong = json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": {
+        "name": "failing_job"}});
+    assert_eq!(
+        session_json(&url, &sid, wrong).await,
+        err(
+            json!(10),
+            -32601,
+            "Tool 'failing_job' runs only as a task: call it with `params.task`"
+        )
+    );
+    // A tool error fails a 2025-11-25 task; tasks/result still gives the tool's result.
+    let call = json!({"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": {
+        "name": "failing_job", "task": {}}});
+    let created = session_json(&url, &sid, call).await;
+    let id = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let result = session_json(
+        &url,
+        &sid,
+        json!({"jsonrpc": "2.0", "id": 12, "method": "tasks/result", "params": {"taskId": id}}),
+    )
+    .await;
+    assert_eq!(result["result"]["isError"], true);
+    let got = session_json(
+        &url,
+        &sid,
+        json!({"jsonrpc": "2.0", "id": 13, "method": "tasks/get", "params": {"taskId": id}}),
+    )
+    .await;
+    assert_eq!(got["result"]["status"], "failed");
 }

@@ -84,6 +84,8 @@ pub enum TaskOutcome {
     Result(Value),
     /// A protocol error (`{code, message, data?}`).
     Error(Value),
+    /// A tool result with `isError` (2025-11-25: the task is `failed`, its result kept).
+    ToolError(Value),
     /// The call was cancelled.
     Cancelled,
 }
@@ -152,9 +154,16 @@ impl Tasks {
             .map_err(|_| RpcError::internal("tasks unavailable"))
     }
 
-    /// Starts a task for `owner` whose call stops when `cancel` is set; refused (-32603) when
-    /// the bounds are reached. Expired tasks are dropped first.
-    pub fn create(&self, owner: &str, cancel: CancelSignal) -> Result<TaskView, RpcError> {
+    /// Starts a task for `owner` whose call stops when `cancel` is set, kept `ttl` (at most
+    /// the engine's, which is the default); refused (-32603) when the bounds are reached.
+    /// Expired tasks are dropped first.
+    pub fn create(
+        &self,
+        owner: &str,
+        cancel: CancelSignal,
+        ttl: Option<Duration>,
+    ) -> Result<TaskView, RpcError> {
+        let ttl = ttl.map_or(self.inner.ttl, |t| t.min(self.inner.ttl));
         let mut tasks = self.lock()?;
         let now = Instant::now();
         tasks.retain(|_, e| !(e.view.status.is_terminal() && e.expires <= now));
@@ -175,7 +184,7 @@ impl Tasks {
             status_message: None,
             created: at,
             updated: at,
-            ttl_ms: u64::try_from(self.inner.ttl.as_millis()).unwrap_or(u64::MAX),
+            ttl_ms: u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX),
             poll_interval_ms: u64::try_from(self.inner.poll_interval.as_millis())
                 .unwrap_or(1000)
                 .max(1),
@@ -188,7 +197,7 @@ impl Tasks {
             Entry {
                 view: view.clone(),
                 owner: owner.to_owned(),
-                expires: now + self.inner.ttl,
+                expires: now + ttl,
                 cancel,
                 answers: Map::new(),
                 changed: Arc::default(),
@@ -250,6 +259,54 @@ impl Tasks {
         }
     }
 
+    /// Cancels a running task at once (2025-11-25 `tasks/cancel`): its status is `cancelled`
+    /// now, and its call stops at its next suspension point; a finished task is -32602.
+    pub fn cancel_now(&self, owner: &str, id: &str) -> Result<TaskView, RpcError> {
+        let mut tasks = self.lock()?;
+        let e = match tasks.get_mut(id) {
+            Some(e) if e.owner == owner && !expired(e) => e,
+            _ => return Err(unknown()),
+        };
+        if e.view.status.is_terminal() {
+            return Err(RpcError::invalid_params(format!(
+                "Task {id} has already ended ({})",
+                e.view.status.as_str()
+            )));
+        }
+        e.cancel.cancel();
+        e.view.status = TaskStatus::Cancelled;
+        e.view.status_message = Some("Cancelled by the client".into());
+        e.view.input_requests.clear();
+        e.view.updated = SystemTime::now();
+        e.changed.notify_waiters();
+        Ok(e.view.clone())
+    }
+
+    /// Waits until task `id` has ended (2025-11-25 `tasks/result`).
+    pub async fn ended(&self, owner: &str, id: &str) -> Result<TaskView, RpcError> {
+        loop {
+            let changed = {
+                let tasks = self.lock()?;
+                match tasks.get(id) {
+                    Some(e) if e.owner == owner && !expired(e) => {
+                        if e.view.status.is_terminal() {
+                            return Ok(e.view.clone());
+                        }
+                        e.changed.clone()
+                    }
+                    _ => return Err(unknown()),
+                }
+            };
+            let notified = changed.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.get(owner, id)?.status.is_terminal() {
+                continue;
+            }
+            notified.await;
+        }
+    }
+
     /// The call of task `id` waits for the client's answer to `request` under `key`: the task
     /// is `input_required` until it comes (or the call is cancelled, which drops this).
     pub async fn ask(&self, id: &str, key: &str, request: Value) -> Result<Value, RpcError> {
@@ -295,9 +352,18 @@ impl Tasks {
         };
         let v = &mut e.view;
         v.input_requests.clear();
+        if v.status == TaskStatus::Cancelled {
+            // Cancelled at once (`cancel_now`): what the call did after is not kept.
+            return;
+        }
         match outcome {
             TaskOutcome::Result(r) => {
                 v.status = TaskStatus::Completed;
+                v.result = Some(r);
+            }
+            TaskOutcome::ToolError(r) => {
+                v.status = TaskStatus::Failed;
+                v.status_message = Some("The tool reported an error".into());
                 v.result = Some(r);
             }
             TaskOutcome::Error(err) => {
@@ -337,7 +403,7 @@ mod tests {
     #[test]
     fn a_task_is_seen_by_its_owner_only_and_ends_with_its_outcome() {
         let t = engine();
-        let v = t.create("ann", CancelSignal::new()).unwrap();
+        let v = t.create("ann", CancelSignal::new(), None).unwrap();
         assert_eq!(v.status, TaskStatus::Working);
         assert_eq!(v.id.len(), 32);
         assert_eq!(t.get("bob", &v.id).unwrap_err().code(), -32602);
@@ -351,18 +417,18 @@ mod tests {
     #[test]
     fn bounds_refuse_one_more_task() {
         let t = engine();
-        let a = t.create("", CancelSignal::new()).unwrap();
-        t.create("", CancelSignal::new()).unwrap();
+        let a = t.create("", CancelSignal::new(), None).unwrap();
+        t.create("", CancelSignal::new(), None).unwrap();
         // Two running: the third is refused.
         assert_eq!(
-            t.create("", CancelSignal::new()).unwrap_err().code(),
+            t.create("", CancelSignal::new(), None).unwrap_err().code(),
             -32603
         );
         t.finish(&a.id, TaskOutcome::Cancelled);
-        t.create("", CancelSignal::new()).unwrap();
+        t.create("", CancelSignal::new(), None).unwrap();
         // Three kept: the fourth is refused until one expires.
         assert_eq!(
-            t.create("", CancelSignal::new()).unwrap_err().code(),
+            t.create("", CancelSignal::new(), None).unwrap_err().code(),
             -32603
         );
     }
@@ -370,7 +436,7 @@ mod tests {
     #[tokio::test]
     async fn a_question_waits_for_its_answer_and_extra_keys_are_ignored() {
         let t = engine();
-        let v = t.create("", CancelSignal::new()).unwrap();
+        let v = t.create("", CancelSignal::new(), None).unwrap();
         let asking = {
             let (t, id) = (t.clone(), v.id.clone());
             tokio::spawn(async move { t.ask(&id, "name", json!({"method": "roots/list"})).await })
@@ -400,7 +466,7 @@ mod tests {
     fn cancel_sets_the_signal_of_a_running_task_only() {
         let t = engine();
         let signal = CancelSignal::new();
-        let v = t.create("", signal.clone()).unwrap();
+        let v = t.create("", signal.clone(), None).unwrap();
         t.cancel("", &v.id).unwrap();
         assert!(signal.is_cancelled());
         assert_eq!(t.cancel("", "nope").unwrap_err().code(), -32602);

@@ -156,7 +156,7 @@ pub(crate) async fn start(
     }
     let cancel = CancelSignal::new();
     let tasks = core.tasks().clone();
-    let task = tasks.create("rpc", cancel.clone())?;
+    let task = tasks.create("rpc", cancel.clone(), None)?;
     let ack = serde_json::json!({"async": true, "callback": callback}).to_string();
     let (core, asyncs) = (core.clone(), asyncs.clone());
     let method = info_name.to_owned();
@@ -169,7 +169,7 @@ pub(crate) async fn start(
         };
         let extras = CallExtras {
             cancel: Some(cancel),
-            ray_id: ray_id.clone(),
+            ray_id: ray_id.as_deref().map(Arc::from),
             ..CallExtras::default()
         };
         let call = core.call(CallRequest {

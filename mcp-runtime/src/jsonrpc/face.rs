@@ -136,55 +136,11 @@ async fn run_item(
         (Err(e), _) => Err(e),
         (Ok(_), None) => Err(not_found(catalog, &method)),
         (Ok(params), Some(info)) if has_rpc(params.as_ref()) => {
-            // `$rpc`: checked here; with a callback the call runs after the acknowledgement.
-            match callback::options(params.as_ref()) {
-                Err(e) => Err(e),
-                Ok(mut opts) => match opts.callback.take() {
-                    Some(url) => {
-                        let started =
-                            callback::start(core, asyncs, info.def.name, id, params, opts, url)
-                                .await;
-                        let id = id?;
-                        let mut out = Vec::with_capacity(128);
-                        return Some(match started {
-                            Ok(ack) => {
-                                write::result(&mut out, Id::Raw(id), &ack);
-                                (200, out)
-                            }
-                            Err(e) => {
-                                write::rpc_error(&mut out, Id::Raw(id), &e, env);
-                                (e.http_status(), out)
-                            }
-                        });
-                    }
-                    None => {
-                        let extras = CallExtras {
-                            after_response: after.clone(),
-                            ray_id: opts.ray_id,
-                            ..Default::default()
-                        };
-                        let call = CallRequest {
-                            catalog,
-                            info,
-                            params,
-                            face: Face::JsonRpc,
-                            extras,
-                        };
-                        match opts.timeout {
-                            Some(limit) => tokio::time::timeout(limit, core.call(call))
-                                .await
-                                .unwrap_or_else(|_| {
-                                    Err(RpcError::internal(format!(
-                                        "Method '{}' timed out after {} ms",
-                                        info.def.name,
-                                        limit.as_millis()
-                                    )))
-                                }),
-                            None => core.call(call).await,
-                        }
-                    }
-                },
-            }
+            // Rare: boxed, so that its future does not weigh on every call's.
+            return Box::pin(with_rpc_options(
+                core, catalog, info, id, params, after, asyncs,
+            ))
+            .await;
         }
         (Ok(params), Some(info)) => {
             let extras = CallExtras {
@@ -206,6 +162,85 @@ async fn run_item(
     Some(match result {
         Ok(output) => {
             write::result(&mut out, Id::Raw(id), output.as_json().get());
+            (200, out)
+        }
+        Err(e) => {
+            write::rpc_error(&mut out, Id::Raw(id), &e, env);
+            (e.http_status(), out)
+        }
+    })
+}
+
+/// A call whose params carry `$rpc`: checked; with a callback the call runs after the
+/// acknowledgement, with a timeout it is bounded by it.
+async fn with_rpc_options(
+    core: &Core,
+    catalog: &Catalog,
+    info: &crate::catalog::MethodInfo,
+    id: Option<&serde_json::value::RawValue>,
+    params: Option<serde_json::Value>,
+    after: &Option<AfterResponse>,
+    asyncs: Option<&Async>,
+) -> Option<(u16, Vec<u8>)> {
+    let env = core.env();
+    let mut opts = match callback::options(params.as_ref()) {
+        Ok(opts) => opts,
+        Err(e) => return answer_of(id, Err(e), env),
+    };
+    if let Some(url) = opts.callback.take() {
+        let started = callback::start(core, asyncs, info.def.name, id, params, opts, url).await;
+        return answer_of(id, started.map(Ack), env);
+    }
+    let extras = CallExtras {
+        after_response: after.clone(),
+        ray_id: opts.ray_id.map(std::sync::Arc::from),
+        ..Default::default()
+    };
+    let call = core.call(CallRequest {
+        catalog,
+        info,
+        params,
+        face: Face::JsonRpc,
+        extras,
+    });
+    let result = match opts.timeout {
+        Some(limit) => tokio::time::timeout(limit, call).await.unwrap_or_else(|_| {
+            Err(RpcError::internal(format!(
+                "Method '{}' timed out after {} ms",
+                info.def.name,
+                limit.as_millis()
+            )))
+        }),
+        None => call.await,
+    };
+    let id = id?;
+    let mut out = Vec::with_capacity(128);
+    Some(match result {
+        Ok(output) => {
+            write::result(&mut out, Id::Raw(id), output.as_json().get());
+            (200, out)
+        }
+        Err(e) => {
+            write::rpc_error(&mut out, Id::Raw(id), &e, env);
+            (e.http_status(), out)
+        }
+    })
+}
+
+/// The acknowledgement of an asynchronous call (its result's JSON text).
+struct Ack(String);
+
+/// The answer to a call that did not run here: its acknowledgement or its error.
+fn answer_of(
+    id: Option<&serde_json::value::RawValue>,
+    r: Result<Ack, RpcError>,
+    env: &crate::Environment,
+) -> Option<(u16, Vec<u8>)> {
+    let id = id?;
+    let mut out = Vec::with_capacity(128);
+    Some(match r {
+        Ok(Ack(ack)) => {
+            write::result(&mut out, Id::Raw(id), &ack);
             (200, out)
         }
         Err(e) => {

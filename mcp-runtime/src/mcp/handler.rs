@@ -167,6 +167,9 @@ pub struct McpEndpoint {
 #[derive(Debug)]
 struct Lists {
     tools: ToolPages,
+    /// The handshake era's tools of a group with task tools (`execution.taskSupport`, a
+    /// 2025-11-25 field the 2026-07-28 `Tool` does not have).
+    tools_handshake: Option<ToolPages>,
     resources: ListPages,
     templates: ListPages,
     prompts: ListPages,
@@ -201,7 +204,7 @@ impl Serves {
 
     /// The `capabilities` object; `live`: the connection has a stream for change
     /// notifications (a 2026-07-28 listen stream, a session's `GET` stream, stdio).
-    fn capabilities(self, live: bool) -> String {
+    fn capabilities(self, live: bool, modern: bool) -> String {
         let mut c = format!("{{\"tools\":{{\"listChanged\":{live}}}");
         if self.resources {
             c.push_str(&format!(
@@ -214,8 +217,21 @@ impl Serves {
         if self.completions {
             c.push_str(",\"completions\":{}");
         }
+        if self.tasks && !modern {
+            // 2025-11-25 tasks (no `list`: tasks are not bound to a caller's identity, so
+            // nobody may enumerate them; their ids are unguessable).
+            c.push_str(",\"tasks\":{\"cancel\":{},\"requests\":{\"tools\":{\"call\":{}}}}");
+        }
         // Every method, resource and prompt may log through its context.
-        c.push_str(",\"logging\":{}}");
+        c.push_str(",\"logging\":{}");
+        if self.tasks && modern {
+            // 2026-07-28: tasks are an extension.
+            c.push_str(&format!(
+                ",\"extensions\":{{\"{}\":{{}}}}",
+                super::tasks::EXTENSION
+            ));
+        }
+        c.push('}');
         c
     }
 
@@ -287,6 +303,7 @@ impl McpEndpoint {
         let server_info = json!({ "name": server_name, "version": server_version }).to_string();
         let meta_member = format!("\"_meta\":{{\"{META_SERVER_INFO}\":{server_info}}}");
         // Built once per language: a translated list costs what an untranslated one does.
+        let serves = Serves::of(&catalog);
         let pages = translations
             .languages()
             .iter()
@@ -309,7 +326,18 @@ impl McpEndpoint {
                         l,
                         &opts.list,
                         &meta_member,
+                        false,
                     ),
+                    tools_handshake: serves.tasks.then(|| {
+                        super::tools::tool_pages(
+                            &catalog,
+                            &translations,
+                            l,
+                            &opts.list,
+                            &meta_member,
+                            true,
+                        )
+                    }),
                     resources: list("resources", &resources),
                     templates: list("resourceTemplates", &templates),
                     prompts: list("prompts", &prompts),
@@ -317,7 +345,6 @@ impl McpEndpoint {
                 (l.clone(), lists)
             })
             .collect();
-        let serves = Serves::of(&catalog);
         let bad = super::tools::bad_tool_names(&catalog);
         let poison = (!bad.is_empty()).then(|| {
             if debug {
@@ -333,15 +360,7 @@ impl McpEndpoint {
         if !bad.is_empty() {
             tracing::error!(group = catalog.group().name(), problems = ?bad, "MCP endpoint disabled: invalid tool names");
         }
-        let mut capabilities = serves.capabilities(true);
-        if serves.tasks {
-            // The extension is a 2026-07-28 capability.
-            capabilities.pop();
-            capabilities.push_str(&format!(
-                ",\"extensions\":{{\"{}\":{{}}}}}}",
-                super::tasks::EXTENSION
-            ));
-        }
+        let capabilities = serves.capabilities(true, true);
         let mut discover = format!(
             "\"supportedVersions\":{},\"capabilities\":{}",
             json!(protocol::MODERN_VERSIONS),
@@ -641,7 +660,17 @@ impl McpEndpoint {
                 self.task_request(&msg)
             }
             (Era::Modern, "server/discover") => self.ok(id, era, self.discover_members.as_bytes()),
+            (Era::Handshake(_), "tools/list") => {
+                self.list(&msg, era, extras.language.as_deref(), |l| {
+                    l.tools_handshake.as_ref().unwrap_or(&l.tools)
+                })
+            }
             (_, "tools/list") => self.list(&msg, era, extras.language.as_deref(), |l| &l.tools),
+            (Era::Handshake(_), "tasks/get" | "tasks/result" | "tasks/cancel")
+                if self.serves.tasks =>
+            {
+                return self.handshake_task_request(&msg, era).await;
+            }
             (_, "resources/list") => {
                 self.list(&msg, era, extras.language.as_deref(), |l| &l.resources)
             }
@@ -707,7 +736,7 @@ impl McpEndpoint {
     pub fn initialize_members(&self, version: &str, live: bool) -> String {
         let mut s = format!(
             "\"protocolVersion\":\"{version}\",\"capabilities\":{},\"serverInfo\":{}",
-            self.serves.capabilities(live),
+            self.serves.capabilities(live, false),
             self.server_info
         );
         if let Some(i) = &self.opts.instructions {

@@ -86,8 +86,14 @@ fn timestamp(t: std::time::SystemTime) -> String {
     humantime::format_rfc3339_seconds(t).to_string()
 }
 
-/// The members every task view has (`Task`), without `resultType`.
-fn task_members(v: &TaskView) -> Map<String, Value> {
+/// The members every task view has (`Task`), without `resultType`; 2025-11-25 names its
+/// times `ttl` and `pollInterval`.
+fn task_members(v: &TaskView, era: Era) -> Map<String, Value> {
+    let (ttl, poll) = if era.is_modern() {
+        ("ttlMs", "pollIntervalMs")
+    } else {
+        ("ttl", "pollInterval")
+    };
     let mut m = Map::new();
     m.insert("taskId".into(), v.id.clone().into());
     m.insert("status".into(), v.status.as_str().into());
@@ -96,14 +102,14 @@ fn task_members(v: &TaskView) -> Map<String, Value> {
     }
     m.insert("createdAt".into(), timestamp(v.created).into());
     m.insert("lastUpdatedAt".into(), timestamp(v.updated).into());
-    m.insert("ttlMs".into(), v.ttl_ms.into());
-    m.insert("pollIntervalMs".into(), v.poll_interval_ms.into());
+    m.insert(ttl.into(), v.ttl_ms.into());
+    m.insert(poll.into(), v.poll_interval_ms.into());
     m
 }
 
 /// The members of a `DetailedTask` (`tasks/get`, notifications).
 fn detailed_members(v: &TaskView) -> Map<String, Value> {
-    let mut m = task_members(v);
+    let mut m = task_members(v, Era::Modern);
     match v.status {
         TaskStatus::InputRequired => {
             m.insert(
@@ -160,6 +166,37 @@ impl McpEndpoint {
         era: Era,
         extras: CallExtras,
     ) -> Answer {
+        if !era.is_modern() && msg.method == "tools/call" {
+            let (name, support) = match msg.param_name().and_then(|n| self.catalog.get(n)) {
+                Some(i) => (i.def.name, i.def.task),
+                None => ("", TaskSupport::Forbidden),
+            };
+            let asked = msg
+                .params
+                .as_ref()
+                .and_then(|p| p.get("task"))
+                .filter(|t| t.is_object());
+            let refuse =
+                |m: String| self.error(msg.id.as_ref(), era, codes::METHOD_NOT_FOUND, &m, None);
+            match (support, asked) {
+                (TaskSupport::Forbidden, Some(_)) if !name.is_empty() => {
+                    return refuse(format!("Tool '{name}' cannot run as a task"));
+                }
+                (TaskSupport::Required, None) => {
+                    return refuse(format!(
+                        "Tool '{name}' runs only as a task: call it with `params.task`"
+                    ));
+                }
+                (TaskSupport::Optional | TaskSupport::Required, Some(t)) => {
+                    let ttl = t
+                        .get("ttl")
+                        .and_then(Value::as_u64)
+                        .map(std::time::Duration::from_millis);
+                    return self.handshake_task(msg, era, extras, ttl).await;
+                }
+                _ => {}
+            }
+        }
         if era.is_modern() && msg.method == "tools/call" {
             let support = msg
                 .param_name()
@@ -217,7 +254,7 @@ impl McpEndpoint {
             return answer;
         }
         let tasks = self.core.tasks().clone();
-        let view = match tasks.create("", cancel.clone()) {
+        let view = match tasks.create("", cancel.clone(), None) {
             Ok(v) => v,
             // No room for one more task: the call runs as a plain one.
             Err(_) => return call.await.0,
@@ -236,8 +273,108 @@ impl McpEndpoint {
         let mut out = Vec::with_capacity(384);
         write::open_result(&mut out, Id::from(id.as_ref()));
         out.extend_from_slice(b"{\"resultType\":\"task\",");
-        out.extend_from_slice(&members_bytes(&task_members(&view)));
+        out.extend_from_slice(&members_bytes(&task_members(&view, era)));
         self.close_result(out, era)
+    }
+
+    /// A 2025-11-25 task-augmented `tools/call`: the task is created at once and answered
+    /// `{"task": ...}`; the call runs on. It cannot ask its client (the specification routes
+    /// such questions through `tasks/result`, which does not carry them here): asking fails
+    /// the call.
+    async fn handshake_task(
+        self: &Arc<Self>,
+        msg: Message,
+        era: Era,
+        mut extras: CallExtras,
+        ttl: Option<std::time::Duration>,
+    ) -> Answer {
+        let id = msg.id.clone();
+        let cancel = CancelSignal::new();
+        let tasks = self.core.tasks().clone();
+        let view = match tasks.create("", cancel.clone(), ttl) {
+            Ok(v) => v,
+            Err(e) => return self.error(id.as_ref(), era, e.code(), e.message(), None),
+        };
+        extras.cancel = Some(cancel.clone());
+        extras.input = None;
+        // The request's stream does not outlive it: a task's progress and logs go nowhere.
+        extras.notifier = None;
+        let ep = self.clone();
+        let task_id = view.id.clone();
+        tokio::spawn(async move {
+            let (answer, failure) = ep.handle_traced(msg, era, extras).await;
+            let outcome = if cancel.is_cancelled() {
+                TaskOutcome::Cancelled
+            } else {
+                match outcome_of(answer, failure) {
+                    TaskOutcome::Result(r) if r.get("isError") == Some(&Value::Bool(true)) => {
+                        TaskOutcome::ToolError(r)
+                    }
+                    other => other,
+                }
+            };
+            tasks.finish(&task_id, outcome);
+        });
+        let mut members = b"\"task\":".to_vec();
+        members.extend_from_slice(
+            &serde_json::to_vec(&task_members(&view, era)).unwrap_or_else(|_| b"{}".to_vec()),
+        );
+        self.ok(id.as_ref(), era, &members)
+    }
+
+    /// `tasks/get`, `tasks/result` and `tasks/cancel` (2025-11-25).
+    pub(crate) async fn handshake_task_request(&self, msg: &Message, era: Era) -> Answer {
+        let id = msg.id.as_ref();
+        let fail = |e: RpcError| self.error(id, era, e.code(), e.message(), e.raw_data());
+        let Some(task_id) = msg
+            .params
+            .as_ref()
+            .and_then(|p| p.get("taskId"))
+            .and_then(Value::as_str)
+        else {
+            return fail(RpcError::invalid_params(
+                "Invalid request parameters: `taskId` must be a string",
+            ));
+        };
+        let tasks = self.core.tasks();
+        let view = match msg.method.as_str() {
+            "tasks/get" => tasks.get("", task_id),
+            "tasks/cancel" => tasks.cancel_now("", task_id),
+            _ => {
+                // `tasks/result`: what the call answered, once it has ended.
+                let wait = tokio::time::timeout(self.limits.sse_timeout, tasks.ended("", task_id));
+                let v = match wait.await {
+                    Ok(Ok(v)) => v,
+                    Ok(Err(e)) => return fail(e),
+                    Err(_) => {
+                        return fail(RpcError::internal(format!(
+                            "Task {task_id} did not end within {} ms",
+                            self.limits.sse_timeout.as_millis()
+                        )));
+                    }
+                };
+                return match (v.result, v.error) {
+                    (Some(Value::Object(mut r)), _) => {
+                        r.insert(
+                            "_meta".into(),
+                            json!({"io.modelcontextprotocol/related-task": {"taskId": task_id}}),
+                        );
+                        self.ok(id, era, &members_bytes(&r))
+                    }
+                    (_, Some(e)) => {
+                        let code = e["code"].as_i64().and_then(|c| i32::try_from(c).ok());
+                        let message = e["message"].as_str().unwrap_or("The task failed");
+                        let code = code.unwrap_or(codes::INTERNAL_ERROR);
+                        self.error(id, era, code, message, e.get("data"))
+                    }
+                    _ => fail(RpcError::internal(format!("Task {task_id} was cancelled"))),
+                };
+            }
+        };
+        match view {
+            Ok(v) => self.ok(id, era, &members_bytes(&task_members(&v, era))),
+            Err(e) => fail(e),
+        }
     }
 
     /// `tasks/get`, `tasks/update` and `tasks/cancel` (2026-07-28).

@@ -41,6 +41,8 @@ struct ToolView<'a> {
     texts: &'a MethodTexts<'a>,
     input: Portable<'a>,
     output: Option<Portable<'a>>,
+    /// Whether `execution.taskSupport` is shown (2025-11-25 task tools).
+    execution: bool,
 }
 
 impl<'a> ToolView<'a> {
@@ -48,6 +50,7 @@ impl<'a> ToolView<'a> {
         Self {
             info,
             texts,
+            execution: false,
             input: Portable::new(&texts.input_schema, opts),
             output: info.output_schema.as_ref().map(|o| Portable::new(o, opts)),
         }
@@ -69,6 +72,11 @@ impl Serialize for ToolView<'_> {
         let annotations = Annotations(&self.info.def.annotations);
         if !annotations.is_empty() {
             m.serialize_entry("annotations", &annotations)?;
+        }
+        // `forbidden` is the default: left out.
+        if self.execution && self.info.def.task != crate::record::TaskSupport::Forbidden {
+            let support = self.info.def.task.as_str();
+            m.serialize_entry("execution", &serde_json::json!({ "taskSupport": support }))?;
         }
         m.end()
     }
@@ -159,6 +167,7 @@ pub fn tool_pages(
     lang: &str,
     opts: &ListOptions,
     meta_member: &str,
+    execution: bool,
 ) -> ToolPages {
     let group = catalog.group().name();
     let items: Vec<Vec<u8>> = catalog
@@ -166,9 +175,11 @@ pub fn tool_pages(
         .iter()
         .filter_map(|m| {
             let texts = MethodTexts::of(m, translations, group, lang);
+            let mut view = ToolView::new(m, &texts, opts);
+            view.execution = execution;
             // Fails only on a serializer error, which a map with string keys never raises;
             // the tool would then be missing, the page still JSON.
-            serde_json::to_vec(&ToolView::new(m, &texts, opts)).ok()
+            serde_json::to_vec(&view).ok()
         })
         .collect();
     ListPages::build("tools", &items, opts.page_size, opts.ttl_ms, meta_member)

@@ -215,10 +215,12 @@ fn rpc_post(
     let (parts, body) = req.into_parts();
     let admitted = ep.policy.admit(&parts.method, &parts.headers);
     // Only a server with webhooks keeps the trace headers an asynchronous call passes on.
-    let asyncs = ep.server.callbacks.as_ref().map(|client| Async {
-        client: client.clone(),
-        catalog: ep.catalog.clone(),
-        headers: Async::trace_headers(&parts.headers),
+    let asyncs = ep.server.callbacks.as_ref().map(|client| {
+        Box::new(Async {
+            client: client.clone(),
+            catalog: ep.catalog.clone(),
+            headers: Async::trace_headers(&parts.headers),
+        })
     });
     ep.policy
         .run(rpc_post_inner(ep.clone(), admitted, body, asyncs))
@@ -228,7 +230,7 @@ async fn rpc_post_inner(
     ep: Arc<RpcEndpoint>,
     admitted: Result<Option<HeaderValue>, crate::edge::policy::Rejection>,
     body: Body,
-    asyncs: Option<Async>,
+    asyncs: Option<Box<Async>>,
 ) -> Response {
     let origin = match admitted {
         Ok(origin) => origin,
@@ -246,7 +248,7 @@ async fn rpc_post_inner(
         &body,
         &ep.server.limits,
         after.clone(),
-        asyncs.as_ref(),
+        asyncs.as_deref(),
     )
     .await;
     let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::OK);
