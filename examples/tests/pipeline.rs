@@ -563,3 +563,120 @@ async fn a_change_announced_on_one_instance_reaches_a_listener_on_another_throug
         "instance A heard of B's change: {seen}"
     );
 }
+
+/// A 2026-07-28 request to group `conformance` from a client that declares the tasks
+/// extension and elicitation.
+async fn modern(p: &Proc, id: u64, method: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {
+            "elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}
+    });
+    let name = params["name"]
+        .as_str()
+        .or_else(|| params["taskId"].as_str())
+        .map(str::to_owned);
+    let mut req = reqwest::Client::new()
+        .post(format!("http://{}/mcp/conformance/v1", p.addr))
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method)
+        .json(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+    if let Some(n) = name {
+        req = req.header("mcp-name", n);
+    }
+    req.send()
+        .await
+        .expect("request")
+        .json()
+        .await
+        .expect("json")
+}
+
+/// Polls `tasks/get` on `p` until the task's status is `status` (at most `secs` seconds).
+async fn task_status(p: &Proc, task: &str, status: &str, secs: u64) -> Value {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);
+    loop {
+        let got = modern(p, 90, "tasks/get", json!({"taskId": task})).await;
+        if got["result"]["status"] == status {
+            return got["result"].clone();
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{status}: {got}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn any_instance_answers_for_a_task_another_runs_and_a_dead_ones_tasks_fail() {
+    let Some(redis) = Redis::start() else { return };
+    let url = redis.url();
+    let a = catalog(&[("REDIS_URL", &url), ("APP_ENV", "prod")]);
+    let b = catalog(&[("REDIS_URL", &url), ("APP_ENV", "prod")]);
+    // A runs the task; B shows it, takes the answer and hands it over.
+    let created = modern(
+        &a,
+        1,
+        "tools/call",
+        json!({"name": "confirm_delete", "arguments": {"filename": "r.txt"}}),
+    )
+    .await;
+    let task = created["result"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    let waiting = task_status(&b, &task, "input_required", 10).await;
+    let key = waiting["inputRequests"]
+        .as_object()
+        .and_then(|m| m.keys().next())
+        .expect("a question")
+        .clone();
+    let ack = modern(
+        &b,
+        2,
+        "tasks/update",
+        json!({"taskId": task, "inputResponses": {key: {"action": "accept", "content": {"confirm": true}}}}),
+    )
+    .await;
+    assert_eq!(ack["result"]["resultType"], "complete");
+    let done = task_status(&b, &task, "completed", 10).await;
+    assert_eq!(
+        done["result"]["content"],
+        json!([{"type": "text", "text": "Deleted r.txt"}])
+    );
+    // B cancels a task A runs.
+    let created = modern(
+        &a,
+        3,
+        "tools/call",
+        json!({"name": "slow_compute", "arguments": {"seconds": 60}}),
+    )
+    .await;
+    let task = created["result"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    task_status(&b, &task, "working", 10).await;
+    let ack = modern(&b, 4, "tasks/cancel", json!({"taskId": task})).await;
+    assert_eq!(ack["result"]["resultType"], "complete");
+    task_status(&b, &task, "cancelled", 10).await;
+    // A stops while its task runs: B reports it failed once A's heartbeat has lapsed.
+    let created = modern(
+        &a,
+        5,
+        "tools/call",
+        json!({"name": "slow_compute", "arguments": {"seconds": 60}}),
+    )
+    .await;
+    let task = created["result"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    task_status(&b, &task, "working", 10).await;
+    drop(a);
+    let failed = task_status(&b, &task, "failed", 20).await;
+    assert_eq!(
+        failed["error"],
+        json!({"code": -32603, "message": "The instance running the task stopped"})
+    );
+}

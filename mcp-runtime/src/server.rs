@@ -547,6 +547,11 @@ impl ServerBuilder {
         if let Some(l) = self.locks {
             core = core.with_locks(l);
         }
+        #[cfg(feature = "redis")]
+        if let Some(store) = &self.redis {
+            let mirror = crate::core::redis::RedisTasks::new(store.clone());
+            core = core.with_task_mirror(Arc::new(mirror));
+        }
         let limits = Arc::new(self.config.limits.clone());
         let (max, idle) = (limits.sessions, limits.session_idle);
         #[cfg(not(feature = "redis"))]

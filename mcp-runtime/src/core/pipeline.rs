@@ -129,6 +129,12 @@ impl Core {
         self
     }
 
+    /// Shares the task engine's tasks through `mirror` (another instance answers for them).
+    pub(crate) fn with_task_mirror(mut self, mirror: Arc<dyn super::tasks::TaskMirror>) -> Self {
+        self.tasks = self.tasks.with_mirror(mirror);
+        self
+    }
+
     /// The task engine.
     pub fn tasks(&self) -> &super::Tasks {
         &self.tasks

@@ -211,3 +211,193 @@ impl super::changes::Relay for RedisRelay {
         });
     }
 }
+
+/// Tasks shared between instances: each task's view at `<prefix>mcp:task:<id>` (JSON, kept
+/// for its TTL), `…:alive` while its instance runs it (refreshed every 3 s, kept 10 s), the
+/// answers handed to it at `…:answers`, and hand-over notices on the channel
+/// `<prefix>mcp:tasks`.
+pub(crate) struct RedisTasks {
+    store: RedisStore,
+    channel: String,
+}
+
+const ALIVE_MS: u64 = 10_000;
+const HEARTBEAT: Duration = Duration::from_secs(3);
+
+impl RedisTasks {
+    pub(crate) fn new(store: RedisStore) -> Self {
+        let channel = store.key("mcp:tasks");
+        Self { store, channel }
+    }
+
+    fn key(&self, id: &str) -> String {
+        self.store.key(&format!("mcp:task:{id}"))
+    }
+
+    async fn publish(&self, message: String) -> Result<(), crate::RpcError> {
+        let mut con = self.store.con.clone();
+        redis::cmd("PUBLISH")
+            .arg(&self.channel)
+            .arg(message)
+            .query_async::<i64>(&mut con)
+            .await
+            .map(drop)
+            .map_err(|e| {
+                tracing::warn!(error = %e, "task hand-over not published to Redis");
+                crate::RpcError::internal("the task store is unavailable")
+            })
+    }
+}
+
+/// Applies a hand-over notice (`a <id>`: answers, `c <id>`: cancel) to a task this instance
+/// runs.
+async fn hand_over(store: &RedisStore, tasks: &super::Tasks, notice: &str) {
+    let Some((kind, id)) = notice.split_once(' ') else {
+        return;
+    };
+    let Some(owner) = tasks.owner_of(id) else {
+        return;
+    };
+    match kind {
+        "c" => {
+            let _ = tasks.cancel_here(&owner, id);
+        }
+        "a" => {
+            let key = store.key(&format!("mcp:task:{id}:answers"));
+            let mut con = store.con.clone();
+            let got: redis::RedisResult<(Vec<(String, String)>, i64)> = redis::pipe()
+                .atomic()
+                .cmd("HGETALL")
+                .arg(&key)
+                .cmd("DEL")
+                .arg(&key)
+                .query_async(&mut con)
+                .await;
+            if let Ok((pairs, _)) = got {
+                let answers = pairs
+                    .into_iter()
+                    .filter_map(|(k, v)| Some((k, serde_json::from_str(&v).ok()?)))
+                    .collect();
+                let _ = tasks.answer_here(&owner, id, answers);
+            }
+        }
+        _ => {}
+    }
+}
+
+impl super::tasks::TaskMirror for RedisTasks {
+    fn put(&self, task: super::tasks::Stored, keep: Duration) {
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let Ok(json) = serde_json::to_string(&task) else {
+            return;
+        };
+        let running = !matches!(task.status.as_str(), "completed" | "failed" | "cancelled");
+        let key = self.key(&task.id);
+        let mut con = self.store.con.clone();
+        let keep_ms = u64::try_from(keep.as_millis()).unwrap_or(u64::MAX).max(1);
+        rt.spawn(async move {
+            let mut pipe = redis::pipe();
+            pipe.cmd("SET").arg(&key).arg(json).arg("PX").arg(keep_ms);
+            if running {
+                // Alive from its first write, not only from the next heartbeat.
+                let alive = format!("{key}:alive");
+                pipe.cmd("SET").arg(alive).arg(1).arg("PX").arg(ALIVE_MS);
+            }
+            let done: redis::RedisResult<()> = pipe.query_async(&mut con).await;
+            if let Err(e) = done {
+                tracing::warn!(error = %e, "task not stored in Redis");
+            }
+        });
+    }
+
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Option<(super::tasks::Stored, bool)>> {
+        Box::pin(async move {
+            let key = self.key(id);
+            let mut con = self.store.con.clone();
+            let (task, alive): (Option<String>, Option<String>) = redis::cmd("MGET")
+                .arg(&key)
+                .arg(format!("{key}:alive"))
+                .query_async(&mut con)
+                .await
+                .ok()?;
+            let task = serde_json::from_str(&task?).ok()?;
+            Some((task, alive.is_some()))
+        })
+    }
+
+    fn answer<'a>(
+        &'a self,
+        id: &'a str,
+        answers: serde_json::Map<String, serde_json::Value>,
+    ) -> BoxFuture<'a, Result<(), crate::RpcError>> {
+        Box::pin(async move {
+            if answers.is_empty() {
+                return Ok(());
+            }
+            let key = format!("{}:answers", self.key(id));
+            let mut con = self.store.con.clone();
+            let mut pipe = redis::pipe();
+            pipe.atomic();
+            for (k, v) in &answers {
+                pipe.cmd("HSET").arg(&key).arg(k).arg(v.to_string());
+            }
+            pipe.cmd("PEXPIRE").arg(&key).arg(3_600_000u64);
+            pipe.query_async::<()>(&mut con).await.map_err(|e| {
+                tracing::warn!(error = %e, "task answers not stored in Redis");
+                crate::RpcError::internal("the task store is unavailable")
+            })?;
+            self.publish(format!("a {id}")).await
+        })
+    }
+
+    fn cancel<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), crate::RpcError>> {
+        Box::pin(self.publish(format!("c {id}")))
+    }
+
+    fn run(&self, tasks: super::Tasks) {
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        // The heartbeat of the tasks this instance runs.
+        let (store, beat) = (self.store.clone(), tasks.clone());
+        rt.spawn(async move {
+            loop {
+                tokio::time::sleep(HEARTBEAT).await;
+                let ids = beat.running_ids();
+                if ids.is_empty() {
+                    continue;
+                }
+                let mut pipe = redis::pipe();
+                for id in ids {
+                    let alive = store.key(&format!("mcp:task:{id}:alive"));
+                    pipe.cmd("SET").arg(alive).arg(1).arg("PX").arg(ALIVE_MS);
+                }
+                let mut con = store.con.clone();
+                let _: redis::RedisResult<()> = pipe.query_async(&mut con).await;
+            }
+        });
+        // Answers and cancellations handed over by other instances.
+        let (store, channel) = (self.store.clone(), self.channel.clone());
+        rt.spawn(async move {
+            use futures_util::StreamExt as _;
+            loop {
+                match store.client.get_async_pubsub().await {
+                    Ok(mut pubsub) => {
+                        if pubsub.subscribe(&channel).await.is_ok() {
+                            let mut messages = pubsub.on_message();
+                            while let Some(msg) = messages.next().await {
+                                if let Ok(notice) = msg.get_payload::<String>() {
+                                    hand_over(&store, &tasks, &notice).await;
+                                }
+                            }
+                        }
+                    }
+                    Err(e) => tracing::warn!(error = %e, "cannot reach Redis for task hand-overs"),
+                }
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        });
+    }
+}

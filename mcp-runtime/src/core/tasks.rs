@@ -1,15 +1,23 @@
 //! The task engine: calls that outlive their request (MCP tasks), with an id, a status, the
 //! questions they wait on, and their outcome, kept until their TTL has passed.
 //!
-//! In memory, per server. Bounded: at most [`crate::Limits::tasks`] tasks are kept (running or
-//! finished and not yet expired) and at most [`crate::Limits::tasks_running`] run at once; one
-//! more is refused before it starts. Ids are 128 random bits: a client that does not know an id
-//! cannot read, answer or cancel its task.
+//! A task runs on the instance that started it, which keeps it in memory. Bounded: at most
+//! [`crate::Limits::tasks`] tasks are kept (running or finished and not yet expired) and at most
+//! [`crate::Limits::tasks_running`] run at once; one more is refused before it starts. Ids are
+//! 128 random bits: a client that does not know an id cannot read, answer or cancel its task.
+//!
+//! With a shared store (Redis: [`crate::ServerBuilder::redis`]) every change of a task is
+//! mirrored there, so any instance answers `tasks/get` for it, and answers and cancellations
+//! sent to another instance reach the one running it. The running instance marks its tasks
+//! alive every few seconds: a task whose instance stopped is reported `failed`, never
+//! `working` forever.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
+use futures_util::future::BoxFuture;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use tokio::sync::Notify;
 
@@ -77,6 +85,94 @@ pub struct TaskView {
     pub error: Option<Value>,
 }
 
+/// A task as a shared store keeps it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Stored {
+    pub id: String,
+    pub owner: String,
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_message: Option<String>,
+    pub created_ms: u64,
+    pub updated_ms: u64,
+    pub ttl_ms: u64,
+    pub poll_ms: u64,
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub input_requests: Map<String, Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<Value>,
+}
+
+fn ms(t: SystemTime) -> u64 {
+    t.duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+fn from_ms(m: u64) -> SystemTime {
+    std::time::UNIX_EPOCH + Duration::from_millis(m)
+}
+
+impl Stored {
+    fn of(v: &TaskView, owner: &str) -> Self {
+        Stored {
+            id: v.id.clone(),
+            owner: owner.to_owned(),
+            status: v.status.as_str().to_owned(),
+            status_message: v.status_message.clone(),
+            created_ms: ms(v.created),
+            updated_ms: ms(v.updated),
+            ttl_ms: v.ttl_ms,
+            poll_ms: v.poll_interval_ms,
+            input_requests: v.input_requests.clone(),
+            result: v.result.clone(),
+            error: v.error.clone(),
+        }
+    }
+
+    fn view(self) -> TaskView {
+        let status = match self.status.as_str() {
+            "working" => TaskStatus::Working,
+            "input_required" => TaskStatus::InputRequired,
+            "completed" => TaskStatus::Completed,
+            "cancelled" => TaskStatus::Cancelled,
+            _ => TaskStatus::Failed,
+        };
+        TaskView {
+            id: self.id,
+            status,
+            status_message: self.status_message,
+            created: from_ms(self.created_ms),
+            updated: from_ms(self.updated_ms),
+            ttl_ms: self.ttl_ms,
+            poll_interval_ms: self.poll_ms,
+            input_requests: self.input_requests,
+            result: self.result,
+            error: self.error,
+        }
+    }
+}
+
+/// Where tasks are shared between instances (Redis).
+pub(crate) trait TaskMirror: Send + Sync + 'static {
+    /// Stores a task's view, kept `keep` (fire and forget: the running instance has it).
+    fn put(&self, task: Stored, keep: Duration);
+    /// A task and whether the instance running it is alive.
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Option<(Stored, bool)>>;
+    /// Hands the client's answers to the instance running task `id`.
+    fn answer<'a>(
+        &'a self,
+        id: &'a str,
+        answers: Map<String, Value>,
+    ) -> BoxFuture<'a, Result<(), RpcError>>;
+    /// Asks the instance running task `id` to cancel it.
+    fn cancel<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), RpcError>>;
+    /// Until the process ends: marks `tasks`' running tasks alive, and applies the answers
+    /// and cancellations other instances hand over.
+    fn run(&self, tasks: Tasks);
+}
+
 /// How a task's call ended.
 #[derive(Debug, Clone)]
 pub enum TaskOutcome {
@@ -108,6 +204,7 @@ pub struct Tasks {
 
 struct Inner {
     tasks: Mutex<HashMap<String, Entry>>,
+    mirror: Option<Arc<dyn TaskMirror>>,
     max_tasks: usize,
     max_running: usize,
     ttl: Duration,
@@ -139,11 +236,75 @@ impl Tasks {
         Self {
             inner: Arc::new(Inner {
                 tasks: Mutex::default(),
+                mirror: None,
                 max_tasks: max_tasks.max(1),
                 max_running: max_running.max(1),
                 ttl,
                 poll_interval,
             }),
+        }
+    }
+
+    /// Shares the tasks through `mirror` (and starts its loop).
+    pub(crate) fn with_mirror(mut self, mirror: Arc<dyn TaskMirror>) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.mirror = Some(mirror.clone());
+        }
+        mirror.run(self.clone());
+        self
+    }
+
+    /// Mirrors a task's view, if a store is shared.
+    fn mirror(&self, e: &Entry) {
+        if let Some(m) = &self.inner.mirror {
+            let keep = e.expires.saturating_duration_since(Instant::now())
+                + Duration::from_millis(e.view.poll_interval_ms);
+            m.put(Stored::of(&e.view, &e.owner), keep);
+        }
+    }
+
+    /// The ids of the running tasks this instance runs (to mark them alive).
+    pub(crate) fn running_ids(&self) -> Vec<String> {
+        self.lock().map_or_else(
+            |_| Vec::new(),
+            |t| {
+                t.values()
+                    .filter(|e| !e.view.status.is_terminal())
+                    .map(|e| e.view.id.clone())
+                    .collect()
+            },
+        )
+    }
+
+    /// Who owns task `id`, if this instance runs it (a remote answer or cancellation is then
+    /// for it).
+    pub(crate) fn owner_of(&self, id: &str) -> Option<String> {
+        self.lock().ok()?.get(id).map(|e| e.owner.clone())
+    }
+
+    /// A task of another instance, from the shared store; one whose instance stopped is
+    /// reported failed (and stored so).
+    async fn remote(&self, owner: &str, id: &str) -> Result<TaskView, RpcError> {
+        let Some(mirror) = &self.inner.mirror else {
+            return Err(unknown());
+        };
+        match mirror.get(id).await {
+            Some((stored, alive)) if stored.owner == owner => {
+                let mut v = stored.view();
+                if !v.status.is_terminal() && !alive {
+                    v.status = TaskStatus::Failed;
+                    let m = "The instance running the task stopped";
+                    v.status_message = Some(m.into());
+                    v.error = Some(
+                        serde_json::json!({"code": crate::codes::INTERNAL_ERROR, "message": m}),
+                    );
+                    v.input_requests.clear();
+                    v.updated = SystemTime::now();
+                    mirror.put(Stored::of(&v, owner), Duration::from_millis(v.ttl_ms));
+                }
+                Ok(v)
+            }
+            _ => Err(unknown()),
         }
     }
 
@@ -192,32 +353,59 @@ impl Tasks {
             result: None,
             error: None,
         };
-        tasks.insert(
-            id,
-            Entry {
-                view: view.clone(),
-                owner: owner.to_owned(),
-                expires: now + ttl,
-                cancel,
-                answers: Map::new(),
-                changed: Arc::default(),
-            },
-        );
+        let entry = Entry {
+            view: view.clone(),
+            owner: owner.to_owned(),
+            expires: now + ttl,
+            cancel,
+            answers: Map::new(),
+            changed: Arc::default(),
+        };
+        self.mirror(&entry);
+        tasks.insert(id, entry);
         Ok(view)
     }
 
-    /// The task `id` as `owner` may see it; -32602 for an unknown id or another owner's task.
-    pub fn get(&self, owner: &str, id: &str) -> Result<TaskView, RpcError> {
+    /// The task `id` as `owner` may see it (from the shared store when another instance runs
+    /// it); -32602 for an unknown id or another owner's task.
+    pub async fn get(&self, owner: &str, id: &str) -> Result<TaskView, RpcError> {
+        match self.local(owner, id)? {
+            Some(v) => Ok(v),
+            None => self.remote(owner, id).await,
+        }
+    }
+
+    /// The task `id` if this instance has it; -32602 for another owner's.
+    fn local(&self, owner: &str, id: &str) -> Result<Option<TaskView>, RpcError> {
         let tasks = self.lock()?;
         match tasks.get(id) {
-            Some(e) if e.owner == owner && !expired(e) => Ok(e.view.clone()),
-            _ => Err(unknown()),
+            Some(e) if e.owner == owner && !expired(e) => Ok(Some(e.view.clone())),
+            Some(_) => Err(unknown()),
+            None => Ok(None),
         }
     }
 
     /// Records the client's answers (`tasks/update`): keys the task does not wait on are
     /// ignored; answered keys leave `inputRequests`.
-    pub fn answer(
+    pub async fn answer(
+        &self,
+        owner: &str,
+        id: &str,
+        answers: Map<String, Value>,
+    ) -> Result<(), RpcError> {
+        if self.local(owner, id)?.is_none() {
+            // Another instance runs it: checked there is such a task, then handed over.
+            self.remote(owner, id).await?;
+            if let Some(m) = &self.inner.mirror {
+                m.answer(id, answers).await?;
+            }
+            return Ok(());
+        }
+        self.answer_here(owner, id, answers)
+    }
+
+    /// [`Self::answer`] for a task this instance runs.
+    pub(crate) fn answer_here(
         &self,
         owner: &str,
         id: &str,
@@ -241,12 +429,25 @@ impl Tasks {
             }
             e.view.updated = SystemTime::now();
             e.changed.notify_waiters();
+            self.mirror(e);
         }
         Ok(())
     }
 
     /// Asks the task's call to stop (`tasks/cancel`); a finished task is left as it is.
-    pub fn cancel(&self, owner: &str, id: &str) -> Result<(), RpcError> {
+    pub async fn cancel(&self, owner: &str, id: &str) -> Result<(), RpcError> {
+        if self.local(owner, id)?.is_none() {
+            let v = self.remote(owner, id).await?;
+            if let (Some(m), false) = (&self.inner.mirror, v.status.is_terminal()) {
+                m.cancel(id).await?;
+            }
+            return Ok(());
+        }
+        self.cancel_here(owner, id)
+    }
+
+    /// [`Self::cancel`] for a task this instance runs.
+    pub(crate) fn cancel_here(&self, owner: &str, id: &str) -> Result<(), RpcError> {
         let tasks = self.lock()?;
         match tasks.get(id) {
             Some(e) if e.owner == owner && !expired(e) => {
@@ -279,6 +480,7 @@ impl Tasks {
         e.view.input_requests.clear();
         e.view.updated = SystemTime::now();
         e.changed.notify_waiters();
+        self.mirror(e);
         Ok(e.view.clone())
     }
 
@@ -292,18 +494,36 @@ impl Tasks {
                         if e.view.status.is_terminal() {
                             return Ok(e.view.clone());
                         }
-                        e.changed.clone()
+                        Some(e.changed.clone())
                     }
-                    _ => return Err(unknown()),
+                    Some(_) => return Err(unknown()),
+                    None => None,
                 }
+            };
+            let Some(changed) = changed else {
+                return self.ended_remote(owner, id).await;
             };
             let notified = changed.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
-            if self.get(owner, id)?.status.is_terminal() {
+            if self
+                .local(owner, id)?
+                .is_some_and(|v| v.status.is_terminal())
+            {
                 continue;
             }
             notified.await;
+        }
+    }
+
+    /// [`Self::ended`] for a task of another instance: polled in the shared store.
+    async fn ended_remote(&self, owner: &str, id: &str) -> Result<TaskView, RpcError> {
+        loop {
+            let v = self.remote(owner, id).await?;
+            if v.status.is_terminal() {
+                return Ok(v);
+            }
+            tokio::time::sleep(Duration::from_millis(v.poll_interval_ms.max(50))).await;
         }
     }
 
@@ -323,6 +543,7 @@ impl Tasks {
                         .insert(key.to_owned(), request.clone());
                     e.view.status = TaskStatus::InputRequired;
                     e.view.updated = SystemTime::now();
+                    self.mirror(e);
                 }
                 e.changed.clone()
             };
@@ -384,6 +605,7 @@ impl Tasks {
         let floor = Instant::now() + Duration::from_millis(v.poll_interval_ms);
         e.expires = e.expires.max(floor);
         e.changed.notify_waiters();
+        self.mirror(e);
     }
 }
 
@@ -400,16 +622,16 @@ mod tests {
         Tasks::new(3, 2, Duration::from_secs(60), Duration::from_millis(500))
     }
 
-    #[test]
-    fn a_task_is_seen_by_its_owner_only_and_ends_with_its_outcome() {
+    #[tokio::test]
+    async fn a_task_is_seen_by_its_owner_only_and_ends_with_its_outcome() {
         let t = engine();
         let v = t.create("ann", CancelSignal::new(), None).unwrap();
         assert_eq!(v.status, TaskStatus::Working);
         assert_eq!(v.id.len(), 32);
-        assert_eq!(t.get("bob", &v.id).unwrap_err().code(), -32602);
-        assert_eq!(t.get("ann", "nope").unwrap_err().code(), -32602);
+        assert_eq!(t.get("bob", &v.id).await.unwrap_err().code(), -32602);
+        assert_eq!(t.get("ann", "nope").await.unwrap_err().code(), -32602);
         t.finish(&v.id, TaskOutcome::Result(json!({"content": []})));
-        let got = t.get("ann", &v.id).unwrap();
+        let got = t.get("ann", &v.id).await.unwrap();
         assert_eq!(got.status, TaskStatus::Completed);
         assert_eq!(got.result, Some(json!({"content": []})));
     }
@@ -441,11 +663,11 @@ mod tests {
             let (t, id) = (t.clone(), v.id.clone());
             tokio::spawn(async move { t.ask(&id, "name", json!({"method": "roots/list"})).await })
         };
-        while t.get("", &v.id).unwrap().status != TaskStatus::InputRequired {
+        while t.get("", &v.id).await.unwrap().status != TaskStatus::InputRequired {
             tokio::task::yield_now().await;
         }
         assert_eq!(
-            t.get("", &v.id).unwrap().input_requests,
+            t.get("", &v.id).await.unwrap().input_requests,
             json!({"name": {"method": "roots/list"}})
                 .as_object()
                 .unwrap()
@@ -453,22 +675,25 @@ mod tests {
         );
         let mut answers = Map::new();
         answers.insert("other".into(), json!(1));
-        t.answer("", &v.id, answers).unwrap();
-        assert_eq!(t.get("", &v.id).unwrap().status, TaskStatus::InputRequired);
+        t.answer("", &v.id, answers).await.unwrap();
+        assert_eq!(
+            t.get("", &v.id).await.unwrap().status,
+            TaskStatus::InputRequired
+        );
         let mut answers = Map::new();
         answers.insert("name".into(), json!({"roots": []}));
-        t.answer("", &v.id, answers).unwrap();
+        t.answer("", &v.id, answers).await.unwrap();
         assert_eq!(asking.await.unwrap().unwrap(), json!({"roots": []}));
-        assert_eq!(t.get("", &v.id).unwrap().status, TaskStatus::Working);
+        assert_eq!(t.get("", &v.id).await.unwrap().status, TaskStatus::Working);
     }
 
-    #[test]
-    fn cancel_sets_the_signal_of_a_running_task_only() {
+    #[tokio::test]
+    async fn cancel_sets_the_signal_of_a_running_task_only() {
         let t = engine();
         let signal = CancelSignal::new();
         let v = t.create("", signal.clone(), None).unwrap();
-        t.cancel("", &v.id).unwrap();
+        t.cancel("", &v.id).await.unwrap();
         assert!(signal.is_cancelled());
-        assert_eq!(t.cancel("", "nope").unwrap_err().code(), -32602);
+        assert_eq!(t.cancel("", "nope").await.unwrap_err().code(), -32602);
     }
 }

@@ -657,7 +657,7 @@ impl McpEndpoint {
             }
             (Era::Handshake(_), "ping") => self.ok(id, era, b""),
             (Era::Modern, "tasks/get" | "tasks/update" | "tasks/cancel") if self.serves.tasks => {
-                self.task_request(&msg)
+                return self.task_request(&msg).await;
             }
             (Era::Modern, "server/discover") => self.ok(id, era, self.discover_members.as_bytes()),
             (Era::Handshake(_), "tools/list") => {

@@ -338,7 +338,7 @@ impl McpEndpoint {
         };
         let tasks = self.core.tasks();
         let view = match msg.method.as_str() {
-            "tasks/get" => tasks.get("", task_id),
+            "tasks/get" => tasks.get("", task_id).await,
             "tasks/cancel" => tasks.cancel_now("", task_id),
             _ => {
                 // `tasks/result`: what the call answered, once it has ended.
@@ -378,7 +378,7 @@ impl McpEndpoint {
     }
 
     /// `tasks/get`, `tasks/update` and `tasks/cancel` (2026-07-28).
-    pub(crate) fn task_request(&self, msg: &Message) -> Answer {
+    pub(crate) async fn task_request(&self, msg: &Message) -> Answer {
         let (id, era) = (msg.id.as_ref(), Era::Modern);
         let fail = |e: RpcError| self.error(id, era, e.code(), e.message(), e.raw_data());
         if !declared(msg.params.as_ref()) {
@@ -397,7 +397,7 @@ impl McpEndpoint {
         let tasks = self.core.tasks();
         let done = match msg.method.as_str() {
             "tasks/get" => {
-                return match tasks.get("", task_id) {
+                return match tasks.get("", task_id).await {
                     Ok(v) => self.ok(id, era, &members_bytes(&detailed_members(&v))),
                     Err(e) => fail(e),
                 };
@@ -412,9 +412,9 @@ impl McpEndpoint {
                         ));
                     }
                 };
-                tasks.answer("", task_id, answers)
+                tasks.answer("", task_id, answers).await
             }
-            _ => tasks.cancel("", task_id),
+            _ => tasks.cancel("", task_id).await,
         };
         match done {
             Ok(()) => self.ok(id, era, b""),
