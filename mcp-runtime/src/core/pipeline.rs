@@ -130,6 +130,7 @@ impl Core {
     }
 
     /// Shares the task engine's tasks through `mirror` (another instance answers for them).
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
     pub(crate) fn with_task_mirror(mut self, mirror: Arc<dyn super::tasks::TaskMirror>) -> Self {
         self.tasks = self.tasks.with_mirror(mirror);
         self

@@ -170,6 +170,7 @@ pub(crate) trait TaskMirror: Send + Sync + 'static {
     fn cancel<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<(), RpcError>>;
     /// Until the process ends: marks `tasks`' running tasks alive, and applies the answers
     /// and cancellations other instances hand over.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
     fn run(&self, tasks: Tasks);
 }
 
@@ -246,6 +247,7 @@ impl Tasks {
     }
 
     /// Shares the tasks through `mirror` (and starts its loop).
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
     pub(crate) fn with_mirror(mut self, mirror: Arc<dyn TaskMirror>) -> Self {
         if let Some(inner) = Arc::get_mut(&mut self.inner) {
             inner.mirror = Some(mirror.clone());
@@ -264,6 +266,7 @@ impl Tasks {
     }
 
     /// The ids of the running tasks this instance runs (to mark them alive).
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
     pub(crate) fn running_ids(&self) -> Vec<String> {
         self.lock().map_or_else(
             |_| Vec::new(),
@@ -278,6 +281,7 @@ impl Tasks {
 
     /// Who owns task `id`, if this instance runs it (a remote answer or cancellation is then
     /// for it).
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
     pub(crate) fn owner_of(&self, id: &str) -> Option<String> {
         self.lock().ok()?.get(id).map(|e| e.owner.clone())
     }
