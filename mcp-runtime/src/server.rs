@@ -541,6 +541,10 @@ impl ServerBuilder {
             )
             .with_violation_cap(self.config.limits.violations)
             .with_task_limits(&self.config.limits);
+        // Task changes reach listen streams through the same hub as other notices.
+        if let Some(changes) = core.state().get::<crate::core::Changes>() {
+            core = core.with_task_changes((*changes).clone());
+        }
         if let Some(c) = self.cache {
             core = core.with_cache(c);
         }

@@ -4130,3 +4130,74 @@ async fn handshake_tasks_run_with_params_task_and_end_in_tasks_result() {
     .await;
     assert_eq!(got["result"]["status"], "failed");
 }
+
+#[tokio::test]
+async fn a_listen_stream_hears_of_the_tasks_it_names() {
+    let url = format!("{}/mcp/conformance/v1", example().await);
+    let created = task_post(
+        &url,
+        &task_req(
+            1,
+            "tools/call",
+            json!({"name": "confirm_delete", "arguments": {"filename": "n.txt"}}),
+        ),
+    )
+    .await
+    .1;
+    let task = created["result"]["taskId"].as_str().unwrap().to_owned();
+    task_until(&url, &task, "input_required").await;
+    // Without the extension, naming tasks is refused.
+    let listen = modern_req(
+        json!("l"),
+        "subscriptions/listen",
+        json!({"notifications": {"taskIds": [task]}}),
+    );
+    let (status, _, body) =
+        post_json(&url, &modern_headers("subscriptions/listen", None), &listen).await;
+    assert_eq!(
+        (status, body["error"]["code"].clone()),
+        (400, json!(-32021))
+    );
+    let listen = task_req(
+        2,
+        "subscriptions/listen",
+        json!({"notifications": {"taskIds": [task]}}),
+    );
+    let mut resp = client()
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", MODERN)
+        .header("mcp-method", "subscriptions/listen")
+        .body(listen.to_string())
+        .send()
+        .await
+        .unwrap();
+    let mut buf = String::new();
+    let tag = json!({"io.modelcontextprotocol/subscriptionId": 2});
+    assert_eq!(
+        next_events(&mut resp, &mut buf, 1).await,
+        [
+            json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+            "params": {"_meta": tag, "notifications": {"taskIds": [task]}}})
+        ]
+    );
+    // The answer resumes the task: the stream hears of it working, then completed.
+    let update = task_req(
+        3,
+        "tasks/update",
+        json!({"taskId": task, "inputResponses": {"elicit-1": {"action": "decline"}}}),
+    );
+    task_post(&url, &update).await;
+    let events = next_events(&mut resp, &mut buf, 2).await;
+    let statuses: Vec<&Value> = events.iter().map(|e| &e["params"]["status"]).collect();
+    assert_eq!(statuses, [&json!("working"), &json!("completed")]);
+    let done = &events[1];
+    assert_eq!(done["method"], "notifications/tasks");
+    assert_eq!(done["params"]["_meta"], tag);
+    assert_eq!(done["params"]["taskId"], task);
+    assert_eq!(
+        done["params"]["result"],
+        json!({"content": [{"type": "text", "text": "Kept n.txt"}], "isError": false})
+    );
+}

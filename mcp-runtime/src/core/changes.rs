@@ -25,6 +25,8 @@ pub enum Change {
     PromptsListChanged,
     /// Tools were added or removed.
     ToolsListChanged,
+    /// A task changed (its new state; sent by the task engine).
+    Task(Arc<super::TaskView>),
 }
 
 /// Carries notices between instances: publishes this instance's, and feeds the others' into
@@ -50,6 +52,10 @@ pub(crate) fn encode(origin: &str, change: &Change) -> String {
         Change::ResourcesListChanged => format!("{origin}\nresources"),
         Change::PromptsListChanged => format!("{origin}\nprompts"),
         Change::ToolsListChanged => format!("{origin}\ntools"),
+        Change::Task(v) => {
+            let stored = serde_json::to_string(&super::tasks::Stored::of(v, ""));
+            format!("{origin}\ntask\n{}", stored.unwrap_or_default())
+        }
     }
 }
 
@@ -63,6 +69,10 @@ pub(crate) fn decode(text: &str) -> Option<(&str, Change)> {
         ("resources", None) => Change::ResourcesListChanged,
         ("prompts", None) => Change::PromptsListChanged,
         ("tools", None) => Change::ToolsListChanged,
+        ("task", Some(json)) => {
+            let stored: super::tasks::Stored = serde_json::from_str(json).ok()?;
+            Change::Task(Arc::new(stored.view()))
+        }
         _ => return None,
     };
     Some((origin, change))
@@ -168,6 +178,23 @@ mod tests {
             let text = encode("me", &c);
             assert_eq!(decode(&text), Some(("me", c)));
         }
+        let task = crate::core::Tasks::new(
+            1,
+            1,
+            std::time::Duration::from_secs(1),
+            std::time::Duration::from_secs(1),
+        )
+        .create("", crate::CancelSignal::new(), None)
+        .unwrap();
+        let Some(("me", Change::Task(back))) =
+            decode(&encode("me", &Change::Task(Arc::new(task.clone()))))
+        else {
+            panic!("a task notice")
+        };
+        assert_eq!(
+            (back.id.as_str(), back.status),
+            (task.id.as_str(), task.status)
+        );
         assert_eq!(decode("me\nsomething"), None);
         assert_eq!(decode("garbage"), None);
     }

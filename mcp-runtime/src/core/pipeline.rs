@@ -136,6 +136,12 @@ impl Core {
         self
     }
 
+    /// Announces task changes on `changes`.
+    pub(crate) fn with_task_changes(mut self, changes: super::Changes) -> Self {
+        self.tasks = self.tasks.with_changes(changes);
+        self
+    }
+
     /// The task engine.
     pub fn tasks(&self) -> &super::Tasks {
         &self.tasks

@@ -25,7 +25,7 @@ use crate::context::CancelSignal;
 use crate::error::RpcError;
 
 /// Where a task is in its life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TaskStatus {
     /// Running.
     Working,
@@ -61,7 +61,7 @@ impl TaskStatus {
 }
 
 /// What a task's client may read of it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TaskView {
     /// Its id.
     pub id: String,
@@ -115,7 +115,7 @@ fn from_ms(m: u64) -> SystemTime {
 }
 
 impl Stored {
-    fn of(v: &TaskView, owner: &str) -> Self {
+    pub(crate) fn of(v: &TaskView, owner: &str) -> Self {
         Stored {
             id: v.id.clone(),
             owner: owner.to_owned(),
@@ -131,7 +131,7 @@ impl Stored {
         }
     }
 
-    fn view(self) -> TaskView {
+    pub(crate) fn view(self) -> TaskView {
         let status = match self.status.as_str() {
             "working" => TaskStatus::Working,
             "input_required" => TaskStatus::InputRequired,
@@ -206,6 +206,8 @@ pub struct Tasks {
 struct Inner {
     tasks: Mutex<HashMap<String, Entry>>,
     mirror: Option<Arc<dyn TaskMirror>>,
+    /// Where task changes are announced (`notifications/tasks` on listen streams).
+    changes: Option<super::Changes>,
     max_tasks: usize,
     max_running: usize,
     ttl: Duration,
@@ -238,6 +240,7 @@ impl Tasks {
             inner: Arc::new(Inner {
                 tasks: Mutex::default(),
                 mirror: None,
+                changes: None,
                 max_tasks: max_tasks.max(1),
                 max_running: max_running.max(1),
                 ttl,
@@ -256,8 +259,19 @@ impl Tasks {
         self
     }
 
-    /// Mirrors a task's view, if a store is shared.
+    /// Announces task changes on `changes` (so listen streams hear of them).
+    pub(crate) fn with_changes(mut self, changes: super::Changes) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.changes = Some(changes);
+        }
+        self
+    }
+
+    /// Mirrors a task's view, if a store is shared, and announces the change.
     fn mirror(&self, e: &Entry) {
+        if let Some(c) = &self.inner.changes {
+            c.send(super::Change::Task(Arc::new(e.view.clone())));
+        }
         if let Some(m) = &self.inner.mirror {
             let keep = e.expires.saturating_duration_since(Instant::now())
                 + Duration::from_millis(e.view.poll_interval_ms);

@@ -728,6 +728,7 @@ impl McpEndpoint {
         super::listen::Offered {
             prompts: self.serves.prompts,
             resources: self.serves.resources,
+            tasks: self.serves.tasks,
         }
     }
 

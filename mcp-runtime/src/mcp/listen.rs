@@ -21,6 +21,8 @@ pub struct Filter {
     pub resources: bool,
     /// `notifications/resources/updated` for these URIs (and the resources below them).
     pub uris: Vec<String>,
+    /// The tasks whose changes the stream hears of (`notifications/tasks`, 2026-07-28).
+    pub task_ids: Vec<String>,
     /// The listen request's id (2026-07-28); `None` on a session stream.
     pub subscription: Option<Value>,
 }
@@ -30,6 +32,7 @@ pub struct Filter {
 pub(crate) struct Offered {
     pub prompts: bool,
     pub resources: bool,
+    pub tasks: bool,
 }
 
 impl Filter {
@@ -65,7 +68,34 @@ impl Filter {
                 ));
             }
         };
+        let task_ids = match n.and_then(|n| n.get("taskIds")) {
+            None | Some(Value::Null) => Vec::new(),
+            Some(ids) if offered.tasks => {
+                if !super::tasks::declared(params) {
+                    return Err(super::tasks::extension_required("`taskIds`"));
+                }
+                let Some(list) = ids.as_array() else {
+                    return Err(RpcError::invalid_params(
+                        "`notifications.taskIds` must be an array",
+                    ));
+                };
+                if list.len() > max_uris {
+                    return Err(RpcError::invalid_params(format!(
+                        "at most {max_uris} task subscriptions per stream"
+                    )));
+                }
+                list.iter()
+                    .map(|u| {
+                        u.as_str().map(str::to_owned).ok_or_else(|| {
+                            RpcError::invalid_params("`taskIds` lists task id strings")
+                        })
+                    })
+                    .collect::<Result<_, _>>()?
+            }
+            Some(_) => Vec::new(),
+        };
         Ok(Filter {
+            task_ids,
             tools: flag("toolsListChanged"),
             prompts: offered.prompts && flag("promptsListChanged"),
             resources: offered.resources && flag("resourcesListChanged"),
@@ -78,6 +108,7 @@ impl Filter {
     /// subscriptions.
     pub(crate) fn session(offered: Offered, uris: Vec<String>) -> Self {
         Filter {
+            task_ids: Vec::new(),
             tools: true,
             prompts: offered.prompts,
             resources: offered.resources,
@@ -108,6 +139,9 @@ impl Filter {
         if !self.uris.is_empty() {
             n.insert("resourceSubscriptions".into(), json!(self.uris));
         }
+        if !self.task_ids.is_empty() {
+            n.insert("taskIds".into(), json!(self.task_ids));
+        }
         let mut params = Map::new();
         if let Some(m) = self.meta() {
             params.insert("_meta".into(), m);
@@ -128,6 +162,17 @@ impl Filter {
 
     /// The notification of a change, if this stream sends it.
     pub(crate) fn frame(&self, change: &Change) -> Option<Vec<u8>> {
+        if let Change::Task(v) = change {
+            if !self.task_ids.iter().any(|t| *t == v.id) {
+                return None;
+            }
+            let mut params = Map::new();
+            if let Some(m) = self.meta() {
+                params.insert("_meta".into(), m);
+            }
+            params.extend(super::tasks::detailed_members(v));
+            return Some(notification("notifications/tasks", params));
+        }
         let (method, uri) = match change {
             Change::ToolsListChanged if self.tools => ("notifications/tools/list_changed", None),
             Change::PromptsListChanged if self.prompts => {

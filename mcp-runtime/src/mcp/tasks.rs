@@ -37,7 +37,7 @@ pub(crate) fn declared(params: Option<&Value>) -> bool {
 }
 
 /// -32021: the client must declare the extension.
-fn extension_required(what: &str) -> RpcError {
+pub(crate) fn extension_required(what: &str) -> RpcError {
     RpcError::new(
         codes::MISSING_CLIENT_CAPABILITY,
         format!("{what} needs the client to declare the {EXTENSION} extension"),
@@ -108,7 +108,7 @@ fn task_members(v: &TaskView, era: Era) -> Map<String, Value> {
 }
 
 /// The members of a `DetailedTask` (`tasks/get`, notifications).
-fn detailed_members(v: &TaskView) -> Map<String, Value> {
+pub(crate) fn detailed_members(v: &TaskView) -> Map<String, Value> {
     let mut m = task_members(v, Era::Modern);
     match v.status {
         TaskStatus::InputRequired => {
