@@ -228,6 +228,7 @@ mod tests {
     const ALL: Offered = Offered {
         prompts: true,
         resources: true,
+        tasks: true,
     };
 
     fn text(b: Option<Vec<u8>>) -> Option<String> {
@@ -263,6 +264,7 @@ mod tests {
         let none = Offered {
             prompts: false,
             resources: false,
+            tasks: false,
         };
         let f = Filter::listen(json!(1), Some(&params), none, 10).unwrap();
         assert!(!f.prompts && !f.resources);
