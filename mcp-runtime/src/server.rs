@@ -681,6 +681,19 @@ impl Server {
         self.inner.site.core.changes()
     }
 
+    /// The task engine: what runs beyond its request on this instance (MCP tasks of both
+    /// eras and asynchronous JSON-RPC calls), for an operator to list and stop.
+    ///
+    /// ```
+    /// # let server = mcp_runtime::Server::builder().build().unwrap();
+    /// for task in server.tasks().list() {
+    ///     println!("{} {}", task.id, task.status.as_str());
+    /// }
+    /// ```
+    pub fn tasks(&self) -> &crate::core::Tasks {
+        self.inner.site.core.tasks()
+    }
+
     /// The core pipeline.
     pub fn core(&self) -> &Core {
         &self.inner.site.core

@@ -293,6 +293,36 @@ impl Tasks {
         )
     }
 
+    /// Every task this instance keeps (running, or ended within its TTL), oldest first: what
+    /// an operator sees.
+    pub fn list(&self) -> Vec<TaskView> {
+        let mut all: Vec<TaskView> = self.lock().map_or_else(
+            |_| Vec::new(),
+            |t| {
+                t.values()
+                    .filter(|e| !expired(e))
+                    .map(|e| e.view.clone())
+                    .collect()
+            },
+        );
+        all.sort_by_key(|v| v.created);
+        all
+    }
+
+    /// Stops task `id` whoever started it (an operator's cancel): its call stops at its next
+    /// suspension point and the task ends `cancelled`. Returns whether it was running here.
+    pub fn stop(&self, id: &str) -> bool {
+        let Some(owner) = self.owner_of(id) else {
+            return false;
+        };
+        self.cancel_here(&owner, id).is_ok()
+            && self
+                .lock()
+                .ok()
+                .and_then(|t| t.get(id).map(|e| !e.view.status.is_terminal()))
+                .unwrap_or(false)
+    }
+
     /// Who owns task `id`, if this instance runs it (a remote answer or cancellation is then
     /// for it).
     #[cfg_attr(not(feature = "redis"), allow(dead_code))]
@@ -703,6 +733,22 @@ mod tests {
         t.answer("", &v.id, answers).await.unwrap();
         assert_eq!(asking.await.unwrap().unwrap(), json!({"roots": []}));
         assert_eq!(t.get("", &v.id).await.unwrap().status, TaskStatus::Working);
+    }
+
+    #[test]
+    fn an_operator_lists_every_task_and_stops_any() {
+        let t = engine();
+        let signal = CancelSignal::new();
+        let a = t.create("ann", signal.clone(), None).unwrap();
+        let b = t.create("bob", CancelSignal::new(), None).unwrap();
+        t.finish(&b.id, TaskOutcome::Cancelled);
+        let ids: Vec<String> = t.list().into_iter().map(|v| v.id).collect();
+        assert_eq!(ids.len(), 2);
+        assert!(ids.contains(&a.id) && ids.contains(&b.id));
+        assert!(t.stop(&a.id));
+        assert!(signal.is_cancelled());
+        assert!(!t.stop(&b.id), "already ended");
+        assert!(!t.stop("nope"));
     }
 
     #[tokio::test]
