@@ -158,6 +158,37 @@ impl CancelSignal {
     }
 }
 
+/// Who is calling: what the server's token validator found in the request's token
+/// ([`crate::transport::auth::AuthDecision::Identified`]). Never the token itself.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Identity {
+    /// The subject (a user or client id: the JWT `sub`).
+    pub subject: String,
+    /// The scopes granted.
+    pub scopes: Vec<String>,
+    /// Other claims, as the validator chose to keep them.
+    pub claims: Value,
+}
+
+impl Identity {
+    /// An identity with a subject and scopes, and no other claims.
+    pub fn new(
+        subject: impl Into<String>,
+        scopes: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        Self {
+            subject: subject.into(),
+            scopes: scopes.into_iter().map(Into::into).collect(),
+            claims: Value::Null,
+        }
+    }
+
+    /// Whether `scope` was granted.
+    pub fn has_scope(&self, scope: &str) -> bool {
+        self.scopes.iter().any(|s| s == scope)
+    }
+}
+
 /// What a transport gives a call besides its params.
 #[derive(Clone, Default)]
 pub struct CallExtras {
@@ -178,6 +209,8 @@ pub struct CallExtras {
     pub cancel: Option<CancelSignal>,
     /// The caller's ray id (`$rpc.rayId` of an asynchronous JSON-RPC call).
     pub ray_id: Option<Arc<str>>,
+    /// Who is calling, when the group is protected and the validator says.
+    pub identity: Option<Arc<Identity>>,
 }
 
 impl fmt::Debug for CallExtras {
@@ -189,6 +222,7 @@ impl fmt::Debug for CallExtras {
             .field("input", &self.input.is_some())
             .field("cancel", &self.cancel)
             .field("ray_id", &self.ray_id)
+            .field("identity", &self.identity)
             .finish()
     }
 }
@@ -276,6 +310,11 @@ impl ContextBuilder {
     /// How the call asks its client for input ([`crate::mcp::input`]).
     pub fn client_input(mut self, input: Arc<dyn ClientInput>) -> Self {
         self.extras.input = Some(input);
+        self
+    }
+    /// Who is calling.
+    pub fn identity(mut self, identity: Identity) -> Self {
+        self.extras.identity = Some(Arc::new(identity));
         self
     }
     /// The call's cancellation, to cancel it from the test.
@@ -459,6 +498,12 @@ impl RequestContext {
             Some(c) => c.cancelled().await,
             None => std::future::pending().await,
         }
+    }
+
+    /// Who is calling: the identity the server's token validator found, on a protected group
+    /// (`None` elsewhere, and when the validator gives none).
+    pub fn identity(&self) -> Option<&Identity> {
+        self.inner.extras.identity.as_deref()
     }
 
     /// The caller's ray id (`params.$rpc.rayId` of an asynchronous JSON-RPC call), to carry

@@ -63,8 +63,8 @@ pub(crate) mod uri_template;
 pub use catalog::{Catalog, CatalogError, MethodInfo, SchemaError};
 pub use client::Client;
 pub use context::{
-    CallExtras, CancelSignal, ContextBuilder, Face, FromContext, Notifier, RequestContext,
-    RequestId, State,
+    CallExtras, CancelSignal, ContextBuilder, Face, FromContext, Identity, Notifier,
+    RequestContext, RequestId, State,
 };
 pub use edge::{HostPolicy, Limits};
 pub use env::Environment;

@@ -263,3 +263,105 @@ async fn a_stalled_validator_is_cut_by_the_request_timeout() {
         .unwrap();
     assert_eq!(r.status().as_u16(), 408);
 }
+
+/// A validator that says who calls: `sub-<name>` tokens are `<name>`, with the `admin` scope.
+struct Identifying;
+
+impl TokenValidator for Identifying {
+    fn validate<'a>(&'a self, req: AuthRequest<'a>) -> BoxFuture<'a, AuthDecision> {
+        let d = match req.token.strip_prefix("sub-") {
+            Some(name) => AuthDecision::Identified(mcp_runtime::Identity::new(name, ["admin"])),
+            None => AuthDecision::Invalid,
+        };
+        Box::pin(std::future::ready(d))
+    }
+}
+
+#[tokio::test]
+async fn methods_see_who_calls_on_both_faces() {
+    let base = serve_url(
+        example_prod()
+            .token_validator(Arc::new(Identifying))
+            .build()
+            .unwrap(),
+    )
+    .await;
+    let (status, _, body) = send(rpc(&base, Some(("authorization", "Bearer sub-ann")))).await;
+    assert_eq!(
+        (status, body),
+        (
+            200,
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"products": 6, "by": "ann"}})
+        )
+    );
+    let (status, _, body) = send(mcp(&base, Some("sub-bob"))).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        body["result"]["structuredContent"],
+        json!({"result": {"products": 6, "by": "bob"}})
+    );
+}
+
+/// A protected group with a task tool.
+const JOBS: mcp_runtime::ApiGroup = mcp_runtime::ApiGroup::mcp("jobs").protected();
+
+/// Waits a while.
+#[mcp_runtime::rpc_method(name = "Jobs.wait", groups = [JOBS])]
+#[mcp_runtime::mcp_tool(task = "optional")]
+async fn wait() -> String {
+    tokio::time::sleep(std::time::Duration::from_secs(30)).await;
+    "done".into()
+}
+
+/// A 2026-07-28 request with the tasks extension, as `token`.
+async fn jobs(base: &str, token: &str, method: &str, params: Value) -> Value {
+    let mut params = params;
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {
+            "extensions": {"io.modelcontextprotocol/tasks": {}}}
+    });
+    let name = params["name"]
+        .as_str()
+        .or_else(|| params["taskId"].as_str())
+        .unwrap_or_default()
+        .to_owned();
+    reqwest::Client::new()
+        .post(format!("{base}/mcp/jobs/v1"))
+        .bearer_auth(token)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method)
+        .header("mcp-name", name)
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_task_belongs_to_whoever_started_it() {
+    let base = serve_url(
+        example_prod()
+            .token_validator(Arc::new(Identifying))
+            .build()
+            .unwrap(),
+    )
+    .await;
+    let created = jobs(&base, "sub-ann", "tools/call", json!({"name": "Jobs.wait"})).await;
+    let task = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let mine = jobs(&base, "sub-ann", "tasks/get", json!({"taskId": task})).await;
+    assert_eq!(mine["result"]["status"], "working");
+    // Another caller cannot see it, nor cancel it: to them it does not exist.
+    for method in ["tasks/get", "tasks/cancel"] {
+        let theirs = jobs(&base, "sub-bob", method, json!({"taskId": task})).await;
+        assert_eq!(theirs["error"]["code"], -32602, "{method}: {theirs}");
+        assert_eq!(theirs["error"]["message"], "Unknown taskId");
+    }
+    let ack = jobs(&base, "sub-ann", "tasks/cancel", json!({"taskId": task})).await;
+    assert_eq!(ack["result"]["resultType"], "complete");
+}

@@ -136,14 +136,14 @@ fn well_formed(url: &str) -> bool {
 #[allow(clippy::too_many_arguments)]
 pub(crate) async fn start(
     core: &Core,
-    asyncs: Option<&Async>,
+    scope: super::face::Scope<'_>,
     info_name: &str,
     id: Option<&RawValue>,
     params: Option<Value>,
     opts: RpcOptions,
     callback: String,
 ) -> Result<String, RpcError> {
-    let Some(asyncs) = asyncs else {
+    let Some(asyncs) = scope.asyncs else {
         return Err(bad(
             "asynchronous calls (`callback`) are not enabled on this server",
         ));
@@ -156,13 +156,16 @@ pub(crate) async fn start(
     }
     let cancel = CancelSignal::new();
     let tasks = core.tasks().clone();
-    let task = tasks.create("rpc", cancel.clone(), None)?;
+    // An asynchronous call is a task of its caller (an operator sees them all).
+    let owner = scope.identity.map_or("rpc", |i| i.subject.as_str());
+    let task = tasks.create(owner, cancel.clone(), None)?;
     let ack = serde_json::json!({"async": true, "callback": callback}).to_string();
     let (core, asyncs) = (core.clone(), asyncs.clone());
     let method = info_name.to_owned();
     let id = id.map(|i| i.get().to_owned());
     let limit = opts.timeout.unwrap_or(Duration::from_secs(10));
     let ray_id = opts.ray_id;
+    let identity = scope.identity.cloned();
     tokio::spawn(async move {
         let Some(info) = asyncs.catalog.get(&method) else {
             return;
@@ -170,6 +173,7 @@ pub(crate) async fn start(
         let extras = CallExtras {
             cancel: Some(cancel),
             ray_id: ray_id.as_deref().map(Arc::from),
+            identity,
             ..CallExtras::default()
         };
         let call = core.call(CallRequest {

@@ -13,6 +13,15 @@ use crate::edge::write::{self, AnswerBody, Id};
 use crate::error::RpcError;
 
 use super::callback::{self, Async};
+use crate::context::Identity;
+
+/// What a request gives every call of its body: who is calling, and how asynchronous calls
+/// reach their callbacks (when the server has webhooks).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Scope<'a> {
+    pub identity: Option<&'a std::sync::Arc<Identity>>,
+    pub asyncs: Option<&'a Async>,
+}
 
 /// The answer to one body: an HTTP status and, unless every item was a notification, a body.
 #[derive(Debug, PartialEq, Eq)]
@@ -38,7 +47,7 @@ pub async fn handle(
     limits: &Limits,
     after: Option<AfterResponse>,
 ) -> Reply {
-    let f = answer(core, catalog, body, limits, after, None).await;
+    let f = answer(core, catalog, body, limits, after, Scope::default()).await;
     Reply {
         status: f.status,
         body: f
@@ -60,13 +69,13 @@ pub(crate) async fn answer(
     body: &[u8],
     limits: &Limits,
     after: Option<AfterResponse>,
-    asyncs: Option<&Async>,
+    scope: Scope<'_>,
 ) -> Frames {
     let env = core.env();
     let dialect = Dialect::JSON_RPC;
     let items = match read::read(body, dialect, limits.batch_items) {
         Ok(Body::Single(item)) => {
-            return match run_item(core, catalog, item, limits, &after, asyncs).await {
+            return match run_item(core, catalog, item, limits, &after, scope).await {
                 Some((status, out)) => one(status, out),
                 None => Frames {
                     status: 204,
@@ -94,7 +103,7 @@ pub(crate) async fn answer(
     }
     let after = &after;
     let calls = items.into_iter().map(|item| async move {
-        run_item(core, catalog, item, limits, after, asyncs)
+        run_item(core, catalog, item, limits, after, scope)
             .await
             .map(|(_, out)| AnswerBody::from(out))
     });
@@ -118,7 +127,7 @@ async fn run_item(
     item: read::Item<'_>,
     limits: &Limits,
     after: &Option<AfterResponse>,
-    asyncs: Option<&Async>,
+    scope: Scope<'_>,
 ) -> Option<(u16, Vec<u8>)> {
     let env = core.env();
     let call = match item {
@@ -138,13 +147,14 @@ async fn run_item(
         (Ok(params), Some(info)) if has_rpc(params.as_ref()) => {
             // Rare: boxed, so that its future does not weigh on every call's.
             return Box::pin(with_rpc_options(
-                core, catalog, info, id, params, after, asyncs,
+                core, catalog, info, id, params, after, scope,
             ))
             .await;
         }
         (Ok(params), Some(info)) => {
             let extras = CallExtras {
                 after_response: after.clone(),
+                identity: scope.identity.cloned(),
                 ..Default::default()
             };
             core.call(CallRequest {
@@ -180,7 +190,7 @@ async fn with_rpc_options(
     id: Option<&serde_json::value::RawValue>,
     params: Option<serde_json::Value>,
     after: &Option<AfterResponse>,
-    asyncs: Option<&Async>,
+    scope: Scope<'_>,
 ) -> Option<(u16, Vec<u8>)> {
     let env = core.env();
     let mut opts = match callback::options(params.as_ref()) {
@@ -188,12 +198,13 @@ async fn with_rpc_options(
         Err(e) => return answer_of(id, Err(e), env),
     };
     if let Some(url) = opts.callback.take() {
-        let started = callback::start(core, asyncs, info.def.name, id, params, opts, url).await;
+        let started = callback::start(core, scope, info.def.name, id, params, opts, url).await;
         return answer_of(id, started.map(Ack), env);
     }
     let extras = CallExtras {
         after_response: after.clone(),
         ray_id: opts.ray_id.map(std::sync::Arc::from),
+        identity: scope.identity.cloned(),
         ..Default::default()
     };
     let call = core.call(CallRequest {

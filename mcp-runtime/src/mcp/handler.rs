@@ -657,7 +657,7 @@ impl McpEndpoint {
             }
             (Era::Handshake(_), "ping") => self.ok(id, era, b""),
             (Era::Modern, "tasks/get" | "tasks/update" | "tasks/cancel") if self.serves.tasks => {
-                return self.task_request(&msg).await;
+                return self.task_request(&msg, &extras).await;
             }
             (Era::Modern, "server/discover") => self.ok(id, era, self.discover_members.as_bytes()),
             (Era::Handshake(_), "tools/list") => {
@@ -669,7 +669,7 @@ impl McpEndpoint {
             (Era::Handshake(_), "tasks/get" | "tasks/result" | "tasks/cancel")
                 if self.serves.tasks =>
             {
-                return self.handshake_task_request(&msg, era).await;
+                return self.handshake_task_request(&msg, era, &extras).await;
             }
             (_, "resources/list") => {
                 self.list(&msg, era, extras.language.as_deref(), |l| &l.resources)

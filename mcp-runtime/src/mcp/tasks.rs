@@ -23,6 +23,15 @@ use crate::edge::write::{self, Id};
 use crate::error::{RpcError, codes};
 use crate::record::TaskSupport;
 
+/// Whose a task is: the caller's subject on a protected group, else nobody's (`""`: whoever
+/// knows its unguessable id).
+fn owner(extras: &CallExtras) -> String {
+    extras
+        .identity
+        .as_ref()
+        .map_or_else(String::new, |i| i.subject.clone())
+}
+
 /// The extension's name, in capabilities.
 pub(crate) const EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
@@ -244,6 +253,7 @@ impl McpEndpoint {
             task: OnceLock::new(),
         });
         let cancel = CancelSignal::new();
+        let owner = owner(&extras);
         extras.input = Some(input.clone());
         extras.cancel = Some(cancel.clone());
         let ep = self.clone();
@@ -254,7 +264,7 @@ impl McpEndpoint {
             return answer;
         }
         let tasks = self.core.tasks().clone();
-        let view = match tasks.create("", cancel.clone(), None) {
+        let view = match tasks.create(&owner, cancel.clone(), None) {
             Ok(v) => v,
             // No room for one more task: the call runs as a plain one.
             Err(_) => return call.await.0,
@@ -291,7 +301,7 @@ impl McpEndpoint {
         let id = msg.id.clone();
         let cancel = CancelSignal::new();
         let tasks = self.core.tasks().clone();
-        let view = match tasks.create("", cancel.clone(), ttl) {
+        let view = match tasks.create(&owner(&extras), cancel.clone(), ttl) {
             Ok(v) => v,
             Err(e) => return self.error(id.as_ref(), era, e.code(), e.message(), None),
         };
@@ -323,7 +333,13 @@ impl McpEndpoint {
     }
 
     /// `tasks/get`, `tasks/result` and `tasks/cancel` (2025-11-25).
-    pub(crate) async fn handshake_task_request(&self, msg: &Message, era: Era) -> Answer {
+    pub(crate) async fn handshake_task_request(
+        &self,
+        msg: &Message,
+        era: Era,
+        extras: &CallExtras,
+    ) -> Answer {
+        let owner = owner(extras);
         let id = msg.id.as_ref();
         let fail = |e: RpcError| self.error(id, era, e.code(), e.message(), e.raw_data());
         let Some(task_id) = msg
@@ -338,11 +354,12 @@ impl McpEndpoint {
         };
         let tasks = self.core.tasks();
         let view = match msg.method.as_str() {
-            "tasks/get" => tasks.get("", task_id).await,
-            "tasks/cancel" => tasks.cancel_now("", task_id),
+            "tasks/get" => tasks.get(&owner, task_id).await,
+            "tasks/cancel" => tasks.cancel_now(&owner, task_id),
             _ => {
                 // `tasks/result`: what the call answered, once it has ended.
-                let wait = tokio::time::timeout(self.limits.sse_timeout, tasks.ended("", task_id));
+                let wait =
+                    tokio::time::timeout(self.limits.sse_timeout, tasks.ended(&owner, task_id));
                 let v = match wait.await {
                     Ok(Ok(v)) => v,
                     Ok(Err(e)) => return fail(e),
@@ -378,7 +395,8 @@ impl McpEndpoint {
     }
 
     /// `tasks/get`, `tasks/update` and `tasks/cancel` (2026-07-28).
-    pub(crate) async fn task_request(&self, msg: &Message) -> Answer {
+    pub(crate) async fn task_request(&self, msg: &Message, extras: &CallExtras) -> Answer {
+        let owner = owner(extras);
         let (id, era) = (msg.id.as_ref(), Era::Modern);
         let fail = |e: RpcError| self.error(id, era, e.code(), e.message(), e.raw_data());
         if !declared(msg.params.as_ref()) {
@@ -397,7 +415,7 @@ impl McpEndpoint {
         let tasks = self.core.tasks();
         let done = match msg.method.as_str() {
             "tasks/get" => {
-                return match tasks.get("", task_id).await {
+                return match tasks.get(&owner, task_id).await {
                     Ok(v) => self.ok(id, era, &members_bytes(&detailed_members(&v))),
                     Err(e) => fail(e),
                 };
@@ -412,9 +430,9 @@ impl McpEndpoint {
                         ));
                     }
                 };
-                tasks.answer("", task_id, answers).await
+                tasks.answer(&owner, task_id, answers).await
             }
-            _ => tasks.cancel("", task_id).await,
+            _ => tasks.cancel(&owner, task_id).await,
         };
         match done {
             Ok(()) => self.ok(id, era, b""),

@@ -28,6 +28,9 @@ use crate::error::RpcError;
 pub enum AuthDecision {
     /// The token is valid for this group.
     Allow,
+    /// The token is valid and says who is calling: methods read it from their context
+    /// ([`crate::RequestContext::identity`]).
+    Identified(crate::context::Identity),
     /// The token is not valid.
     Invalid,
     /// The token is valid but lacks scopes (MCP: 403 `insufficient_scope`).
@@ -232,6 +235,11 @@ pub(crate) async fn require_token(State(g): State<Guard>, req: Request, next: Ne
     };
     match decision {
         AuthDecision::Allow => next.run(req).await,
+        AuthDecision::Identified(identity) => {
+            let mut req = req;
+            req.extensions_mut().insert(Arc::new(identity));
+            next.run(req).await
+        }
         other => g.policy.finish(origin, refuse(&g, &req, Some(other))),
     }
 }

@@ -222,8 +222,12 @@ fn rpc_post(
             headers: Async::trace_headers(&parts.headers),
         })
     });
+    let identity = parts
+        .extensions
+        .get::<Arc<crate::context::Identity>>()
+        .cloned();
     ep.policy
-        .run(rpc_post_inner(ep.clone(), admitted, body, asyncs))
+        .run(rpc_post_inner(ep.clone(), admitted, body, asyncs, identity))
 }
 
 async fn rpc_post_inner(
@@ -231,6 +235,7 @@ async fn rpc_post_inner(
     admitted: Result<Option<HeaderValue>, crate::edge::policy::Rejection>,
     body: Body,
     asyncs: Option<Box<Async>>,
+    identity: Option<Arc<crate::context::Identity>>,
 ) -> Response {
     let origin = match admitted {
         Ok(origin) => origin,
@@ -248,7 +253,10 @@ async fn rpc_post_inner(
         &body,
         &ep.server.limits,
         after.clone(),
-        asyncs.as_deref(),
+        crate::jsonrpc::face::Scope {
+            identity: identity.as_ref(),
+            asyncs: asyncs.as_deref(),
+        },
     )
     .await;
     let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::OK);

@@ -155,10 +155,19 @@ pub(super) fn missing_session() -> Response {
     plain_error(StatusCode::NOT_FOUND, -32600, "Session not found")
 }
 
-fn with_lang(lang: &Arc<str>) -> CallExtras {
-    CallExtras {
-        language: Some(lang.clone()),
-        ..CallExtras::default()
+/// Who asks, and in which language: what every call of one request gets.
+pub(crate) struct Caller {
+    pub lang: Arc<str>,
+    pub identity: Option<Arc<crate::context::Identity>>,
+}
+
+impl Caller {
+    fn extras(&self) -> CallExtras {
+        CallExtras {
+            language: Some(self.lang.clone()),
+            identity: self.identity.clone(),
+            ..CallExtras::default()
+        }
     }
 }
 
@@ -216,7 +225,14 @@ async fn post_request(route: Arc<McpRoute>, parts: Parts, body: Body) -> Respons
     };
     // Boxed: what answering a message can hold (a message, a call, a session lookup) would
     // otherwise weigh on the handler's own future, which axum boxes and moves per request.
-    let mut res = Box::pin(post_body(route, headers, &body, lang)).await;
+    let caller = Caller {
+        lang: lang.clone(),
+        identity: parts
+            .extensions
+            .get::<Arc<crate::context::Identity>>()
+            .cloned(),
+    };
+    let mut res = Box::pin(post_body(route, headers, &body, &caller)).await;
     let h = res.headers_mut();
     match precomputed {
         Some((_, value)) => {
@@ -265,7 +281,7 @@ async fn post_body(
     route: &McpRoute,
     headers: &HeaderMap,
     body: &[u8],
-    lang: &Arc<str>,
+    caller: &Caller,
 ) -> Response {
     let accept = Accept::of(headers);
     if !accept.json && !accept.sse {
@@ -277,7 +293,7 @@ async fn post_body(
     let item = match read::read(body, dialect, ep.limits.batch_items) {
         Ok(Read::Single(item)) => item,
         // Boxed: batches are rare, and their future would weigh on every request's.
-        Ok(Read::Batch(items)) => return Box::pin(batch(ep, headers, items, lang)).await,
+        Ok(Read::Batch(items)) => return Box::pin(batch(ep, headers, items, caller)).await,
         Err(read::ReadError::Syntax) => {
             let parse = StatusCode::from_u16(dialect.parse_error_status).unwrap_or(status);
             return plain_error(parse, -32700, "Parse error");
@@ -333,7 +349,7 @@ async fn post_body(
             || (msg.method != "initialize"
                 && hdr_version.is_some_and(|v| protocol::handshake_version(v).is_none())));
     if modern {
-        return modern_request(route, headers, accept, msg, lang).await;
+        return modern_request(route, headers, accept, msg, caller).await;
     }
     let version = hdr_version.and_then(protocol::handshake_version);
     match &ep.sessions {
@@ -345,13 +361,21 @@ async fn post_body(
                 accept,
                 msg,
                 version,
-                lang,
+                caller,
             ))
             .await
         }
-        None if msg.method == "initialize" => initialize(ep, msg, lang).await,
+        None if msg.method == "initialize" => initialize(ep, msg, caller).await,
         None => {
-            handshake_request(route, accept, msg, version, HandshakeCall::default(), lang).await
+            handshake_request(
+                route,
+                accept,
+                msg,
+                version,
+                HandshakeCall::default(),
+                caller,
+            )
+            .await
         }
     }
 }
@@ -365,7 +389,7 @@ async fn on_store(
     accept: Accept,
     msg: Message,
     version: Option<&'static str>,
-    lang: &Arc<str>,
+    caller: &Caller,
 ) -> Response {
     let ep = &route.ep;
     if msg.method == "initialize" {
@@ -383,7 +407,7 @@ async fn on_store(
             Ok(sid) => sid,
             Err(e) => return store_unavailable(&e),
         };
-        let mut resp = initialize(ep, msg, lang).await;
+        let mut resp = initialize(ep, msg, caller).await;
         if let Ok(v) = HeaderValue::from_str(&sid) {
             resp.headers_mut().insert(SESSION, v);
         }
@@ -394,7 +418,7 @@ async fn on_store(
             let state = SessionState::parse(&text);
             let version = version.or_else(|| protocol::handshake_version(&state.version));
             if msg.method == "logging/setLevel" {
-                return set_level(ep, store, sid, state, msg, version, lang).await;
+                return set_level(ep, store, sid, state, msg, version, caller).await;
             }
             if matches!(
                 msg.method.as_str(),
@@ -414,7 +438,7 @@ async fn on_store(
                 log_level: state.log_level,
                 caps,
             };
-            handshake_request(route, accept, msg, version, call, lang).await
+            handshake_request(route, accept, msg, version, call, caller).await
         }
         Err(answer) => answer,
     }
@@ -429,7 +453,7 @@ async fn set_level(
     mut state: SessionState,
     msg: Message,
     version: Option<&'static str>,
-    lang: &Arc<str>,
+    caller: &Caller,
 ) -> Response {
     let era = Era::Handshake(version.unwrap_or(protocol::DEFAULT_NEGOTIATED));
     if let Ok(level) = set_level_param(&msg) {
@@ -441,14 +465,14 @@ async fn set_level(
         }
     }
     // Answers `{}`, or the -32602 of a bad level.
-    answer_response(ep.handle(msg, era, with_lang(lang)).await)
+    answer_response(ep.handle(msg, era, caller.extras()).await)
 }
 
 /// `initialize`: the negotiated revision's result (a session, if any, is the caller's).
-async fn initialize(ep: &McpEndpoint, msg: Message, lang: &Arc<str>) -> Response {
+async fn initialize(ep: &McpEndpoint, msg: Message, caller: &Caller) -> Response {
     let negotiated = protocol::negotiate(msg.requested_version());
     answer_response(
-        ep.handle(msg, Era::Handshake(negotiated), with_lang(lang))
+        ep.handle(msg, Era::Handshake(negotiated), caller.extras())
             .await,
     )
 }
@@ -470,7 +494,7 @@ async fn handshake_request(
     msg: Message,
     version: Option<&'static str>,
     call: HandshakeCall,
-    lang: &Arc<str>,
+    caller: &Caller,
 ) -> Response {
     let HandshakeCall {
         session,
@@ -488,9 +512,9 @@ async fn handshake_request(
         && (session.is_some() || wants_progress);
     if sse {
         let session = session.map(|s| (s, caps.unwrap_or_else(|| serde_json::json!({}))));
-        return spawn_sse(route, msg, era, session, log_level, lang);
+        return spawn_sse(route, msg, era, session, log_level, caller);
     }
-    json_answer(&route.ep, msg, era, log_level, lang).await
+    json_answer(&route.ep, msg, era, log_level, caller).await
 }
 
 /// Answers with JSON; `post_response` work runs once the body is written.
@@ -499,7 +523,7 @@ async fn json_answer(
     msg: Message,
     era: Era,
     log_level: Option<LogLevel>,
-    lang: &Arc<str>,
+    caller: &Caller,
 ) -> Response {
     let after = ep
         .core
@@ -508,7 +532,7 @@ async fn json_answer(
     let extras = CallExtras {
         after_response: after.clone(),
         log_level,
-        ..with_lang(lang)
+        ..caller.extras()
     };
     let answer = ep.serve(msg, era, extras).await;
     super::http::run_after(answer_response(answer), after)
@@ -526,7 +550,7 @@ fn spawn_sse(
     era: Era,
     session: Option<(String, Value)>,
     log_level: Option<LogLevel>,
-    lang: &Arc<str>,
+    caller: &Caller,
 ) -> Response {
     let ep = &route.ep;
     let (Some(permit), Some(slot)) = (route.detached.call(), route.detached.stream()) else {
@@ -545,7 +569,8 @@ fn spawn_sse(
         _ => None,
     };
     let run = {
-        let (ep, lang) = (ep.clone(), lang.clone());
+        let ep = ep.clone();
+        let base = caller.extras();
         move |notifier: Arc<dyn Notifier>| async move {
             let cancel = registered.as_ref().map(|r| r.signal.clone());
             let input = asks.map(|(sid, caps)| {
@@ -559,11 +584,10 @@ fn spawn_sse(
             });
             let extras = CallExtras {
                 notifier: Some(notifier),
-                language: Some(lang),
                 log_level,
                 input,
                 cancel: cancel.clone(),
-                ..CallExtras::default()
+                ..base
             };
             let answer = match tokio::time::timeout(limit, ep.serve(msg, era, extras)).await {
                 // A cancelled call is not answered.
@@ -614,7 +638,7 @@ async fn modern_request(
     headers: &HeaderMap,
     accept: Accept,
     msg: Message,
-    lang: &Arc<str>,
+    caller: &Caller,
 ) -> Response {
     let ep = &route.ep;
     let id = msg.id.as_ref();
@@ -663,9 +687,9 @@ async fn modern_request(
         .is_some_and(|t| ep.progress_token_ok(t));
     let wants_logs = matches!(protocol::meta_log_level(msg.params.as_ref()), Ok(Some(_)));
     if McpEndpoint::is_call(&msg.method) && (wants_progress || wants_logs) && accept.sse {
-        return spawn_sse(route, msg, Era::Modern, None, None, lang);
+        return spawn_sse(route, msg, Era::Modern, None, None, caller);
     }
-    json_answer(ep, msg, Era::Modern, None, lang).await
+    json_answer(ep, msg, Era::Modern, None, caller).await
 }
 
 /// A batch: only 2025-03-26 allows them ("MUST support receiving"); answered as one array by
@@ -674,7 +698,7 @@ async fn batch<'b>(
     ep: &Arc<McpEndpoint>,
     headers: &HeaderMap,
     items: Vec<read::Item<'b>>,
-    lang: &Arc<str>,
+    caller: &Caller,
 ) -> Response {
     let reject = || {
         plain_error(
@@ -717,7 +741,7 @@ async fn batch<'b>(
                 )
                 .into(),
             ),
-            Ok(m) => Some(ep.handle(m, era, with_lang(lang)).await.body),
+            Ok(m) => Some(ep.handle(m, era, caller.extras()).await.body),
             Err((id, e)) => Some(error_body(id.as_ref(), e.code(), e.message(), None).into()),
         }
     });
