@@ -60,12 +60,27 @@ pub fn builder() -> mcp_runtime::ServerBuilder {
     for kind in EventKind::ALL {
         b = b.on(kind, events::count);
     }
-    // The protected `admin` group: no tokens configured means nobody gets in (fail closed).
-    b = b.api_tokens(
-        std::env::var("CATALOG_API_TOKENS")
-            .unwrap_or_default()
-            .split(','),
+    // The protected `admin` group: bearer JWTs of `CATALOG_JWT_ISSUER` for the audience
+    // `CATALOG_JWT_AUDIENCE` when both are set, else static tokens; no tokens configured means
+    // nobody gets in (fail closed).
+    let jwt = (
+        std::env::var("CATALOG_JWT_ISSUER"),
+        std::env::var("CATALOG_JWT_AUDIENCE"),
     );
+    b = match jwt {
+        (Ok(issuer), Ok(audience)) if !issuer.is_empty() && !audience.is_empty() => {
+            let mut v = mcp_runtime::transport::jwt::JwtValidator::new(issuer, audience);
+            if let Ok(url) = std::env::var("CATALOG_JWT_JWKS_URL") {
+                v = v.jwks_url(url);
+            }
+            b.token_validator(std::sync::Arc::new(v))
+        }
+        _ => b.api_tokens(
+            std::env::var("CATALOG_API_TOKENS")
+                .unwrap_or_default()
+                .split(','),
+        ),
+    };
     // More stateful groups (`CATALOG_STATEFUL=mcp`): handshake-era clients then get sessions,
     // and calls that ask the client (`Orders.pay`, `Catalog.pitch`) can ask them over HTTP.
     for group in std::env::var("CATALOG_STATEFUL")

@@ -365,3 +365,156 @@ async fn a_task_belongs_to_whoever_started_it() {
     let ack = jobs(&base, "sub-ann", "tasks/cancel", json!({"taskId": task})).await;
     assert_eq!(ack["result"]["resultType"], "complete");
 }
+
+// ---------------------------------------------------------------------------------------------
+// JWT bearer tokens against a JWKS this test serves
+// ---------------------------------------------------------------------------------------------
+
+/// A P-256 key made for this test (never used elsewhere), and its public half as a JWK.
+const EC_KEY: &str = "-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg5mb6yr7+ldX3lkZr
+yPE3IyM1Nj48/YyG/9fesI2F82+hRANCAATAmdad4QZExAhox0wmZROKqBjNd4ar
+ooW2H3TuIXUx1psTN1qWmXZ+dbgLWotmK17rADrjTYqlou82J6AKZsLz
+-----END PRIVATE KEY-----
+";
+const EC_X: &str = "wJnWneEGRMQIaMdMJmUTiqgYzXeGq6KFth907iF1MdY";
+const EC_Y: &str = "mxM3WpaZdn51uAtai2YrXusAOuNNiqWi7zYnoApmwvM";
+
+/// Serves `{"keys": [the test key as kid "k1"]}` and counts the fetches.
+async fn jwks() -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+    let fetched = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = fetched.clone();
+    let app = axum::Router::new().route(
+        "/jwks.json",
+        axum::routing::get(move || {
+            count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            async {
+                axum::Json(
+                    json!({"keys": [{"kty": "EC", "crv": "P-256", "x": EC_X, "y": EC_Y,
+                    "kid": "k1", "alg": "ES256", "use": "sig"}]}),
+                )
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/jwks.json", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (url, fetched)
+}
+
+const ISSUER: &str = "https://auth.example.com";
+const AUDIENCE: &str = "https://api.example.com/mcp/admin/v1";
+
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+/// A token signed with the test key; `claims` override the valid defaults.
+fn jwt(kid: &str, claims: Value) -> String {
+    let mut c = json!({"iss": ISSUER, "aud": AUDIENCE, "sub": "ann", "scope": "admin read",
+        "exp": now() + 300, "iat": now()});
+    for (k, v) in claims.as_object().unwrap() {
+        c[k] = v.clone();
+    }
+    let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
+    header.kid = Some(kid.into());
+    let key = jsonwebtoken::EncodingKey::from_ec_pem(EC_KEY.as_bytes()).unwrap();
+    jsonwebtoken::encode(&header, &c, &key).unwrap()
+}
+
+#[tokio::test]
+async fn jwt_tokens_are_checked_against_the_issuers_keys() {
+    let (jwks_url, fetched) = jwks().await;
+    let validator = mcp_runtime::transport::jwt::JwtValidator::new(ISSUER, AUDIENCE)
+        .jwks_url(jwks_url)
+        .require_scopes(["admin"]);
+    let base = serve_url(
+        example_prod()
+            .token_validator(Arc::new(validator))
+            .build()
+            .unwrap(),
+    )
+    .await;
+    let bearer = |t: &str| format!("Bearer {t}");
+    let ok = jwt("k1", json!({}));
+    let (status, _, body) = send(rpc(&base, Some(("authorization", &bearer(&ok))))).await;
+    assert_eq!(
+        (status, body),
+        (
+            200,
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"products": 6, "by": "ann"}})
+        )
+    );
+    let (status, _, body) = send(mcp(&base, Some(&ok))).await;
+    assert_eq!(
+        (
+            status,
+            body["result"]["structuredContent"]["result"]["by"].clone()
+        ),
+        (200, json!("ann"))
+    );
+    // Refused: another audience or issuer, expired, not yet valid, no subject, an unknown key.
+    for bad in [
+        jwt("k1", json!({"aud": "https://other.example.com"})),
+        jwt("k1", json!({"iss": "https://evil.example.com"})),
+        jwt("k1", json!({"exp": now() - 600})),
+        jwt("k1", json!({"nbf": now() + 600})),
+        jwt("k1", json!({"sub": null})),
+        jwt("k2", json!({})),
+        format!("{ok}x"),
+        "not.a.jwt".to_owned(),
+    ] {
+        let (status, _, body) = send(rpc(&base, Some(("authorization", &bearer(&bad))))).await;
+        assert_eq!(
+            (status, body["error"]["code"].clone()),
+            (403, json!(-32403)),
+            "{bad}"
+        );
+    }
+    // A valid token without the required scope.
+    let (status, challenge, _) = send(mcp(&base, Some(&jwt("k1", json!({"scope": "read"}))))).await;
+    assert_eq!(status, 403);
+    assert!(
+        challenge
+            .unwrap_or_default()
+            .starts_with("Bearer error=\"insufficient_scope\", scope=\"admin\"")
+    );
+    // Fetched once: the unknown `kid` could not refresh within 30 s of it.
+    assert_eq!(fetched.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn an_unknown_jwt_key_refreshes_the_keys() {
+    let (jwks_url, fetched) = jwks().await;
+    let validator = mcp_runtime::transport::jwt::JwtValidator::new(ISSUER, AUDIENCE)
+        .jwks_url(jwks_url)
+        .refresh_interval(std::time::Duration::ZERO);
+    let base = serve_url(
+        example_prod()
+            .token_validator(Arc::new(validator))
+            .build()
+            .unwrap(),
+    )
+    .await;
+    let bearer = format!("Bearer {}", jwt("k2", json!({})));
+    assert_eq!(
+        send(rpc(&base, Some(("authorization", &bearer)))).await.0,
+        403
+    );
+    let bearer = format!("Bearer {}", jwt("k1", json!({})));
+    assert_eq!(
+        send(rpc(&base, Some(("authorization", &bearer)))).await.0,
+        200
+    );
+    // The unknown `k2` fetched the keys, and `k1` was then known.
+    assert_eq!(fetched.load(std::sync::atomic::Ordering::SeqCst), 1);
+    let bearer = format!("Bearer {}", jwt("k3", json!({})));
+    assert_eq!(
+        send(rpc(&base, Some(("authorization", &bearer)))).await.0,
+        403
+    );
+    assert_eq!(fetched.load(std::sync::atomic::Ordering::SeqCst), 2);
+}

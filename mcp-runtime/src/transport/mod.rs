@@ -5,6 +5,8 @@ mod changes;
 mod deadline;
 pub(crate) mod detached;
 pub(crate) mod http;
+#[cfg(feature = "jwt")]
+pub mod jwt;
 pub(crate) mod mcp;
 pub(crate) mod serve;
 pub(crate) mod site;
