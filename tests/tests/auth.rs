@@ -518,3 +518,40 @@ async fn an_unknown_jwt_key_refreshes_the_keys() {
     );
     assert_eq!(fetched.load(std::sync::atomic::Ordering::SeqCst), 2);
 }
+
+static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How many times it ran (cached for a minute).
+#[mcp_runtime::rpc_method(name = "Jobs.runs", groups = [JOBS], cache(ttl = "60s"))]
+fn runs() -> u64 {
+    RUNS.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1
+}
+
+#[tokio::test]
+async fn cached_results_are_kept_per_caller() {
+    let base = serve_url(
+        example_prod()
+            .token_validator(Arc::new(Identifying))
+            .build()
+            .unwrap(),
+    )
+    .await;
+    let call = |token: &'static str| {
+        let base = base.clone();
+        async move {
+            let r = reqwest::Client::new()
+                .post(format!("{base}/rpc/jobs/v1"))
+                .bearer_auth(token)
+                .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "Jobs.runs"}))
+                .send()
+                .await
+                .unwrap();
+            r.json::<Value>().await.unwrap()["result"].clone()
+        }
+    };
+    let first = call("sub-ann").await;
+    assert_eq!(call("sub-ann").await, first, "ann's entry");
+    let bob = call("sub-bob").await;
+    assert_ne!(bob, first, "bob never gets ann's entry");
+    assert_eq!(call("sub-bob").await, bob);
+}

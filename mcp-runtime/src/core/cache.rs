@@ -93,6 +93,19 @@ pub fn cache_key(group: &str, method: &str, version: u32, params: &Value) -> Str
     key
 }
 
+/// The cache key of `key` for one caller: `<key>:@<sha256 of the subject, 16 bytes>` (the
+/// subject itself never reaches the store). A call whose context has an identity
+/// ([`crate::RequestContext::identity`]) is cached per caller.
+pub fn for_caller(mut key: String, subject: &str) -> String {
+    use std::fmt::Write as _;
+    let digest = Sha256::digest(subject.as_bytes());
+    key.push_str(":@");
+    for b in &digest[..16] {
+        let _ = write!(key, "{b:02x}");
+    }
+    key
+}
+
 #[derive(Clone)]
 struct Entry {
     value: Bytes,

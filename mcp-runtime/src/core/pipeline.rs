@@ -411,10 +411,16 @@ impl Core {
             }
         }
         let cache = match info.def.cache {
-            Some(policy) if policy.active_in(&self.env) => Some((
-                effective_key(info, catalog.group().name(), catalog.version(), &params),
-                policy,
-            )),
+            Some(policy) if policy.active_in(&self.env) => {
+                let key = effective_key(info, catalog.group().name(), catalog.version(), &params);
+                // A caller with an identity has its own entries: one caller's result is never
+                // served to another.
+                let key = match ctx.identity() {
+                    Some(who) => super::cache::for_caller(key, &who.subject),
+                    None => key,
+                };
+                Some((key, policy))
+            }
             _ => None,
         };
         if let (Some((key, _)), false) = (&cache, ignore_cache) {
