@@ -269,6 +269,7 @@ pub fn synthetic_defs(n: usize) -> Vec<&'static MethodDef> {
                 cache: None,
                 lock: None,
                 task: mcp_runtime::record::TaskSupport::Forbidden,
+                transform: None,
                 location: SourceLocation {
                     file: file!(),
                     line: line!(),

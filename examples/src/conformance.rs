@@ -89,7 +89,7 @@ pub async fn reconnection(ctx: RequestContext) -> ToolOutput {
 
 /// A postal address.
 #[derive(Debug, Deserialize, JsonSchema)]
-#[schemars(rename = "address")]
+#[schemars(rename = "address", extend("$anchor" = "addressDef"))]
 pub struct Address {
     /// Street.
     pub street: Option<String>,
@@ -97,15 +97,56 @@ pub struct Address {
     pub city: Option<String>,
 }
 
-/// Takes a JSON Schema 2020-12 input (`$schema`, `$defs`, `$ref`).
-#[rpc_method(name = "json_schema_2020_12_tool", groups = [CONFORMANCE])]
+/// How to reach someone.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ContactMethod {
+    /// By phone.
+    Phone,
+    /// By e-mail.
+    Email,
+}
+
+/// The rules no single parameter can state: a phone or an e-mail is given, and the one the
+/// contact method names.
+fn contact_rules(schema: &mut mcp_runtime::schema::Schema) {
+    schema.insert(
+        "allOf".into(),
+        serde_json::json!([{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}]),
+    );
+    schema.insert(
+        "if".into(),
+        serde_json::json!({"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]}),
+    );
+    schema.insert("then".into(), serde_json::json!({"required": ["phone"]}));
+    schema.insert("else".into(), serde_json::json!({"required": ["email"]}));
+}
+
+/// Takes a JSON Schema 2020-12 input (`$schema`, `$defs` with an `$anchor`, `$ref`, `allOf`,
+/// `if`/`then`/`else`).
+#[rpc_method(name = "json_schema_2020_12_tool", groups = [CONFORMANCE], transform = contact_rules)]
 pub fn json_schema_2020_12(
     /// A name
     name: Option<String>,
     /// An address
     address: Address,
+    /// How to reach them
+    #[param(rename = "contactMethod")]
+    contact_method: Option<ContactMethod>,
+    /// A phone number
+    phone: Option<String>,
+    /// An e-mail address
+    email: Option<String>,
 ) -> String {
-    format!("{} at {:?}", name.unwrap_or_default(), address)
+    let reach = match contact_method {
+        Some(ContactMethod::Phone) => phone.unwrap_or_default(),
+        _ => email.or(phone).unwrap_or_default(),
+    };
+    format!(
+        "{} at {:?}, reached at {reach}",
+        name.unwrap_or_default(),
+        address
+    )
 }
 
 /// Logs three messages at `info`, ~50 ms apart (sent when the client asked for logs).
@@ -662,4 +703,15 @@ pub async fn tool_with_task(ctx: RequestContext) -> Result<ToolOutput, RpcError>
     let name = greeting_name(name);
     tokio::time::sleep(Duration::from_millis(200)).await;
     Ok(Content::text(format!("Task done for {name}")).into())
+}
+
+/// Echoes a value that also travels in the `Mcp-Param-Value` header (SEP-2243): a load
+/// balancer can route on it without reading the body.
+#[rpc_method(name = "test_custom_header", groups = [CONFORMANCE])]
+pub fn custom_header(
+    /// The value
+    #[param(header = "Value")]
+    value: String,
+) -> ToolOutput {
+    Content::text(format!("Value: {value}")).into()
 }

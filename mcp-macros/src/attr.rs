@@ -478,12 +478,15 @@ pub const CRATE: &str = "crate";
 pub const REMOVED_IN: &str = "removed_in";
 pub const CACHE: &str = "cache";
 pub const LOCK: &str = "lock";
+pub const TRANSFORM: &str = "transform";
 
 pub const RPC_METHOD_ATTR: &str = "rpc_method";
 
 pub const RPC_METHOD: Keys = Keys {
     attr: RPC_METHOD_ATTR,
-    keys: &[NAME, GROUPS, VERSION, REMOVED_IN, CACHE, LOCK, CRATE],
+    keys: &[
+        NAME, GROUPS, VERSION, REMOVED_IN, CACHE, LOCK, TRANSFORM, CRATE,
+    ],
 };
 
 #[derive(Default)]
@@ -495,6 +498,8 @@ pub struct RpcMethodArgs {
     pub krate: Option<Path>,
     pub cache: Option<CacheArgs>,
     pub lock: Option<LockArgs>,
+    /// `transform = path`: a `fn(&mut Schema)` applied to the input schema.
+    pub transform: Option<Path>,
     /// Keys that were written, valid or not (so a bad value is not also reported as missing).
     pub seen: Vec<&'static str>,
 }
@@ -517,6 +522,16 @@ pub fn parse_rpc_method(cx: &Ctxt, tokens: TokenStream) -> RpcMethodArgs {
             CRATE => args.krate = Some(krate(meta)?),
             CACHE => args.cache = Some(cache(meta)?),
             LOCK => args.lock = Some(lock(meta)?),
+            TRANSFORM => {
+                let value = meta.value()?;
+                args.transform = Some(value.parse().map_err(|e: syn::Error| {
+                    syn::Error::new(
+                        e.span(),
+                        "`transform` names a function by its path: `transform = my_fn` \
+                         (`fn(&mut mcp_runtime::schema::Schema)`), not a string",
+                    )
+                })?);
+            }
             _ => unreachable!("a key of RPC_METHOD"),
         }
         Ok(())
@@ -941,6 +956,14 @@ pub const NOT_BLANK: &str = "not_blank";
 pub const MIN_ITEMS: &str = "min_items";
 pub const MAX_ITEMS: &str = "max_items";
 pub const CHECK: &str = "check";
+pub const HEADER: &str = "header";
+
+/// An RFC 9110 token (a header field name), not empty.
+fn is_header_token(s: &str) -> bool {
+    !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
 
 pub const PARAM_KEYS: Keys = Keys {
     attr: PARAM_ATTR,
@@ -965,6 +988,7 @@ pub const PARAM_KEYS: Keys = Keys {
         MIN_ITEMS,
         MAX_ITEMS,
         CHECK,
+        HEADER,
     ],
 };
 
@@ -988,6 +1012,8 @@ pub struct ParamArgs {
     /// The `pattern = "..."` regular expressions as written (checked by `check`).
     pub patterns: Vec<Spanned<String>>,
     pub check: Option<Path>,
+    /// `header = "Name"`: the argument is mirrored in the `Mcp-Param-Name` header (SEP-2243).
+    pub header: Option<Spanned<String>>,
     /// `#[complete(with = f)]`, a separate attribute.
     pub complete: Option<CompleteArgs>,
 }
@@ -1062,6 +1088,20 @@ pub fn parse_param(cx: &Ctxt, attr: &Attribute) -> ParamArgs {
             EMAIL => kw.push(("format".into(), json_string("email"))),
             URL => kw.push(("format".into(), json_string("uri"))),
             UUID => kw.push(("format".into(), json_string("uuid"))),
+            HEADER => {
+                let h = lit_str(meta)?;
+                if !is_header_token(&h.value) {
+                    return Err(syn::Error::new(
+                        h.span,
+                        format!(
+                            "`header` names an HTTP header (sent as `Mcp-Param-<name>`): `{}` is not a token of letters, digits and !#$%&'*+-.^_`|~",
+                            h.value
+                        ),
+                    ));
+                }
+                kw.push(("x-mcp-header".into(), json_string(&h.value)));
+                args.header = Some(h);
+            }
             NOT_BLANK => {
                 kw.push(("minLength".into(), "1".into()));
                 kw.push(("pattern".into(), json_string("\\S")));

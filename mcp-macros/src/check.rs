@@ -30,6 +30,7 @@ pub fn method(cx: &Ctxt, m: &Method) {
         context_without_constraints(cx, p);
         patterns_are_regexes(cx, p);
         param_name_unique(cx, p, &m.params[..i]);
+        param_header_unique(cx, p, &m.params[..i]);
         complete_on_mcp_argument(cx, p, m.kind);
     }
     name_not_empty(cx, m);
@@ -256,6 +257,28 @@ fn regex_problem(pattern: &str) -> Result<(), String> {
             };
             Err(format!("{}, {at}", e.kind()))
         }
+    }
+}
+
+/// Two mirrored parameters of a method cannot share a header (names ignore case).
+fn param_header_unique(cx: &Ctxt, p: &Param, before: &[Param]) {
+    let Some(h) = &p.header else {
+        return;
+    };
+    if let Some(prev) = before.iter().find(|q| {
+        q.header
+            .as_ref()
+            .is_some_and(|g| g.value.eq_ignore_ascii_case(&h.value))
+    }) {
+        cx.syn_error(syn::Error::new(
+            h.span,
+            format!(
+                "`header = \"{}\"`: parameter `{}` already uses header `{}` (header names ignore case); give each parameter its own",
+                h.value,
+                prev.name,
+                prev.header.as_ref().map_or("", |g| g.value.as_str())
+            ),
+        ));
     }
 }
 

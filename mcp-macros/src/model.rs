@@ -159,6 +159,8 @@ pub struct Param {
     /// The `pattern = "..."` regular expressions.
     pub patterns: Vec<Spanned<String>>,
     pub check: Option<Path>,
+    /// `header = "Name"` (SEP-2243 `x-mcp-header`).
+    pub header: Option<Spanned<String>>,
     /// `#[complete(with = f)]`.
     pub complete: Option<CompleteArgs>,
 }
@@ -245,6 +247,8 @@ pub struct Method {
     pub tool: McpToolArgs,
     pub cache: Option<CacheArgs>,
     pub lock: Option<LockModel>,
+    /// `transform = path`.
+    pub transform: Option<Path>,
 }
 
 impl Method {
@@ -352,6 +356,7 @@ pub fn build(
         receiver,
         tool: tool.unwrap_or_default(),
         cache: args.cache,
+        transform: args.transform,
         lock: args.lock.map(|l| LockModel {
             param: l.param,
             ttl_ms: l.ttl_ms,
@@ -420,6 +425,7 @@ fn param(cx: &Ctxt, pt: &mut syn::PatType) -> Param {
         constraints,
         patterns: pargs.patterns,
         check: pargs.check,
+        header: pargs.header,
         complete: pargs.complete,
     }
 }

@@ -55,9 +55,49 @@ impl MethodInfo {
 
     /// Compiles the input validator; when it does not compile, one error per parameter whose
     /// schema does not compile on its own (or one for the method when none does).
-    pub(crate) fn check_validator(&self) -> Vec<SchemaError> {
-        let Err(message) = self.validator() else {
+    /// The parameters mirrored in headers (`#[param(header = "...")]`, SEP-2243): their name,
+    /// header name and JSON type (`string`, `integer` or `boolean`), or the error of one that
+    /// cannot be mirrored.
+    pub(crate) fn mirrored(&self) -> Vec<Result<Mirrored, SchemaError>> {
+        let Some(props) = self
+            .input_schema
+            .get("properties")
+            .and_then(Value::as_object)
+        else {
             return Vec::new();
+        };
+        props
+            .iter()
+            .filter_map(|(name, p)| {
+                let header = p.get("x-mcp-header")?.as_str()?;
+                let ty = single_type(p);
+                Some(match ty {
+                    Some(t @ ("string" | "integer" | "boolean")) => Ok(Mirrored {
+                        param: name.clone(),
+                        header: format!("mcp-param-{}", header.to_ascii_lowercase()),
+                        ty: t,
+                    }),
+                    _ => Err(SchemaError {
+                        method: self.name().to_owned(),
+                        param: Some(name.clone()),
+                        at: self.def.location,
+                        message: format!(
+                            "`header = \"{header}\"` mirrors only a string, integer or boolean parameter"
+                        ),
+                    }),
+                })
+            })
+            .collect()
+    }
+
+    pub(crate) fn check_validator(&self) -> Vec<SchemaError> {
+        let mut errors: Vec<SchemaError> = self
+            .mirrored()
+            .into_iter()
+            .filter_map(Result::err)
+            .collect();
+        let Err(message) = self.validator() else {
+            return errors;
         };
         let error = |param: Option<&str>, message: &str| SchemaError {
             method: self.name().to_owned(),
@@ -67,7 +107,7 @@ impl MethodInfo {
         };
         // Which parameters: each property compiled alone, with the definitions it may use.
         let defs = self.input_schema.get("$defs");
-        let mut errors: Vec<SchemaError> = self
+        let mut alone: Vec<SchemaError> = self
             .input_schema
             .get("properties")
             .and_then(Value::as_object)
@@ -81,10 +121,47 @@ impl MethodInfo {
                 schema::compile(&alone).err().map(|m| error(Some(name), &m))
             })
             .collect();
-        if errors.is_empty() {
-            errors.push(error(None, message));
+        if alone.is_empty() {
+            alone.push(error(None, message));
         }
+        errors.extend(alone);
         errors
+    }
+}
+
+/// A parameter mirrored in a header (SEP-2243 `x-mcp-header`).
+#[derive(Debug, Clone)]
+pub(crate) struct Mirrored {
+    /// The parameter.
+    pub param: String,
+    /// The header, lowercase (`mcp-param-region`).
+    pub header: String,
+    /// `string`, `integer` or `boolean`.
+    pub ty: &'static str,
+}
+
+/// The one JSON type of a property (`Option`'s `null` aside).
+fn single_type(p: &Value) -> Option<&'static str> {
+    let name = |t: &str| -> Option<&'static str> {
+        ["string", "integer", "boolean", "number", "object", "array"]
+            .into_iter()
+            .find(|k| *k == t)
+    };
+    match p.get("type") {
+        Some(Value::String(t)) => name(t),
+        Some(Value::Array(ts)) => {
+            let mut it = ts.iter().filter_map(Value::as_str).filter(|t| *t != "null");
+            let t = it.next()?;
+            it.next().is_none().then(|| name(t)).flatten()
+        }
+        _ => {
+            let alts = p.get("anyOf")?.as_array()?;
+            let mut it = alts
+                .iter()
+                .filter(|a| a.get("type") != Some(&Value::from("null")));
+            let t = single_type(it.next()?)?;
+            it.next().is_none().then_some(t)
+        }
     }
 }
 

@@ -131,6 +131,9 @@ pub struct MethodDef {
     pub lock: Option<LockPolicy>,
     /// Whether an MCP call may run as a task (`#[mcp_tool(task = "...")]`).
     pub task: TaskSupport,
+    /// `transform = f`: changes the input schema once built (keywords the parameters cannot
+    /// express: `allOf`, `if`/`then`/`else`, ...). The schema checks calls too.
+    pub transform: Option<fn(&mut schemars::Schema)>,
     /// Where it is defined.
     pub location: SourceLocation,
 }
@@ -369,6 +372,7 @@ pub(crate) mod fixtures {
             cache: None,
             lock: None,
             task: crate::record::TaskSupport::Forbidden,
+            transform: None,
             location: SourceLocation {
                 file: "mcp-runtime/src/record.rs",
                 line: 1,

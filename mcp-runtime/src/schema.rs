@@ -10,6 +10,9 @@ use serde_json::{Map, Value, json};
 
 use crate::record::{MethodDef, ParamKind};
 
+/// A JSON Schema (schemars'), as `#[rpc_method(transform = f)]` functions change it.
+pub use schemars::Schema;
+
 /// A schema generator with the framework's settings (2020-12, `$defs`, no `$schema`).
 pub fn generator() -> SchemaGenerator {
     SchemaSettings::draft2020_12()
@@ -59,7 +62,14 @@ pub fn input_schema(def: &MethodDef) -> Value {
     }
     root.insert("additionalProperties".into(), false.into());
     add_defs(&mut root, &mut g);
-    Value::Object(root)
+    match def.transform {
+        Some(transform) => {
+            let mut schema = Schema::from(root);
+            transform(&mut schema);
+            schema.into()
+        }
+        None => Value::Object(root),
+    }
 }
 
 /// The `outputSchema` of a method: `{"type":"object","properties":{"result":S},"required":["result"]}`,

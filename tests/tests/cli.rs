@@ -165,6 +165,7 @@ const fn def(name: &'static str, line: u32) -> MethodDef {
         cache: None,
         lock: None,
         task: mcp_runtime::record::TaskSupport::Forbidden,
+        transform: None,
         location: SourceLocation {
             file: "tests/tests/cli.rs",
             line,

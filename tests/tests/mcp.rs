@@ -2253,6 +2253,7 @@ static BAD: MethodDef = MethodDef {
     cache: None,
     lock: None,
     task: mcp_runtime::record::TaskSupport::Forbidden,
+    transform: None,
     location: SourceLocation {
         file: "tests/tests/mcp.rs",
         line: 1,
@@ -4199,5 +4200,83 @@ async fn a_listen_stream_hears_of_the_tasks_it_names() {
     assert_eq!(
         done["params"]["result"],
         json!({"content": [{"type": "text", "text": "Kept n.txt"}], "isError": false})
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// SEP-2243: parameters mirrored in `Mcp-Param-*` headers
+// ---------------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn a_mirrored_parameter_is_published_and_checked_against_its_header() {
+    let url = format!("{}/mcp/conformance/v1", example().await);
+    let (_, _, list) = post_json(
+        &url,
+        &modern_headers("tools/list", None),
+        &modern_req(json!(1), "tools/list", json!({})),
+    )
+    .await;
+    let tools = list["result"]["tools"].as_array().unwrap();
+    assert_eq!(
+        tool(tools, "test_custom_header")["inputSchema"]["properties"]["value"],
+        json!({"type": "string", "description": "The value", "x-mcp-header": "Value"})
+    );
+    let call = |value: Value| {
+        modern_req(
+            json!(2),
+            "tools/call",
+            json!({"name": "test_custom_header", "arguments": {"value": value}}),
+        )
+    };
+    let with = |h: &'static str| {
+        let mut headers = modern_headers("tools/call", Some("test_custom_header"));
+        headers.push(("mcp-param-value", h));
+        headers
+    };
+    // Accepted: the literal, its base64 form, a padded value.
+    for (header, value) in [
+        ("Hello", "Hello"),
+        ("=?base64?SGVsbG8=?=", "Hello"),
+        ("  Hello ", "Hello"),
+        ("=?base64?Hello", "=?base64?Hello"),
+    ] {
+        let (status, _, body) = post_json(&url, &with(header), &call(json!(value))).await;
+        assert_eq!(status, 200, "{header}: {body}");
+        assert_eq!(
+            body["result"]["content"],
+            json!([{"type": "text", "text": format!("Value: {value}")}])
+        );
+    }
+    // Refused with 400 and -32020: bad base64 (padding, characters), a mismatch, a missing header.
+    let refused = |m: &str| err(json!(2), -32020, m);
+    for (header, message) in [
+        (
+            "=?base64?SGVsbG8?=",
+            "mcp-param-value header is not a valid value",
+        ),
+        (
+            "=?base64?SGVs!!!bG8=?=",
+            "mcp-param-value header is not a valid value",
+        ),
+        (
+            "Goodbye",
+            "mcp-param-value header does not match the argument 'value'",
+        ),
+    ] {
+        let (status, _, body) = post_json(&url, &with(header), &call(json!("Hello"))).await;
+        assert_eq!((status, body), (400, refused(message)), "{header}");
+    }
+    let (status, _, body) = post_json(
+        &url,
+        &modern_headers("tools/call", Some("test_custom_header")),
+        &call(json!("Hello")),
+    )
+    .await;
+    assert_eq!(
+        (status, body),
+        (
+            400,
+            refused("mcp-param-value header is missing for the argument 'value'")
+        )
     );
 }

@@ -2,6 +2,7 @@
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{ToTokens, quote, quote_spanned};
+use syn::spanned::Spanned as _;
 
 use super::Cx;
 use super::params::Params;
@@ -41,6 +42,14 @@ pub(super) fn method_def(cx: &Cx, params: &Params) -> TokenStream {
         crate::attr::TaskSupport::Optional => quote!(#rt::TaskSupport::Optional),
         crate::attr::TaskSupport::Required => quote!(#rt::TaskSupport::Required),
     };
+    let transform = match &cx.m.transform {
+        // Spanned at the path: a function of another type is reported where it is named.
+        Some(f) => quote_spanned!(f.span()=> ::core::option::Option::Some({
+            let f: fn(&mut #rt::Schema) = #f;
+            f
+        })),
+        None => quote!(::core::option::Option::None),
+    };
     let location = location(cx);
     quote! {
         #rt::MethodDef {
@@ -56,6 +65,7 @@ pub(super) fn method_def(cx: &Cx, params: &Params) -> TokenStream {
             cache: #cache,
             lock: #lock,
             task: #task,
+            transform: #transform,
             location: #location,
         }
     }

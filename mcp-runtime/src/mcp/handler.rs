@@ -161,6 +161,8 @@ pub struct McpEndpoint {
     pub(crate) waiters: Arc<super::input::Waiters>,
     /// The session calls running on SSE streams, for `notifications/cancelled`.
     pub(crate) running: super::cancel::Running,
+    /// The tools with parameters mirrored in headers (SEP-2243), by name; empty when none has.
+    pub(crate) mirrored: std::collections::HashMap<&'static str, Vec<crate::catalog::Mirrored>>,
 }
 
 /// The precomputed pages of every list in one language.
@@ -304,6 +306,15 @@ impl McpEndpoint {
         let meta_member = format!("\"_meta\":{{\"{META_SERVER_INFO}\":{server_info}}}");
         // Built once per language: a translated list costs what an untranslated one does.
         let serves = Serves::of(&catalog);
+        // Precomputed: a tool without mirrored parameters costs nothing per call.
+        let mirrored = catalog
+            .methods()
+            .iter()
+            .filter_map(|m| {
+                let mirrors: Vec<_> = m.mirrored().into_iter().filter_map(Result::ok).collect();
+                (!mirrors.is_empty()).then_some((m.def.name, mirrors))
+            })
+            .collect();
         let pages = translations
             .languages()
             .iter()
@@ -397,6 +408,7 @@ impl McpEndpoint {
             limits,
             waiters: Arc::default(),
             running: super::cancel::Running::default(),
+            mirrored,
         }
     }
 

@@ -120,6 +120,69 @@ fn decode_header_value(v: &str) -> Option<std::borrow::Cow<'_, str>> {
     }
 }
 
+/// Checks the `Mcp-Param-*` headers of a `tools/call` against the arguments they mirror
+/// (SEP-2243): each present exactly when its argument is, decoded strictly (`=?base64?…?=`),
+/// equal to it (integers compared as numbers).
+fn check_mirrored(
+    mirrors: &[crate::catalog::Mirrored],
+    headers: &HeaderMap,
+    msg: &Message,
+) -> Result<(), String> {
+    let args = msg.params.as_ref().and_then(|p| p.get("arguments"));
+    for m in mirrors {
+        let body = args.and_then(|a| a.get(&m.param)).filter(|v| !v.is_null());
+        let mut values = headers.get_all(m.header.as_str()).iter();
+        let given = values.next();
+        if values.next().is_some() {
+            return Err(format!("{} header is repeated", m.header));
+        }
+        let (given, body) = match (given, body) {
+            (None, None) => continue,
+            (Some(g), Some(b)) => (g, b),
+            (None, Some(_)) => {
+                return Err(format!(
+                    "{} header is missing for the argument '{}'",
+                    m.header, m.param
+                ));
+            }
+            (Some(_), None) => {
+                return Err(format!(
+                    "{} header is sent without the argument '{}'",
+                    m.header, m.param
+                ));
+            }
+        };
+        let decoded = given
+            .to_str()
+            .ok()
+            .map(str::trim)
+            .and_then(decode_header_value)
+            .ok_or_else(|| format!("{} header is not a valid value", m.header))?;
+        let same = match m.ty {
+            "integer" => decoded
+                .parse::<i128>()
+                .ok()
+                .zip(
+                    body.as_i64()
+                        .map(i128::from)
+                        .or(body.as_u64().map(i128::from)),
+                )
+                .is_some_and(|(h, b)| h == b),
+            "boolean" => body
+                .as_bool()
+                .is_some_and(|b| decoded == if b { "true" } else { "false" }),
+            _ => body.as_str() == Some(&*decoded),
+        };
+        if !same {
+            return Err(format!(
+                "{} header does not match the argument '{}'",
+                m.header, m.param
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The session a handshake-era request names: its id and negotiated revision, or the answer
 /// to give (400 without an id, 404 for an unknown or ended one).
 async fn session_of<'h>(
@@ -678,6 +741,13 @@ async fn modern_request(
                 "mcp-name header does not match the request body's '{key}' parameter"
             ));
         }
+    }
+    if msg.method == "tools/call"
+        && !ep.mirrored.is_empty()
+        && let Some(mirrors) = msg.param_name().and_then(|n| ep.mirrored.get(n))
+        && let Err(m) = check_mirrored(mirrors, headers, &msg)
+    {
+        return mismatch(&m);
     }
     if msg.method == "subscriptions/listen" {
         return super::changes::listen(route, msg);
