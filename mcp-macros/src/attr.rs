@@ -1376,13 +1376,13 @@ mod tests {
     fn key_lists() {
         assert_eq!(
             RPC_METHOD.list(),
-            "name, groups, version, removed_in, cache, lock, crate"
+            "name, groups, version, removed_in, cache, lock, transform, crate"
         );
         assert_eq!(
             PARAM_KEYS.list(),
             "default, rename, context, min_length, max_length, length, min, max, range, \
              exclusive_min, exclusive_max, pattern, email, url, uuid, one_of, not_blank, \
-             min_items, max_items, check"
+             min_items, max_items, check, header"
         );
     }
 

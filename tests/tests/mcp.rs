@@ -1102,6 +1102,7 @@ async fn conformance_tools_list_has_the_suite_tools() {
             "protocol_error_job",
             "slow_compute",
             "test_audio_content",
+            "test_custom_header",
             "test_elicitation",
             "test_elicitation_sep1034_defaults",
             "test_elicitation_sep1330_enums",
