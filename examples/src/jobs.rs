@@ -16,9 +16,11 @@ pub struct JobReport {
 
 /// Run a slow job, reporting progress after each step.
 ///
-/// Over MCP the client sees `notifications/progress` (when it sends a progress token).
+/// Over MCP the client sees `notifications/progress` (when it sends a progress token); a client
+/// that accepts tasks gets a task to poll. Over JSON-RPC, `$rpc.callback` runs it in the
+/// background and POSTs the answer there.
 #[rpc_method(name = "Jobs.run", groups = [MCP])]
-#[mcp_tool(read_only_hint = true)]
+#[mcp_tool(read_only_hint = true, task = "optional")]
 pub async fn run(
     /// How many steps
     #[param(default = 3)]

@@ -45,7 +45,11 @@ async fn webhook(status: u16) -> (String, mpsc::UnboundedReceiver<Received>) {
 fn server() -> Server {
     examples::builder()
         .env(Environment::PROD)
-        .callbacks(Arc::new(HttpCallbacks::new().allow_private_hosts(true)))
+        .callbacks(Arc::new(
+            HttpCallbacks::new()
+                .allow_hosts(["127.0.0.1"])
+                .retry_backoff(Duration::from_millis(10)),
+        ))
         .build()
         .unwrap()
 }
@@ -183,5 +187,45 @@ async fn a_bad_callback_or_rpc_member_is_refused_before_anything_runs() {
     assert_eq!(
         body["error"]["message"],
         "Invalid $rpc: asynchronous calls (`callback`) are not enabled on this server"
+    );
+}
+
+#[tokio::test]
+async fn a_failing_callback_is_retried_on_5xx_only_and_a_call_past_its_timeout_is_an_error() {
+    let rpc = format!("{}/rpc/mcp/v1", serve_url(server()).await);
+    let ping = |hook: &str| {
+        json!({"jsonrpc": "2.0", "id": 1, "method": "Catalog.ping",
+            "params": {"$rpc": {"callback": hook}}})
+    };
+    // 503: tried four times (1 + 3 retries), then given up (and logged as -32300).
+    let (hook, mut rx) = webhook(503).await;
+    post(&rpc, &[], ping(&hook)).await;
+    for _ in 0..4 {
+        let (_, body) = next(&mut rx).await;
+        assert_eq!(body["result"], "pong, x");
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(rx.try_recv().is_err(), "no fifth try");
+    // 404: the webhook answered; not tried again.
+    let (hook, mut rx) = webhook(404).await;
+    post(&rpc, &[], ping(&hook)).await;
+    next(&mut rx).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(rx.try_recv().is_err(), "no retry after a 4xx");
+    // A call longer than `$rpc.timeout` (the least, 10 s) is POSTed as a -32603 error.
+    let (hook, mut rx) = webhook(200).await;
+    let slow = json!({"jsonrpc": "2.0", "id": 2, "method": "Jobs.run",
+        "params": {"steps": 3, "step_ms": 5000, "$rpc": {"callback": hook, "timeout": 10}}});
+    let (_, ack) = post(&rpc, &[], slow).await;
+    assert_eq!(ack["result"]["async"], true);
+    let (_, body) = tokio::time::timeout(Duration::from_secs(15), rx.recv())
+        .await
+        .expect("the timeout's answer")
+        .unwrap();
+    assert_eq!(
+        body,
+        json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32603,
+            "message": "Method 'Jobs.run' timed out after 10000 ms",
+            "data": {"exception": "Ufo\\RpcError\\RpcInternalException"}}})
     );
 }

@@ -193,6 +193,14 @@ fn capabilities(live: bool) -> Value {
     })
 }
 
+/// The 2026-07-28 capabilities (`server/discover`): the tasks extension, which both example
+/// groups have.
+fn modern_capabilities() -> Value {
+    let mut caps = capabilities(true);
+    caps["extensions"] = json!({"io.modelcontextprotocol/tasks": {}});
+    caps
+}
+
 /// The initialize result of a stateless HTTP group (no stream for change notifications).
 fn initialize_result(version: &str) -> Value {
     initialize_with(version, false)
@@ -204,9 +212,14 @@ fn initialize_live(version: &str) -> Value {
 }
 
 fn initialize_with(version: &str, live: bool) -> Value {
+    let mut caps = capabilities(live);
+    if version == "2025-11-25" {
+        // Both example groups have task tools, and 2025-11-25 has tasks.
+        caps["tasks"] = json!({"cancel": {}, "requests": {"tools": {"call": {}}}});
+    }
     json!({
         "protocolVersion": version,
-        "capabilities": capabilities(live),
+        "capabilities": caps,
         "serverInfo": server_info(),
         "instructions": INSTRUCTIONS
     })
@@ -326,13 +339,7 @@ fn assert_messages(events: &[Event], stream: &str, first_seq: usize, expected: &
 async fn open_session(url: &str, version: &str) -> String {
     let (status, h, body) = post_json(url, &[], &initialize(1, version)).await;
     assert_eq!(status, 200);
-    let mut expected = initialize_live(version);
-    if url.contains("/conformance/") {
-        // The conformance group has task tools.
-        expected["capabilities"]["tasks"] =
-            json!({"cancel": {}, "requests": {"tools": {"call": {}}}});
-    }
-    assert_eq!(body, ok(json!(1), expected));
+    assert_eq!(body, ok(json!(1), initialize_live(version)));
     let sid = hdr(&h, "mcp-session-id")
         .expect("initialize returns mcp-session-id")
         .to_owned();
@@ -1163,7 +1170,7 @@ async fn modern_server_discover_exact() {
             json!({
                 "resultType": "complete",
                 "supportedVersions": [MODERN],
-                "capabilities": capabilities(true),
+                "capabilities": modern_capabilities(),
                 "instructions": INSTRUCTIONS,
                 "ttlMs": 300_000,
                 "cacheScope": "public",
@@ -2445,7 +2452,7 @@ async fn stdio_modern_server_discover_and_tools_call() {
             json!({
                 "resultType": "complete",
                 "supportedVersions": [MODERN],
-                "capabilities": capabilities(true),
+                "capabilities": modern_capabilities(),
                 "instructions": INSTRUCTIONS,
                 "ttlMs": 300_000,
                 "cacheScope": "public",

@@ -223,15 +223,20 @@ pub(crate) async fn start(
     Ok(ack)
 }
 
-/// Webhooks over HTTP and HTTPS (feature `webhooks`, with `reqwest` and rustls): the callback
-/// must name a real host (a domain name with a top-level domain; IP addresses and single-label
-/// names such as `localhost` are refused, so a caller cannot make the server call its own
-/// network) and be reachable; POSTs time out after 10 s.
+/// Webhooks over HTTP and HTTPS (feature `webhooks`, with `reqwest` and rustls).
+///
+/// A callback must name a host by a domain name with a top-level domain, and every address it
+/// resolves to must be public: loopback, private, link-local, shared, unspecified and multicast
+/// addresses are refused (so a caller cannot make the server call its own network), unless
+/// [`HttpCallbacks::allow_hosts`] admits them. Redirects are not followed. A delivery answered
+/// 5xx, or that cannot connect, is tried again after 1 s, 2 s and 4 s (four tries at most);
+/// each try times out after 10 s.
 #[cfg(feature = "webhooks")]
 #[derive(Debug, Clone)]
 pub struct HttpCallbacks {
     client: reqwest::Client,
-    private_hosts: bool,
+    allowed: Vec<String>,
+    backoff: Duration,
 }
 
 #[cfg(feature = "webhooks")]
@@ -241,9 +246,13 @@ impl Default for HttpCallbacks {
     }
 }
 
+/// How many times a delivery is tried.
+#[cfg(feature = "webhooks")]
+const TRIES: u32 = 4;
+
 #[cfg(feature = "webhooks")]
 impl HttpCallbacks {
-    /// The default client: public hosts only, 10 s per request, no redirects.
+    /// The default client: public hosts only.
     pub fn new() -> Self {
         let client = reqwest::Client::builder()
             .timeout(Duration::from_secs(10))
@@ -252,33 +261,89 @@ impl HttpCallbacks {
             .unwrap_or_default();
         Self {
             client,
-            private_hosts: false,
+            allowed: Vec::new(),
+            backoff: Duration::from_secs(1),
         }
     }
 
-    /// Also accepts IP addresses and single-label names (`localhost`): for tests and private
+    /// Also admits these hosts (names or IP addresses as written in the URL, e.g.
+    /// `127.0.0.1`, `hooks.internal`) whatever they resolve to: for tests and private
     /// networks whose callers are trusted.
-    pub fn allow_private_hosts(mut self, allow: bool) -> Self {
-        self.private_hosts = allow;
+    pub fn allow_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.allowed.extend(hosts.into_iter().map(Into::into));
         self
     }
 
-    fn real_host(&self, url: &str) -> Result<(), String> {
-        let host = url
+    /// The first wait between tries (doubled each time; default 1 s).
+    pub fn retry_backoff(mut self, first: Duration) -> Self {
+        self.backoff = first;
+        self
+    }
+
+    /// Whether `url`'s host may be called: allowed, or a public name resolving to public
+    /// addresses only.
+    async fn admitted(&self, url: &str) -> Result<(), String> {
+        let uri = url
             .parse::<http::Uri>()
-            .ok()
-            .and_then(|u| u.host().map(str::to_owned))
-            .unwrap_or_default();
-        if self.private_hosts {
+            .map_err(|_| "not a URL".to_owned())?;
+        let host = uri.host().unwrap_or_default().trim_matches(['[', ']']);
+        if self.allowed.iter().any(|a| a.eq_ignore_ascii_case(host)) {
             return Ok(());
         }
         let tld = host.rsplit('.').next().unwrap_or("");
         let named =
             host.contains('.') && tld.len() >= 2 && tld.bytes().all(|b| b.is_ascii_alphabetic());
-        if named {
-            Ok(())
-        } else {
-            Err(format!("`{host}` is not a public host name"))
+        if !named {
+            return Err(format!("`{host}` is not a public host name"));
+        }
+        let port = uri
+            .port_u16()
+            .unwrap_or(if uri.scheme_str() == Some("https") {
+                443
+            } else {
+                80
+            });
+        let addrs = tokio::net::lookup_host((host, port))
+            .await
+            .map_err(|_| format!("`{host}` does not resolve"))?;
+        for a in addrs {
+            if !is_public(a.ip()) {
+                return Err(format!("`{host}` resolves to a non-public address"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether an address is on the public internet.
+#[cfg(feature = "webhooks")]
+fn is_public(ip: std::net::IpAddr) -> bool {
+    use std::net::IpAddr;
+    match ip {
+        IpAddr::V4(v4) => {
+            let o = v4.octets();
+            !(v4.is_loopback()
+                || v4.is_private()
+                || v4.is_link_local()
+                || v4.is_unspecified()
+                || v4.is_multicast()
+                || v4.is_broadcast()
+                || v4.is_documentation()
+                // 100.64.0.0/10, shared address space (carrier-grade NAT).
+                || (o[0] == 100 && (o[1] & 0xc0) == 64)
+                || o[0] == 0)
+        }
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return is_public(IpAddr::V4(v4));
+            }
+            let s = v6.segments();
+            !(v6.is_loopback()
+                || v6.is_unspecified()
+                || v6.is_multicast()
+                // fc00::/7 unique local, fe80::/10 link-local.
+                || (s[0] & 0xfe00) == 0xfc00
+                || (s[0] & 0xffc0) == 0xfe80)
         }
     }
 }
@@ -287,7 +352,7 @@ impl HttpCallbacks {
 impl CallbackClient for HttpCallbacks {
     fn check<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Result<(), String>> {
         Box::pin(async move {
-            self.real_host(url)?;
+            self.admitted(url).await?;
             let options = self
                 .client
                 .request(reqwest::Method::OPTIONS, url)
@@ -325,19 +390,34 @@ impl CallbackClient for HttpCallbacks {
         body: Vec<u8>,
     ) -> BoxFuture<'a, Result<u16, String>> {
         Box::pin(async move {
-            let mut req = self
-                .client
-                .post(url)
-                .header(http::header::ACCEPT, "application/json")
-                .header(http::header::CONTENT_TYPE, "application/json");
-            for (k, v) in headers {
-                req = req.header(k, v);
+            // Checked again: what the name resolves to may have changed since the call came.
+            self.admitted(url).await?;
+            let body = bytes::Bytes::from(body);
+            let mut wait = self.backoff;
+            let mut tries = 0;
+            loop {
+                tries += 1;
+                let mut req = self
+                    .client
+                    .post(url)
+                    .header(http::header::ACCEPT, "application/json")
+                    .header(http::header::CONTENT_TYPE, "application/json");
+                for (k, v) in headers {
+                    req = req.header(k, v);
+                }
+                let outcome = req.body(body.clone()).send().await;
+                let retry = match &outcome {
+                    Ok(r) => r.status().is_server_error(),
+                    Err(e) => e.is_connect() || e.is_timeout(),
+                };
+                if !retry || tries >= TRIES {
+                    return outcome
+                        .map(|r| r.status().as_u16())
+                        .map_err(|e| e.without_url().to_string());
+                }
+                tokio::time::sleep(wait).await;
+                wait *= 2;
             }
-            req.body(body)
-                .send()
-                .await
-                .map(|r| r.status().as_u16())
-                .map_err(|e| e.without_url().to_string())
         })
     }
 }
@@ -393,22 +473,33 @@ mod tests {
     }
 
     #[cfg(feature = "webhooks")]
-    #[test]
-    fn the_default_client_wants_a_public_host_name() {
+    #[tokio::test]
+    async fn the_default_client_wants_a_public_host_name_and_address() {
         let c = HttpCallbacks::new();
-        assert!(c.real_host("https://hooks.example.com/rpc").is_ok());
         for u in [
             "http://127.0.0.1/x",
             "http://localhost:8080/x",
             "http://[::1]/",
             "http://intranet/",
+            "http://169.254.169.254/latest",
         ] {
-            assert!(c.real_host(u).is_err(), "{u}");
+            assert!(c.admitted(u).await.is_err(), "{u}");
         }
-        assert!(
-            c.allow_private_hosts(true)
-                .real_host("http://127.0.0.1/x")
-                .is_ok()
-        );
+        let allowed = c.allow_hosts(["127.0.0.1"]);
+        assert!(allowed.admitted("http://127.0.0.1:9/x").await.is_ok());
+        for ip in [
+            "10.1.2.3",
+            "192.168.0.1",
+            "172.16.0.1",
+            "100.64.0.1",
+            "fd00::1",
+            "fe80::1",
+            "::ffff:127.0.0.1",
+        ] {
+            assert!(!is_public(ip.parse().unwrap()), "{ip}");
+        }
+        for ip in ["93.184.216.34", "2606:2800:220:1::1"] {
+            assert!(is_public(ip.parse().unwrap()), "{ip}");
+        }
     }
 }

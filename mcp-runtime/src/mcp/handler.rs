@@ -206,7 +206,8 @@ impl Serves {
 
     /// The `capabilities` object; `live`: the connection has a stream for change
     /// notifications (a 2026-07-28 listen stream, a session's `GET` stream, stdio).
-    fn capabilities(self, live: bool, modern: bool) -> String {
+    /// `tasks`: the 2025-11-25 `tasks` capability may be declared (that revision has tasks).
+    fn capabilities(self, live: bool, modern: bool, tasks: bool) -> String {
         let mut c = format!("{{\"tools\":{{\"listChanged\":{live}}}");
         if self.resources {
             c.push_str(&format!(
@@ -219,7 +220,7 @@ impl Serves {
         if self.completions {
             c.push_str(",\"completions\":{}");
         }
-        if self.tasks && !modern {
+        if self.tasks && !modern && tasks {
             // 2025-11-25 tasks (no `list`: tasks are not bound to a caller's identity, so
             // nobody may enumerate them; their ids are unguessable).
             c.push_str(",\"tasks\":{\"cancel\":{},\"requests\":{\"tools\":{\"call\":{}}}}");
@@ -371,7 +372,7 @@ impl McpEndpoint {
         if !bad.is_empty() {
             tracing::error!(group = catalog.group().name(), problems = ?bad, "MCP endpoint disabled: invalid tool names");
         }
-        let capabilities = serves.capabilities(true, true);
+        let capabilities = serves.capabilities(true, true, false);
         let mut discover = format!(
             "\"supportedVersions\":{},\"capabilities\":{}",
             json!(protocol::MODERN_VERSIONS),
@@ -672,14 +673,14 @@ impl McpEndpoint {
                 return self.task_request(&msg, &extras).await;
             }
             (Era::Modern, "server/discover") => self.ok(id, era, self.discover_members.as_bytes()),
-            (Era::Handshake(_), "tools/list") => {
+            (Era::Handshake(v), "tools/list") if protocol::has_tasks(v) => {
                 self.list(&msg, era, extras.language.as_deref(), |l| {
                     l.tools_handshake.as_ref().unwrap_or(&l.tools)
                 })
             }
             (_, "tools/list") => self.list(&msg, era, extras.language.as_deref(), |l| &l.tools),
-            (Era::Handshake(_), "tasks/get" | "tasks/result" | "tasks/cancel")
-                if self.serves.tasks =>
+            (Era::Handshake(v), "tasks/get" | "tasks/result" | "tasks/cancel")
+                if self.serves.tasks && protocol::has_tasks(v) =>
             {
                 return self.handshake_task_request(&msg, era, &extras).await;
             }
@@ -749,7 +750,8 @@ impl McpEndpoint {
     pub fn initialize_members(&self, version: &str, live: bool) -> String {
         let mut s = format!(
             "\"protocolVersion\":\"{version}\",\"capabilities\":{},\"serverInfo\":{}",
-            self.serves.capabilities(live, false),
+            self.serves
+                .capabilities(live, false, protocol::has_tasks(version)),
             self.server_info
         );
         if let Some(i) = &self.opts.instructions {

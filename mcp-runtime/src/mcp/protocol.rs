@@ -70,6 +70,11 @@ pub fn meta_log_level(params: Option<&Value>) -> Result<Option<super::LogLevel>,
     }
 }
 
+/// Whether a handshake-era revision has (experimental) tasks: 2025-11-25 does.
+pub fn has_tasks(version: &str) -> bool {
+    version == "2025-11-25"
+}
+
 /// Negotiates an `initialize`: echo a supported handshake revision, else offer the latest.
 pub fn negotiate(requested: Option<&str>) -> &'static str {
     requested

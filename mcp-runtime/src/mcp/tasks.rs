@@ -175,7 +175,10 @@ impl McpEndpoint {
         era: Era,
         extras: CallExtras,
     ) -> Answer {
-        if !era.is_modern() && msg.method == "tools/call" {
+        if let Era::Handshake(v) = era
+            && super::protocol::has_tasks(v)
+            && msg.method == "tools/call"
+        {
             let (name, support) = match msg.param_name().and_then(|n| self.catalog.get(n)) {
                 Some(i) => (i.def.name, i.def.task),
                 None => ("", TaskSupport::Forbidden),
