@@ -211,6 +211,8 @@ pub struct CallExtras {
     pub ray_id: Option<Arc<str>>,
     /// Who is calling, when the group is protected and the validator says.
     pub identity: Option<Arc<Identity>>,
+    /// The handshake-era session of the call, if it has one (its tasks are the session's).
+    pub session: Option<Arc<str>>,
 }
 
 impl fmt::Debug for CallExtras {

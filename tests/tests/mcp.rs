@@ -201,6 +201,16 @@ fn modern_capabilities() -> Value {
     caps
 }
 
+/// The initialize result of a stateful group: its sessions own their tasks, so 2025-11-25
+/// `tasks/list` is offered.
+fn session_initialize(version: &str) -> Value {
+    let mut init = initialize_live(version);
+    if let Some(tasks) = init["capabilities"].get_mut("tasks") {
+        tasks["list"] = json!({});
+    }
+    init
+}
+
 /// The initialize result of a stateless HTTP group (no stream for change notifications).
 fn initialize_result(version: &str) -> Value {
     initialize_with(version, false)
@@ -339,7 +349,7 @@ fn assert_messages(events: &[Event], stream: &str, first_seq: usize, expected: &
 async fn open_session(url: &str, version: &str) -> String {
     let (status, h, body) = post_json(url, &[], &initialize(1, version)).await;
     assert_eq!(status, 200);
-    assert_eq!(body, ok(json!(1), initialize_live(version)));
+    assert_eq!(body, ok(json!(1), session_initialize(version)));
     let sid = hdr(&h, "mcp-session-id")
         .expect("initialize returns mcp-session-id")
         .to_owned();
@@ -4027,7 +4037,7 @@ async fn handshake_tasks_run_with_params_task_and_end_in_tasks_result() {
     let (_, h, init) = post_json(&url, &[], &initialize(1, "2025-11-25")).await;
     assert_eq!(
         init["result"]["capabilities"]["tasks"],
-        json!({"cancel": {}, "requests": {"tools": {"call": {}}}})
+        json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}})
     );
     let sid = hdr(&h, "mcp-session-id").unwrap().to_owned();
     let list = session_json(
@@ -4287,4 +4297,55 @@ async fn a_mirrored_parameter_is_published_and_checked_against_its_header() {
             refused("mcp-param-value header is missing for the argument 'value'")
         )
     );
+}
+
+#[tokio::test]
+async fn a_session_lists_its_own_tasks_and_hears_of_them_on_its_get_stream() {
+    let url = format!("{}/mcp/conformance/v1", example().await);
+    let (a, b) = (
+        open_session(&url, "2025-11-25").await,
+        open_session(&url, "2025-11-25").await,
+    );
+    let mut stream = client()
+        .get(&url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &a)
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), 200);
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "slow_compute", "arguments": {"seconds": 1}, "task": {}}});
+    let created = session_json(&url, &a, call).await;
+    let task = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let list = |n: i64| json!({"jsonrpc": "2.0", "id": n, "method": "tasks/list"});
+    let mine = session_json(&url, &a, list(3)).await;
+    let ids: Vec<&Value> = mine["result"]["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| &t["taskId"])
+        .collect();
+    assert_eq!(ids, [&json!(task)]);
+    let theirs = session_json(&url, &b, list(4)).await;
+    assert_eq!(theirs, ok(json!(4), json!({"tasks": []})));
+    // Session B cannot read it either.
+    let get = json!({"jsonrpc": "2.0", "id": 5, "method": "tasks/get", "params": {"taskId": task}});
+    assert_eq!(
+        session_json(&url, &b, get).await,
+        err(json!(5), -32602, "Unknown taskId")
+    );
+    // Session A's stream hears of it starting and ending.
+    let mut buf = String::new();
+    let events = next_events(&mut stream, &mut buf, 2).await;
+    for (e, status) in events.iter().zip(["working", "completed"]) {
+        assert_eq!(e["method"], "notifications/tasks/status");
+        assert_eq!(e["params"]["taskId"], task);
+        assert_eq!(e["params"]["status"], status);
+        assert!(e["params"].get("result").is_none(), "a flat task");
+    }
 }

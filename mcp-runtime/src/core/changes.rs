@@ -25,8 +25,8 @@ pub enum Change {
     PromptsListChanged,
     /// Tools were added or removed.
     ToolsListChanged,
-    /// A task changed (its new state; sent by the task engine).
-    Task(Arc<super::TaskView>),
+    /// A task changed (its new state and owner; sent by the task engine).
+    Task(Arc<super::TaskNotice>),
 }
 
 /// Carries notices between instances: publishes this instance's, and feeds the others' into
@@ -52,8 +52,8 @@ pub(crate) fn encode(origin: &str, change: &Change) -> String {
         Change::ResourcesListChanged => format!("{origin}\nresources"),
         Change::PromptsListChanged => format!("{origin}\nprompts"),
         Change::ToolsListChanged => format!("{origin}\ntools"),
-        Change::Task(v) => {
-            let stored = serde_json::to_string(&super::tasks::Stored::of(v, ""));
+        Change::Task(n) => {
+            let stored = serde_json::to_string(&super::tasks::Stored::of(&n.view, &n.owner));
             format!("{origin}\ntask\n{}", stored.unwrap_or_default())
         }
     }
@@ -71,7 +71,11 @@ pub(crate) fn decode(text: &str) -> Option<(&str, Change)> {
         ("tools", None) => Change::ToolsListChanged,
         ("task", Some(json)) => {
             let stored: super::tasks::Stored = serde_json::from_str(json).ok()?;
-            Change::Task(Arc::new(stored.view()))
+            let owner = stored.owner.clone();
+            Change::Task(Arc::new(super::TaskNotice {
+                view: stored.view(),
+                owner,
+            }))
         }
         _ => return None,
     };
@@ -186,14 +190,18 @@ mod tests {
         )
         .create("", crate::CancelSignal::new(), None)
         .unwrap();
+        let notice = crate::core::TaskNotice {
+            view: task.clone(),
+            owner: "ann".into(),
+        };
         let Some(("me", Change::Task(back))) =
-            decode(&encode("me", &Change::Task(Arc::new(task.clone()))))
+            decode(&encode("me", &Change::Task(Arc::new(notice))))
         else {
             panic!("a task notice")
         };
         assert_eq!(
-            (back.id.as_str(), back.status),
-            (task.id.as_str(), task.status)
+            (back.view.id.as_str(), back.view.status, back.owner.as_str()),
+            (task.id.as_str(), task.status, "ann")
         );
         assert_eq!(decode("me\nsomething"), None);
         assert_eq!(decode("garbage"), None);

@@ -20,4 +20,4 @@ pub use lock::{LockPolicy, LockStore, MemoryLocks};
 pub use pipeline::{CallRequest, Calling, Core};
 #[cfg(feature = "redis")]
 pub use redis::RedisStore;
-pub use tasks::{TaskOutcome, TaskStatus, TaskView, Tasks};
+pub use tasks::{TaskNotice, TaskOutcome, TaskStatus, TaskView, Tasks};

@@ -174,6 +174,16 @@ pub(crate) trait TaskMirror: Send + Sync + 'static {
     fn run(&self, tasks: Tasks);
 }
 
+/// A change of a task, as announced: its new state and whose it is (only its owner hears of
+/// it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskNotice {
+    /// The task.
+    pub view: TaskView,
+    /// Its owner (a caller's subject, `session:<id>`, or `""`).
+    pub owner: String,
+}
+
 /// How a task's call ended.
 #[derive(Debug, Clone)]
 pub enum TaskOutcome {
@@ -270,7 +280,10 @@ impl Tasks {
     /// Mirrors a task's view, if a store is shared, and announces the change.
     fn mirror(&self, e: &Entry) {
         if let Some(c) = &self.inner.changes {
-            c.send(super::Change::Task(Arc::new(e.view.clone())));
+            c.send(super::Change::Task(Arc::new(TaskNotice {
+                view: e.view.clone(),
+                owner: e.owner.clone(),
+            })));
         }
         if let Some(m) = &self.inner.mirror {
             let keep = e.expires.saturating_duration_since(Instant::now())
@@ -321,6 +334,21 @@ impl Tasks {
                 .ok()
                 .and_then(|t| t.get(id).map(|e| !e.view.status.is_terminal()))
                 .unwrap_or(false)
+    }
+
+    /// The tasks of `owner` this instance keeps, oldest first (2025-11-25 `tasks/list`).
+    pub fn list_of(&self, owner: &str) -> Vec<TaskView> {
+        let mut all: Vec<TaskView> = self.lock().map_or_else(
+            |_| Vec::new(),
+            |t| {
+                t.values()
+                    .filter(|e| e.owner == owner && !expired(e))
+                    .map(|e| e.view.clone())
+                    .collect()
+            },
+        );
+        all.sort_by_key(|v| v.created);
+        all
     }
 
     /// Who owns task `id`, if this instance runs it (a remote answer or cancellation is then

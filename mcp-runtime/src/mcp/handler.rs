@@ -186,6 +186,9 @@ struct Serves {
     completions: bool,
     /// A tool may run as a task (2026-07-28: the tasks extension).
     tasks: bool,
+    /// Tasks have owners to list them for (2025-11-25 `tasks/list`): a stateful or protected
+    /// group.
+    task_list: bool,
 }
 
 impl Serves {
@@ -201,6 +204,7 @@ impl Serves {
                 .methods()
                 .iter()
                 .any(|m| m.def.task != crate::record::TaskSupport::Forbidden),
+            task_list: false,
         }
     }
 
@@ -223,7 +227,11 @@ impl Serves {
         if self.tasks && !modern && tasks {
             // 2025-11-25 tasks (no `list`: tasks are not bound to a caller's identity, so
             // nobody may enumerate them; their ids are unguessable).
-            c.push_str(",\"tasks\":{\"cancel\":{},\"requests\":{\"tools\":{\"call\":{}}}}");
+            c.push_str(if self.task_list {
+                ",\"tasks\":{\"list\":{},\"cancel\":{},\"requests\":{\"tools\":{\"call\":{}}}}"
+            } else {
+                ",\"tasks\":{\"cancel\":{},\"requests\":{\"tools\":{\"call\":{}}}}"
+            });
         }
         // Every method, resource and prompt may log through its context.
         c.push_str(",\"logging\":{}");
@@ -306,7 +314,8 @@ impl McpEndpoint {
         let server_info = json!({ "name": server_name, "version": server_version }).to_string();
         let meta_member = format!("\"_meta\":{{\"{META_SERVER_INFO}\":{server_info}}}");
         // Built once per language: a translated list costs what an untranslated one does.
-        let serves = Serves::of(&catalog);
+        let mut serves = Serves::of(&catalog);
+        serves.task_list = serves.tasks && (sessions.is_some() || catalog.group().is_protected());
         // Precomputed: a tool without mirrored parameters costs nothing per call.
         let mirrored = catalog
             .methods()
@@ -679,7 +688,7 @@ impl McpEndpoint {
                 })
             }
             (_, "tools/list") => self.list(&msg, era, extras.language.as_deref(), |l| &l.tools),
-            (Era::Handshake(v), "tasks/get" | "tasks/result" | "tasks/cancel")
+            (Era::Handshake(v), "tasks/get" | "tasks/result" | "tasks/cancel" | "tasks/list")
                 if self.serves.tasks && protocol::has_tasks(v) =>
             {
                 return self.handshake_task_request(&msg, era, &extras).await;
@@ -737,6 +746,11 @@ impl McpEndpoint {
     }
 
     /// What a change stream can carry on this endpoint.
+    /// Whether 2025-11-25 `tasks/list` is offered.
+    pub(crate) fn serves_task_list(&self) -> bool {
+        self.serves.task_list
+    }
+
     pub(crate) fn offered(&self) -> super::listen::Offered {
         super::listen::Offered {
             prompts: self.serves.prompts,

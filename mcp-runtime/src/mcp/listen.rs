@@ -23,6 +23,12 @@ pub struct Filter {
     pub uris: Vec<String>,
     /// The tasks whose changes the stream hears of (`notifications/tasks`, 2026-07-28).
     pub task_ids: Vec<String>,
+    /// Whose tasks it may hear of: the listener's subject (`""` when anonymous), or a
+    /// session (`session:<id>`).
+    pub task_owner: String,
+    /// Whether this is a session's stream: every task of `task_owner`
+    /// (`notifications/tasks/status`, 2025-11-25).
+    pub all_tasks: bool,
     /// The listen request's id (2026-07-28); `None` on a session stream.
     pub subscription: Option<Value>,
 }
@@ -96,6 +102,8 @@ impl Filter {
         };
         Ok(Filter {
             task_ids,
+            task_owner: String::new(),
+            all_tasks: false,
             tools: flag("toolsListChanged"),
             prompts: offered.prompts && flag("promptsListChanged"),
             resources: offered.resources && flag("resourcesListChanged"),
@@ -109,6 +117,8 @@ impl Filter {
     pub(crate) fn session(offered: Offered, uris: Vec<String>) -> Self {
         Filter {
             task_ids: Vec::new(),
+            task_owner: String::new(),
+            all_tasks: false,
             tools: true,
             prompts: offered.prompts,
             resources: offered.resources,
@@ -162,15 +172,23 @@ impl Filter {
 
     /// The notification of a change, if this stream sends it.
     pub(crate) fn frame(&self, change: &Change) -> Option<Vec<u8>> {
-        if let Change::Task(v) = change {
-            if !self.task_ids.iter().any(|t| *t == v.id) {
+        if let Change::Task(n) = change {
+            if n.owner != self.task_owner {
+                return None;
+            }
+            if self.all_tasks {
+                // A session's stream, 2025-11-25: the flat task.
+                let params = super::tasks::status_members(&n.view);
+                return Some(notification("notifications/tasks/status", params));
+            }
+            if !self.task_ids.iter().any(|t| *t == n.view.id) {
                 return None;
             }
             let mut params = Map::new();
             if let Some(m) = self.meta() {
                 params.insert("_meta".into(), m);
             }
-            params.extend(super::tasks::detailed_members(v));
+            params.extend(super::tasks::detailed_members(&n.view));
             return Some(notification("notifications/tasks", params));
         }
         let (method, uri) = match change {

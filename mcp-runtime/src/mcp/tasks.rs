@@ -23,13 +23,19 @@ use crate::edge::write::{self, Id};
 use crate::error::{RpcError, codes};
 use crate::record::TaskSupport;
 
-/// Whose a task is: the caller's subject on a protected group, else nobody's (`""`: whoever
-/// knows its unguessable id).
-fn owner(extras: &CallExtras) -> String {
-    extras
-        .identity
-        .as_ref()
-        .map_or_else(String::new, |i| i.subject.clone())
+/// Whose a task is: the caller's subject on a protected group, else its handshake-era session
+/// (`session:<id>`), else nobody's (`""`: whoever knows its unguessable id).
+pub(crate) fn owner(extras: &CallExtras) -> String {
+    match (&extras.identity, &extras.session) {
+        (Some(i), _) => i.subject.clone(),
+        (None, Some(s)) => format!("session:{s}"),
+        (None, None) => String::new(),
+    }
+}
+
+/// The members of a 2025-11-25 task notification (`notifications/tasks/status`): the flat task.
+pub(crate) fn status_members(v: &TaskView) -> Map<String, Value> {
+    task_members(v, Era::Handshake("2025-11-25"))
 }
 
 /// The extension's name, in capabilities.
@@ -345,6 +351,29 @@ impl McpEndpoint {
         let owner = owner(extras);
         let id = msg.id.as_ref();
         let fail = |e: RpcError| self.error(id, era, e.code(), e.message(), e.raw_data());
+        if msg.method == "tasks/list" {
+            // Offered only where tasks have an owner (a session or an identity): nobody lists
+            // the tasks of anonymous callers.
+            if owner.is_empty() || !self.serves_task_list() {
+                return self.error(
+                    id,
+                    era,
+                    codes::METHOD_NOT_FOUND,
+                    "tasks/list needs a session or an identity",
+                    None,
+                );
+            }
+            let list: Vec<Value> = self
+                .core
+                .tasks()
+                .list_of(&owner)
+                .iter()
+                .map(|v| Value::Object(task_members(v, era)))
+                .collect();
+            let mut members = b"\"tasks\":".to_vec();
+            members.extend_from_slice(&serde_json::to_vec(&list).unwrap_or_default());
+            return self.ok(id, era, &members);
+        }
         let Some(task_id) = msg
             .params
             .as_ref()

@@ -66,7 +66,7 @@ where
 
 /// `subscriptions/listen` (2026-07-28): the acknowledgement first, then the changes the filter
 /// asks for, each tagged with the request's id; a final result when the server ends it.
-pub(crate) fn listen(route: &McpRoute, msg: Message) -> Response {
+pub(crate) fn listen(route: &McpRoute, msg: Message, caller: &super::mcp::Caller) -> Response {
     let ep = &route.ep;
     let id = msg.id.clone().unwrap_or(Value::Null);
     let filter = match Filter::listen(
@@ -75,7 +75,14 @@ pub(crate) fn listen(route: &McpRoute, msg: Message) -> Response {
         ep.offered(),
         ep.limits.subscriptions,
     ) {
-        Ok(f) => f,
+        Ok(mut f) => {
+            // Only the caller's own tasks (an anonymous caller's: the anonymous ones).
+            f.task_owner = caller
+                .identity
+                .as_ref()
+                .map_or_else(String::new, |i| i.subject.clone());
+            f
+        }
         Err(e) => {
             return answer_response(ep.error(Some(&id), Era::Modern, e.code(), e.message(), None));
         }
@@ -101,11 +108,16 @@ pub(crate) fn session_stream(
     store: Arc<dyn SessionStore>,
     sid: String,
     state: SessionState,
+    task_owner: String,
 ) -> Response {
     let Some(slot) = route.detached.stream() else {
         return busy();
     };
-    let filter = Filter::session(route.ep.offered(), state.subscriptions);
+    let mut filter = Filter::session(route.ep.offered(), state.subscriptions);
+    if crate::mcp::protocol::has_tasks(&state.version) {
+        filter.task_owner = task_owner;
+        filter.all_tasks = true;
+    }
     let (live, rx) = Live::channel();
     let ep = route.ep.clone();
     let task = tokio::spawn(async move {

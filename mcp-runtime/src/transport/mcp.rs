@@ -222,6 +222,8 @@ pub(super) fn missing_session() -> Response {
 pub(crate) struct Caller {
     pub lang: Arc<str>,
     pub identity: Option<Arc<crate::context::Identity>>,
+    /// The handshake-era session, once known.
+    pub session: Option<Arc<str>>,
 }
 
 impl Caller {
@@ -229,6 +231,7 @@ impl Caller {
         CallExtras {
             language: Some(self.lang.clone()),
             identity: self.identity.clone(),
+            session: self.session.clone(),
             ..CallExtras::default()
         }
     }
@@ -294,6 +297,7 @@ async fn post_request(route: Arc<McpRoute>, parts: Parts, body: Body) -> Respons
             .extensions
             .get::<Arc<crate::context::Identity>>()
             .cloned(),
+        session: None,
     };
     let mut res = Box::pin(post_body(route, headers, &body, &caller)).await;
     let h = res.headers_mut();
@@ -564,6 +568,19 @@ async fn handshake_request(
         log_level,
         caps,
     } = call;
+    // The session's calls (their tasks are the session's).
+    let with_session;
+    let caller = match &session {
+        Some(sid) => {
+            with_session = Caller {
+                lang: caller.lang.clone(),
+                identity: caller.identity.clone(),
+                session: Some(Arc::from(sid.as_str())),
+            };
+            &with_session
+        }
+        None => caller,
+    };
     let era = Era::Handshake(version.unwrap_or(protocol::DEFAULT_NEGOTIATED));
     // An invalid token is answered in JSON (by the face's check), never on a stream.
     let wants_progress = msg
@@ -750,7 +767,7 @@ async fn modern_request(
         return mismatch(&m);
     }
     if msg.method == "subscriptions/listen" {
-        return super::changes::listen(route, msg);
+        return super::changes::listen(route, msg, caller);
     }
     let wants_progress = msg
         .progress_token()
@@ -872,7 +889,12 @@ async fn get_inner(route: &McpRoute, parts: &Parts) -> Response {
         },
         None if Accept::of(&parts.headers).sse => {
             let state = SessionState::parse(&text);
-            super::changes::session_stream(route, store.clone(), sid.to_owned(), state)
+            let identity = parts.extensions.get::<Arc<crate::context::Identity>>();
+            let owner = match identity {
+                Some(i) => i.subject.clone(),
+                None => format!("session:{sid}"),
+            };
+            super::changes::session_stream(route, store.clone(), sid.to_owned(), state, owner)
         }
         None => StatusCode::NOT_ACCEPTABLE.into_response(),
     }
