@@ -555,3 +555,74 @@ async fn cached_results_are_kept_per_caller() {
     assert_ne!(bob, first, "bob never gets ann's entry");
     assert_eq!(call("sub-bob").await, bob);
 }
+
+#[tokio::test]
+async fn a_listen_stream_hears_only_of_its_callers_tasks() {
+    let base = serve_url(
+        example_prod()
+            .token_validator(Arc::new(Identifying))
+            .build()
+            .unwrap(),
+    )
+    .await;
+    let created = jobs(&base, "sub-ann", "tools/call", json!({"name": "Jobs.wait"})).await;
+    let task = created["result"]["taskId"].as_str().unwrap().to_owned();
+    // Bob names Ann's task on his listen stream: he is acknowledged, but hears nothing of it.
+    let listen = |token: &'static str, id: i64| {
+        let mut params = json!({"notifications": {"taskIds": [task]}});
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {
+                "extensions": {"io.modelcontextprotocol/tasks": {}}}
+        });
+        reqwest::Client::new()
+            .post(format!("{base}/mcp/jobs/v1"))
+            .bearer_auth(token)
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "subscriptions/listen")
+            .json(&json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": params}))
+            .send()
+    };
+    let mut bob = listen("sub-bob", 7).await.unwrap();
+    let mut ann = listen("sub-ann", 8).await.unwrap();
+    assert_eq!(
+        read(&mut ann, 1).await[0]["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    assert_eq!(
+        read(&mut bob, 1).await[0]["method"],
+        "notifications/subscriptions/acknowledged"
+    );
+    let ack = jobs(&base, "sub-ann", "tasks/cancel", json!({"taskId": task})).await;
+    assert_eq!(ack["result"]["resultType"], "complete");
+    let heard = read(&mut ann, 1).await;
+    assert_eq!(heard[0]["method"], "notifications/tasks");
+    assert_eq!(heard[0]["params"]["taskId"], task);
+    assert_eq!(
+        read(&mut bob, 1).await,
+        Vec::<Value>::new(),
+        "Bob hears nothing"
+    );
+}
+
+fn sse_frames(text: &str) -> Vec<Value> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str(d.trim()).ok())
+        .collect()
+}
+
+/// Reads SSE frames until `want` arrived or 1.5 s passed.
+async fn read(resp: &mut reqwest::Response, want: usize) -> Vec<Value> {
+    let mut buf = String::new();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_millis(1500);
+    while sse_frames(&buf).len() < want {
+        match tokio::time::timeout_at(deadline, resp.chunk()).await {
+            Ok(Ok(Some(c))) => buf.push_str(&String::from_utf8_lossy(&c)),
+            _ => break,
+        }
+    }
+    sse_frames(&buf)
+}
