@@ -63,7 +63,8 @@ pub(crate) mod uri_template;
 pub use catalog::{Catalog, CatalogError, MethodInfo, SchemaError};
 pub use client::Client;
 pub use context::{
-    CallExtras, CancelSignal, ContextBuilder, Face, FromContext, Notifier, RequestContext, RequestId, State,
+    CallExtras, CancelSignal, ContextBuilder, Face, FromContext, Notifier, RequestContext,
+    RequestId, State,
 };
 pub use edge::{HostPolicy, Limits};
 pub use env::Environment;
@@ -75,7 +76,16 @@ pub use mcp_macros::{
 pub use output::Output;
 pub use record::{MethodDef, ParamDef, PromptDef, ResourceDef, ToolAnnotations};
 pub use registry::Registry;
-pub use schemars::JsonSchema;
+/// The `JsonSchema` trait (schemars'); the derive of the same name is this crate's, which needs
+/// no `schemars` dependency in the user's crate (see [`macro@JsonSchema`]).
+mod schema_trait {
+    pub use schemars::JsonSchema;
+}
+pub use mcp_macros::JsonSchema;
+pub use schema_trait::*;
+/// `serde_json`, the values methods take and return (`mcp_runtime::serde_json::json!` in a
+/// test), so a service needs no dependency of its own for it.
+pub use serde_json;
 pub use server::{BuildError, Server, ServerBuilder};
 
 /// Everything a service module needs: `use mcp_runtime::prelude::*;`.
@@ -130,6 +140,37 @@ pub mod __private {
         Annotations, CompletionDef, Handler, Icon, MethodDef, ParamDef, ParamKind, Params,
         PromptDef, ResourceDef, Role, SourceLocation, ToolAnnotations,
     };
+
+    /// The methods of a `JsonSchema` impl, as function pointers: what the prelude's
+    /// `#[derive(JsonSchema)]` delegates to (those of its shadow copy of the item).
+    pub struct SchemaFns {
+        /// `JsonSchema::inline_schema`.
+        pub inline_schema: fn() -> bool,
+        /// `JsonSchema::schema_name`.
+        pub schema_name: fn() -> std::borrow::Cow<'static, str>,
+        /// `JsonSchema::schema_id`.
+        pub schema_id: fn() -> std::borrow::Cow<'static, str>,
+        /// `JsonSchema::json_schema`.
+        pub json_schema: fn(&mut SchemaGenerator) -> Schema,
+        /// schemars' hidden `_schemars_private_non_optional_json_schema`.
+        pub non_optional_json_schema: fn(&mut SchemaGenerator) -> Schema,
+        /// schemars' hidden `_schemars_private_is_option`.
+        pub is_option: fn() -> bool,
+    }
+
+    impl SchemaFns {
+        /// The methods of `T`'s impl.
+        pub fn of<T: JsonSchema + ?Sized>() -> Self {
+            SchemaFns {
+                inline_schema: T::inline_schema,
+                schema_name: T::schema_name,
+                schema_id: T::schema_id,
+                json_schema: T::json_schema,
+                non_optional_json_schema: T::_schemars_private_non_optional_json_schema,
+                is_option: T::_schemars_private_is_option,
+            }
+        }
+    }
 
     /// Compile-time check: `T` can be returned from a resource.
     pub fn assert_resource_return<T: ResourceReturn>() {}
