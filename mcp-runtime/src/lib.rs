@@ -213,6 +213,14 @@ pub mod __private {
         Box::pin(std::future::ready(r))
     }
 
+    /// The shared state a context parameter of type `T` is taken from (`MethodDef::states`).
+    pub fn needed_state<T: FromContext>() -> Option<(std::any::TypeId, &'static str)> {
+        T::needed_state()
+    }
+
+    pub use crate::State;
+    pub use crate::record::NeededState;
+
     /// Extracts a context parameter.
     pub fn from_context<T: FromContext>(ctx: &RequestContext) -> Result<T, RpcError> {
         T::from_context(ctx)

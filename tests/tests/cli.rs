@@ -169,6 +169,7 @@ const fn def(name: &'static str, line: u32) -> MethodDef {
             line,
             rust_path: "cli::ping",
         },
+        states: &[],
     }
 }
 

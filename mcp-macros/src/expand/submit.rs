@@ -37,6 +37,10 @@ pub(super) fn method_def(cx: &Cx, params: &Params) -> TokenStream {
     let cache = cache(cx);
     let lock = lock(cx);
     let location = location(cx);
+    let mut states = params.states.clone();
+    if let Some(self_ty) = m.self_ty.as_ref().filter(|_| m.has_receiver()) {
+        states.push(quote!(#rt::needed_state::<#rt::State<#self_ty>> as #rt::NeededState));
+    }
     quote! {
         #rt::MethodDef {
             name: #name,
@@ -51,6 +55,7 @@ pub(super) fn method_def(cx: &Cx, params: &Params) -> TokenStream {
             cache: #cache,
             lock: #lock,
             location: #location,
+            states: &[#(#states),*],
         }
     }
 }
