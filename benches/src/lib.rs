@@ -275,6 +275,7 @@ pub fn synthetic_defs(n: usize) -> Vec<&'static MethodDef> {
                     line: line!(),
                     rust_path: name,
                 },
+                states: &[],
             }));
             def
         })

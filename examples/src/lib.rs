@@ -38,17 +38,21 @@ pub fn server() -> Result<Server, mcp_runtime::BuildError> {
     builder().build()
 }
 
+/// `builder` with the states the example's methods take (`build()` refuses a method whose
+/// `State<T>` no one provided): what a test building its own server beside these methods adds.
+pub fn with_states(b: mcp_runtime::ServerBuilder) -> mcp_runtime::ServerBuilder {
+    b.state(ProductStore::demo()).state(internal::Bad)
+}
+
 /// The example server's builder: in-memory cache and locks, or Redis when `REDIS_URL` is set
 /// (two processes with one `REDIS_URL` share cache entries and locks). `CATALOG_STATEFUL` names
 /// more groups served with sessions (comma-separated), `CATALOG_REQUEST_STATE_KEY` the key
 /// instances behind one address share for 2026-07-28 request states, `CATALOG_API_TOKENS` the
 /// tokens of the `admin` group.
 pub fn builder() -> mcp_runtime::ServerBuilder {
-    let mut b = Server::builder()
+    let mut b = with_states(Server::builder())
         .name("catalog")
         .version(env!("CARGO_PKG_VERSION"))
-        .state(ProductStore::demo())
-        .state(internal::Bad)
         .instructions(
             "A small product catalog: search products, get one by id, browse the category tree.",
         )

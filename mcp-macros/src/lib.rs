@@ -13,6 +13,7 @@ mod attr;
 mod check;
 mod ctxt;
 mod derive_error;
+mod derive_schema;
 mod driver;
 mod expand;
 mod listener;
@@ -100,4 +101,17 @@ pub fn rpc_listener(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_derive(RpcError, attributes(rpc))]
 pub fn derive_rpc_error(input: TokenStream) -> TokenStream {
     driver::derive_rpc_error(input.into()).into()
+}
+
+/// Derives `JsonSchema` (schemars' trait) exactly as schemars' own derive does, with the same
+/// attributes (`#[serde(...)]`, `#[schemars(...)]`, `#[validate(...)]`, `#[garde(...)]`, doc
+/// comments) and the same schema, name and id, but without the user's crate depending on
+/// `schemars`: everything it expands to is reached through `::mcp_runtime::__private`
+/// (`#[rpc(crate = "path")]` on the type when `mcp_runtime` is renamed).
+#[proc_macro_derive(JsonSchema, attributes(schemars, serde, validate, garde, rpc))]
+pub fn derive_json_schema(input: TokenStream) -> TokenStream {
+    match syn::parse2::<syn::DeriveInput>(input.into()) {
+        Ok(input) => derive_schema::expand(&input).into(),
+        Err(e) => e.to_compile_error().into(),
+    }
 }

@@ -554,6 +554,7 @@ pub fn check(builder: ServerBuilder) -> Result<String, Vec<String>> {
             return Err(errors.iter().map(ToString::to_string).collect());
         }
         Err(BuildError::Settings(errors)) => return Err(errors),
+        Err(BuildError::MissingState(errors)) => return Err(errors),
         Err(e @ BuildError::Store(_)) => return Err(vec![e.to_string()]),
     };
     let mut problems = Vec::new();

@@ -30,6 +30,11 @@ impl StateMap {
         self.values.insert(TypeId::of::<T>(), value);
     }
 
+    /// Whether a value of the type with this id is there.
+    pub(crate) fn contains(&self, id: TypeId) -> bool {
+        self.values.contains_key(&id)
+    }
+
     /// The value of type `T`.
     pub fn get<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
         self.values
@@ -576,6 +581,13 @@ impl fmt::Debug for RequestContext {
 pub trait FromContext: Sized {
     /// Extracts the value; an error fails the call.
     fn from_context(ctx: &RequestContext) -> Result<Self, RpcError>;
+
+    /// The shared state this value is taken from, if any: its type's id and name. `State<T>`
+    /// answers `T`, so [`crate::ServerBuilder::build`] refuses a method taking a state no
+    /// `.state(...)` provided. Default: none.
+    fn needed_state() -> Option<(std::any::TypeId, &'static str)> {
+        None
+    }
 }
 
 impl FromContext for RequestContext {
@@ -611,6 +623,10 @@ impl<T: Send + Sync + 'static> FromContext for State<T> {
         ctx.state::<T>()
             .map(State)
             .ok_or_else(|| missing_state::<T>())
+    }
+
+    fn needed_state() -> Option<(std::any::TypeId, &'static str)> {
+        Some((std::any::TypeId::of::<T>(), std::any::type_name::<T>()))
     }
 }
 

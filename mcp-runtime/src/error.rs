@@ -667,6 +667,18 @@ impl From<Box<dyn std::error::Error + Send + Sync>> for RpcError {
     }
 }
 
+/// `anyhow::Error` (the `anyhow` feature): -32603 with the error's `Display` text, and its
+/// context chain as the sources (`data.previous` in `dev` and `test`), as for
+/// `Box<dyn Error + Send + Sync>`. A method can return `anyhow::Result<T>`.
+#[cfg(feature = "anyhow")]
+impl From<anyhow::Error> for RpcError {
+    #[track_caller]
+    fn from(e: anyhow::Error) -> Self {
+        let boxed: Box<dyn std::error::Error + Send + Sync> = e.into();
+        Self::from(boxed)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

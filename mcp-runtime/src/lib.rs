@@ -76,7 +76,16 @@ pub use mcp_macros::{
 pub use output::Output;
 pub use record::{MethodDef, ParamDef, PromptDef, ResourceDef, TaskSupport, ToolAnnotations};
 pub use registry::Registry;
-pub use schemars::JsonSchema;
+/// The `JsonSchema` trait (schemars'); the derive of the same name is this crate's, which needs
+/// no `schemars` dependency in the user's crate (see [`macro@JsonSchema`]).
+mod schema_trait {
+    pub use schemars::JsonSchema;
+}
+pub use mcp_macros::JsonSchema;
+pub use schema_trait::*;
+/// `serde_json`, the values methods take and return (`mcp_runtime::serde_json::json!` in a
+/// test), so a service needs no dependency of its own for it.
+pub use serde_json;
 pub use server::{BuildError, Server, ServerBuilder};
 
 /// Everything a service module needs: `use mcp_runtime::prelude::*;`.
@@ -137,6 +146,37 @@ pub mod __private {
         PromptDef, ResourceDef, Role, SourceLocation, TaskSupport, ToolAnnotations,
     };
 
+    /// The methods of a `JsonSchema` impl, as function pointers: what the prelude's
+    /// `#[derive(JsonSchema)]` delegates to (those of its shadow copy of the item).
+    pub struct SchemaFns {
+        /// `JsonSchema::inline_schema`.
+        pub inline_schema: fn() -> bool,
+        /// `JsonSchema::schema_name`.
+        pub schema_name: fn() -> std::borrow::Cow<'static, str>,
+        /// `JsonSchema::schema_id`.
+        pub schema_id: fn() -> std::borrow::Cow<'static, str>,
+        /// `JsonSchema::json_schema`.
+        pub json_schema: fn(&mut SchemaGenerator) -> Schema,
+        /// schemars' hidden `_schemars_private_non_optional_json_schema`.
+        pub non_optional_json_schema: fn(&mut SchemaGenerator) -> Schema,
+        /// schemars' hidden `_schemars_private_is_option`.
+        pub is_option: fn() -> bool,
+    }
+
+    impl SchemaFns {
+        /// The methods of `T`'s impl.
+        pub fn of<T: JsonSchema + ?Sized>() -> Self {
+            SchemaFns {
+                inline_schema: T::inline_schema,
+                schema_name: T::schema_name,
+                schema_id: T::schema_id,
+                json_schema: T::json_schema,
+                non_optional_json_schema: T::_schemars_private_non_optional_json_schema,
+                is_option: T::_schemars_private_is_option,
+            }
+        }
+    }
+
     /// Compile-time check: `T` can be returned from a resource.
     pub fn assert_resource_return<T: ResourceReturn>() {}
     /// Compile-time check: `T` can be returned from a prompt.
@@ -177,6 +217,14 @@ pub mod __private {
     pub fn ready(r: Result<Output, RpcError>) -> BoxFuture<'static, Result<Output, RpcError>> {
         Box::pin(std::future::ready(r))
     }
+
+    /// The shared state a context parameter of type `T` is taken from (`MethodDef::states`).
+    pub fn needed_state<T: FromContext>() -> Option<(std::any::TypeId, &'static str)> {
+        T::needed_state()
+    }
+
+    pub use crate::State;
+    pub use crate::record::NeededState;
 
     /// Extracts a context parameter.
     pub fn from_context<T: FromContext>(ctx: &RequestContext) -> Result<T, RpcError> {

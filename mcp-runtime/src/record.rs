@@ -136,6 +136,10 @@ pub struct MethodDef {
     pub transform: Option<fn(&mut schemars::Schema)>,
     /// Where it is defined.
     pub location: SourceLocation,
+    /// The shared states its parameters (and its service instance) are taken from: each
+    /// function answers a type's id and name, or `None` (a context parameter that needs none).
+    /// [`crate::ServerBuilder::build`] checks them against the states it was given.
+    pub states: &'static [NeededState],
 }
 
 /// Whether an MCP `tools/call` may run as a task (a call that outlives its request: the client
@@ -170,6 +174,9 @@ impl MethodDef {
 }
 
 inventory::collect!(MethodDef);
+
+/// A function answering the shared state a method needs (`State<T>`: `T`'s id and name).
+pub type NeededState = fn() -> Option<(std::any::TypeId, &'static str)>;
 
 /// Every method registered at compile time, in no particular order.
 pub fn registered_methods() -> impl Iterator<Item = &'static MethodDef> {
@@ -378,6 +385,7 @@ pub(crate) mod fixtures {
                 line: 1,
                 rust_path: "record::fixtures::ping",
             },
+            states: &[],
         }
     }
 }

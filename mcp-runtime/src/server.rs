@@ -40,6 +40,34 @@ pub enum BuildError {
     /// (`mcp_stateful("...")`, `method_timeout_for("...")`): a typo would otherwise be ignored.
     #[error("the settings name what does not exist:\n{}", .0.iter().map(|e| format!("  - {e}")).collect::<Vec<_>>().join("\n"))]
     Settings(Vec<String>),
+    /// Methods taking a `State<T>` (or, in an `#[rpc_service]`, called on an instance) of a type
+    /// no `ServerBuilder::state` provided: every call would fail.
+    #[error("methods need state that was not provided:\n{}", .0.iter().map(|e| format!("  - {e}")).collect::<Vec<_>>().join("\n"))]
+    MissingState(Vec<String>),
+}
+
+/// The methods of `registry` that need a state `state` does not hold, one line each.
+fn missing_states(registry: &Registry, state: &crate::context::StateMap) -> Vec<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut errors = Vec::new();
+    for c in registry.catalogs() {
+        for m in c.methods() {
+            let def = m.def;
+            for needed in def.states {
+                let Some((id, type_name)) = needed() else {
+                    continue;
+                };
+                if !state.contains(id) && seen.insert((def.name, type_name)) {
+                    errors.push(format!(
+                        "method `{}` needs state `{type_name}`, which no `ServerBuilder::state` \
+                         provides (defined at {})",
+                        def.name, def.location
+                    ));
+                }
+            }
+        }
+    }
+    errors
 }
 
 /// The settings of `config` that name a group or method `registry` does not have.
@@ -532,6 +560,10 @@ impl ServerBuilder {
             #[cfg(not(feature = "redis"))]
             let changes = crate::core::Changes::default();
             state.insert(changes);
+        }
+        let missing = missing_states(&registry, &state);
+        if !missing.is_empty() {
+            return Err(BuildError::MissingState(missing));
         }
         let mut core = Core::new(env, Arc::new(state))
             .with_listeners(listeners)

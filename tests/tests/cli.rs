@@ -171,6 +171,7 @@ const fn def(name: &'static str, line: u32) -> MethodDef {
             line,
             rust_path: "cli::ping",
         },
+        states: &[],
     }
 }
 

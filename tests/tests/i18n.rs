@@ -71,7 +71,7 @@ const FILES: &[(&str, &str)] = &[
 ];
 
 fn server() -> Server {
-    Server::builder()
+    examples::with_states(Server::builder())
         .env(Environment::PROD)
         .default_language("en")
         .translations_embedded(FILES)
@@ -249,7 +249,9 @@ async fn stdio_uses_the_default_language() {
 }
 
 fn build_with(files: &'static [(&'static str, &'static str)]) -> Result<Server, BuildError> {
-    Server::builder().translations_embedded(files).build()
+    examples::with_states(Server::builder())
+        .translations_embedded(files)
+        .build()
 }
 
 fn errors(r: Result<Server, BuildError>) -> Vec<String> {
@@ -302,7 +304,7 @@ fn loader_errors_name_file_and_line() {
         Err(BuildError::Translations(_))
     ));
     // By option, unknown keys are only warnings.
-    let ok = Server::builder()
+    let ok = examples::with_states(Server::builder())
         .translations_embedded(&[("rpc.en.yaml", "Nope.gone:\n  title: b\n")])
         .translation_strictness(Strictness::Warn)
         .build();
@@ -319,7 +321,7 @@ fn translations_load_from_a_directory() {
         "T.four:\n  description: dir group desc\n",
     )
     .unwrap();
-    let server = Server::builder()
+    let server = examples::with_states(Server::builder())
         .translations_dir(&dir)
         .build()
         .expect("loads");
@@ -334,7 +336,11 @@ fn translations_load_from_a_directory() {
         Some("dir group desc")
     );
     std::fs::write(dir.join("rpc.uk.yaml"), "T.four:\n  title: a\n  title: b\n").unwrap();
-    let e = errors(Server::builder().translations_dir(&dir).build());
+    let e = errors(
+        examples::with_states(Server::builder())
+            .translations_dir(&dir)
+            .build(),
+    );
     assert!(
         e[0].ends_with("rpc.uk.yaml:3: duplicate key `title` (first at line 2)"),
         "{e:?}"

@@ -236,7 +236,7 @@ const PONG: &str = r#"{"jsonrpc":"2.0","id":1,"result":"pong, x"}"#;
 
 #[tokio::test]
 async fn success_answers_exactly_jsonrpc_id_result() {
-    let p = start(examples::server().unwrap()).await;
+    let p = start(examples::builder().state(Hits::default()).build().unwrap()).await;
     let r = p
         .post(MCP, r#"{"jsonrpc":"2.0","method":"Catalog.ping","id":1}"#)
         .await;
@@ -1138,7 +1138,7 @@ async fn default_max_batch_is_100() {
 // ---------------------------------------------------------------------------------------------
 
 async fn openrpc(path: &str) -> Value {
-    let p = start(examples::server().unwrap()).await;
+    let p = start(examples::builder().state(Hits::default()).build().unwrap()).await;
     let r = p.get(path).await;
     assert_eq!(
         (r.status, r.content_type.as_deref()),

@@ -2277,6 +2277,7 @@ static BAD: MethodDef = MethodDef {
         line: 1,
         rust_path: "mcp::bad_ping",
     },
+    states: &[],
 };
 
 async fn bad_server(env: Environment) -> String {

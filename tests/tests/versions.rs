@@ -45,7 +45,7 @@ fn names(server: &Server, version: u32) -> Vec<&'static str> {
 
 #[test]
 fn catalogs_inherit_and_drop() {
-    let server = Server::builder().build().unwrap();
+    let server = examples::with_states(Server::builder()).build().unwrap();
     assert_eq!(server.registry().versions("versioned"), [1, 2, 3]);
     assert_eq!(names(&server, 1), ["Old.gone", "Same.kept"]);
     assert_eq!(names(&server, 2), ["New.added", "Same.kept"]);
@@ -54,7 +54,10 @@ fn catalogs_inherit_and_drop() {
 
 #[tokio::test]
 async fn each_version_has_its_routes() {
-    let server = Server::builder().env(Environment::PROD).build().unwrap();
+    let server = examples::with_states(Server::builder())
+        .env(Environment::PROD)
+        .build()
+        .unwrap();
     let addr = serve(server).await;
     let call = |v: u32, method: &'static str| async move {
         let r: Value = reqwest::Client::new()

@@ -33,6 +33,8 @@ pub(super) struct Params {
     pub ctx_takes: Vec<TokenStream>,
     /// The arguments of the call, in order.
     pub call_args: Vec<TokenStream>,
+    /// The `NeededState` functions of the context parameters (`MethodDef::states`).
+    pub states: Vec<TokenStream>,
 }
 
 pub(super) fn expand(cx: &Cx) -> Params {
@@ -53,6 +55,8 @@ pub(super) fn expand(cx: &Cx) -> Params {
 fn context(cx: &Cx, p: &Param, var: &Ident, out: &mut Params) {
     let (rt, ty) = (&cx.rt, &p.ty);
     let err = cx.early(quote!(::core::result::Result::Err(__e)));
+    out.states
+        .push(quote_spanned! {ty.span()=> #rt::needed_state::<#ty> as #rt::NeededState });
     out.ctx_takes.push(quote_spanned! {ty.span()=>
         let #var = match #rt::from_context::<#ty>(&__ctx) {
             ::core::result::Result::Ok(__v) => __v,
@@ -175,6 +179,13 @@ fn maybe_context(cx: &Cx, i: usize, p: &Param, var: Ident, out: &mut Params) {
             }
         };
     });
+    let state_fn = format_ident!("__state_{}", i);
+    out.schema_fns.push(quote! {
+        fn #state_fn() -> ::core::option::Option<(::core::any::TypeId, &'static str)> {
+            #probe.__rpc_needed_state()
+        }
+    });
+    out.states.push(quote!(#state_fn as #rt::NeededState));
     let sfn = format_ident!("__schema_{}", i);
     out.schema_fns.push(quote! {
         fn #sfn(__g: &mut #rt::SchemaGenerator) -> #rt::Schema { #probe.__rpc_schema(__g) }

@@ -46,6 +46,20 @@ pub(super) fn context_probes(rt: &TokenStream) -> TokenStream {
                 ::core::option::Option::Some(#rt::from_context::<T>(ctx))
             }
         }
+        trait __RpcNeededState {
+            fn __rpc_needed_state(&self) -> ::core::option::Option<(::core::any::TypeId, &'static str)>;
+        }
+        impl<T: #rt::FromContext> __RpcNeededState for __RpcTy<T> {
+            fn __rpc_needed_state(&self) -> ::core::option::Option<(::core::any::TypeId, &'static str)> {
+                #rt::needed_state::<T>()
+            }
+        }
+        impl<T> __RpcNeededState for &__RpcTy<T> {
+            fn __rpc_needed_state(&self) -> ::core::option::Option<(::core::any::TypeId, &'static str)> {
+                ::core::option::Option::None
+            }
+        }
+
         impl<T> __RpcFromContext<T> for &__RpcTy<T> {
             fn __rpc_from_context(
                 &self,

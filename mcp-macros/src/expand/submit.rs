@@ -51,6 +51,10 @@ pub(super) fn method_def(cx: &Cx, params: &Params) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let location = location(cx);
+    let mut states = params.states.clone();
+    if let Some(self_ty) = m.self_ty.as_ref().filter(|_| m.has_receiver()) {
+        states.push(quote!(#rt::needed_state::<#rt::State<#self_ty>> as #rt::NeededState));
+    }
     quote! {
         #rt::MethodDef {
             name: #name,
@@ -67,6 +71,7 @@ pub(super) fn method_def(cx: &Cx, params: &Params) -> TokenStream {
             task: #task,
             transform: #transform,
             location: #location,
+            states: &[#(#states),*],
         }
     }
 }

@@ -1,0 +1,53 @@
+//! A user's crate with only `mcp-runtime`, `serde` and `tokio` (`tests/one-dependency`, outside
+//! the workspace): the README's quick start and a DTO deriving the prelude's `JsonSchema`
+//! compile without `schemars`, and its unit test calls methods in process.
+//!
+//! It runs `cargo test --offline --locked` on that crate with this build's target directory, so
+//! only `mcp-runtime` (without the workspace's `redis` feature) and the crate itself are built.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// This build's target directory: `CARGO_TARGET_DIR`, or the one holding this test binary
+/// (`<target>/debug/deps/one_dependency-<hash>`).
+fn target_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
+        return PathBuf::from(dir);
+    }
+    let exe = std::env::current_exe().expect("the test binary's path");
+    exe.ancestors()
+        .nth(3)
+        .expect("<target>/debug/deps/<binary>")
+        .to_path_buf()
+}
+
+#[test]
+fn a_crate_with_only_mcp_runtime_serde_and_tokio_compiles_and_tests_the_quick_start() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("one-dependency");
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).expect("its manifest");
+    let deps: Vec<&str> = manifest
+        .split("[dependencies]")
+        .nth(1)
+        .expect("a [dependencies] table")
+        .lines()
+        .filter_map(|l| l.split_once(" = ").map(|(name, _)| name.trim()))
+        .collect();
+    assert_eq!(deps, ["mcp-runtime", "serde", "tokio"], "{manifest}");
+    assert!(!manifest.contains("[dev-dependencies]"), "{manifest}");
+
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["test", "--offline", "--locked", "--quiet"])
+        .current_dir(&dir)
+        .env("CARGO_TARGET_DIR", target_dir())
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "cargo test in tests/one-dependency failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("1 passed"), "{stdout}");
+}
