@@ -276,6 +276,7 @@ pub fn synthetic_defs(n: usize) -> Vec<&'static MethodDef> {
                     rust_path: name,
                 },
                 states: &[],
+                scopes: &[],
             }));
             def
         })

@@ -26,3 +26,23 @@ pub fn reindex(store: State<crate::ProductStore>, ctx: &RequestContext) -> Reind
         by: ctx.identity().map(|i| i.subject.clone()),
     }
 }
+
+/// What an audit reports.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Audit {
+    /// How many products the catalog holds.
+    pub products: usize,
+    /// The scopes of the caller.
+    pub scopes: Vec<String>,
+}
+
+/// Audit the catalog: only for callers whose token grants `catalog:audit` (a JWT's `scope`
+/// claim, say); everyone else gets 403 and does not see it in `tools/list`.
+#[rpc_method(name = "Admin.audit", groups = [ADMIN], scopes = ["catalog:audit"])]
+#[mcp_tool(read_only_hint = true)]
+pub fn audit(store: State<crate::ProductStore>, ctx: &RequestContext) -> Audit {
+    Audit {
+        products: store.len(),
+        scopes: ctx.identity().map(|i| i.scopes.clone()).unwrap_or_default(),
+    }
+}

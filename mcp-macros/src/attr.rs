@@ -479,13 +479,14 @@ pub const REMOVED_IN: &str = "removed_in";
 pub const CACHE: &str = "cache";
 pub const LOCK: &str = "lock";
 pub const TRANSFORM: &str = "transform";
+pub const SCOPES: &str = "scopes";
 
 pub const RPC_METHOD_ATTR: &str = "rpc_method";
 
 pub const RPC_METHOD: Keys = Keys {
     attr: RPC_METHOD_ATTR,
     keys: &[
-        NAME, GROUPS, VERSION, REMOVED_IN, CACHE, LOCK, TRANSFORM, CRATE,
+        NAME, GROUPS, VERSION, REMOVED_IN, CACHE, LOCK, TRANSFORM, SCOPES, CRATE,
     ],
 };
 
@@ -500,6 +501,8 @@ pub struct RpcMethodArgs {
     pub lock: Option<LockArgs>,
     /// `transform = path`: a `fn(&mut Schema)` applied to the input schema.
     pub transform: Option<Path>,
+    /// `scopes = ["orders:write"]`: what a caller's identity must have.
+    pub scopes: Option<Spanned<Vec<LitStr>>>,
     /// Keys that were written, valid or not (so a bad value is not also reported as missing).
     pub seen: Vec<&'static str>,
 }
@@ -522,6 +525,7 @@ pub fn parse_rpc_method(cx: &Ctxt, tokens: TokenStream) -> RpcMethodArgs {
             CRATE => args.krate = Some(krate(meta)?),
             CACHE => args.cache = Some(cache(meta)?),
             LOCK => args.lock = Some(lock(meta)?),
+            SCOPES => args.scopes = Some(scopes(meta)?),
             TRANSFORM => {
                 let value = meta.value()?;
                 args.transform = Some(value.parse().map_err(|e: syn::Error| {
@@ -537,6 +541,15 @@ pub fn parse_rpc_method(cx: &Ctxt, tokens: TokenStream) -> RpcMethodArgs {
         Ok(())
     });
     args
+}
+
+/// `scopes = ["orders:write", ...]`, with the span of the whole list.
+fn scopes(meta: &ParseNestedMeta) -> syn::Result<Spanned<Vec<LitStr>>> {
+    let span = syn::spanned::Spanned::span(&meta.path);
+    Ok(Spanned {
+        value: string_lits(meta, "[\"orders:write\"]")?,
+        span,
+    })
 }
 
 // `cache(...)`.
@@ -733,13 +746,14 @@ pub const MCP_RESOURCE: Keys = Keys {
         LAST_MODIFIED,
         ICON,
         CACHE,
+        SCOPES,
         CRATE,
     ],
 };
 
 pub const MCP_PROMPT: Keys = Keys {
     attr: MCP_PROMPT_ATTR,
-    keys: &[NAME, GROUPS, VERSION, REMOVED_IN, ICON, CRATE],
+    keys: &[NAME, GROUPS, VERSION, REMOVED_IN, ICON, SCOPES, CRATE],
 };
 
 /// The arguments of `#[mcp_resource]` and `#[mcp_prompt]` (a prompt takes only `name`, the
@@ -787,6 +801,7 @@ fn parse_mcp(cx: &Ctxt, tokens: TokenStream, spec: &Keys) -> McpArgs {
             VERSION => m.version = Some(lit_u32(meta)?),
             REMOVED_IN => m.removed_in = Some(lit_u32(meta)?),
             CACHE => m.cache = Some(cache(meta)?),
+            SCOPES => m.scopes = Some(scopes(meta)?),
             CRATE => m.krate = Some(krate(meta)?),
             URI => args.uri = Some(lit_str(meta)?),
             URI_TEMPLATE => args.uri_template = Some(lit_str(meta)?),
@@ -1376,7 +1391,7 @@ mod tests {
     fn key_lists() {
         assert_eq!(
             RPC_METHOD.list(),
-            "name, groups, version, removed_in, cache, lock, transform, crate"
+            "name, groups, version, removed_in, cache, lock, transform, scopes, crate"
         );
         assert_eq!(
             PARAM_KEYS.list(),

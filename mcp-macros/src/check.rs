@@ -39,6 +39,39 @@ pub fn method(cx: &Ctxt, m: &Method) {
     version_not_zero(cx, m);
     removed_after_since(cx, m);
     lock_names_a_param(cx, m);
+    scopes_valid(cx, m);
+}
+
+/// `scopes = [...]`: at least one, each an RFC 6750 scope token (what a `WWW-Authenticate`
+/// challenge can quote), none twice.
+fn scopes_valid(cx: &Ctxt, m: &Method) {
+    let Some(scopes) = &m.scopes else {
+        return;
+    };
+    if scopes.value.is_empty() {
+        cx.syn_error(syn::Error::new(
+            scopes.span,
+            "`scopes = []` requires nothing: name at least one scope, or leave `scopes` out",
+        ));
+    }
+    for (i, lit) in scopes.value.iter().enumerate() {
+        let s = lit.value();
+        let token = |b: u8| b == 0x21 || (0x23..=0x5B).contains(&b) || (0x5D..=0x7E).contains(&b);
+        if s.is_empty() || !s.bytes().all(token) {
+            cx.syn_error(syn::Error::new(
+                lit.span(),
+                format!(
+                    "invalid scope `{s}`: a scope is a non-empty OAuth scope token (printable \
+                     ASCII without spaces, `\"` or `\\`), such as `orders:write`"
+                ),
+            ));
+        } else if scopes.value[..i].iter().any(|before| before.value() == s) {
+            cx.syn_error(syn::Error::new(
+                lit.span(),
+                format!("scope `{s}` is listed twice"),
+            ));
+        }
+    }
 }
 
 /// Checks a resource: its method, its URI (or template) and the template's variables against

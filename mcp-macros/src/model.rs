@@ -5,7 +5,9 @@
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
-use syn::{Attribute, Expr, FnArg, Ident, ItemImpl, Pat, Path, ReturnType, Signature, Type};
+use syn::{
+    Attribute, Expr, FnArg, Ident, ItemImpl, LitStr, Pat, Path, ReturnType, Signature, Type,
+};
 
 use crate::attr::{
     self, CacheArgs, CompleteArgs, IconArgs, McpArgs, McpToolArgs, Role, RpcMethodArgs,
@@ -249,6 +251,8 @@ pub struct Method {
     pub lock: Option<LockModel>,
     /// `transform = path`.
     pub transform: Option<Path>,
+    /// `scopes = [...]`.
+    pub scopes: Option<Spanned<Vec<LitStr>>>,
 }
 
 impl Method {
@@ -357,6 +361,7 @@ pub fn build(
         tool: tool.unwrap_or_default(),
         cache: args.cache,
         transform: args.transform,
+        scopes: args.scopes,
         lock: args.lock.map(|l| LockModel {
             param: l.param,
             ttl_ms: l.ttl_ms,

@@ -4,10 +4,16 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
+use crate::error::RpcError;
 use crate::group::ApiGroup;
 use crate::record::{MethodDef, PromptDef, ResourceDef, SourceLocation};
 use crate::schema;
 use crate::uri_template::UriTemplate;
+
+/// Whether `identity` has every scope of `required` (nothing required: anyone).
+pub(crate) fn admits(required: &[&str], identity: Option<&crate::Identity>) -> bool {
+    required.is_empty() || identity.is_some_and(|who| required.iter().all(|s| who.has_scope(s)))
+}
 
 /// A method with everything the request path reads, computed once.
 pub struct MethodInfo {
@@ -28,6 +34,21 @@ pub struct MethodInfo {
 }
 
 impl MethodInfo {
+    /// Whether a caller with `identity` may call it: it requires no scope, or the identity has
+    /// every one it requires.
+    pub fn admits(&self, identity: Option<&crate::Identity>) -> bool {
+        admits(self.def.scopes, identity)
+    }
+
+    /// [`Self::admits`] as the call's error.
+    pub(crate) fn check_scopes(&self, identity: Option<&crate::Identity>) -> Result<(), RpcError> {
+        if self.admits(identity) {
+            Ok(())
+        } else {
+            Err(RpcError::insufficient_scope(self.def.name, self.def.scopes))
+        }
+    }
+
     pub(crate) fn new(def: &'static MethodDef) -> Self {
         let (title, description) = schema::split_docs(def.docs);
         Self {
@@ -463,6 +484,19 @@ pub enum CatalogError {
         /// The group.
         group: String,
         /// A method that declares it differently from the first.
+        at: SourceLocation,
+    },
+    /// A method requiring scopes in a group that is not protected: no caller there has an
+    /// identity, so nobody could call it.
+    #[error(
+        "method `{name}` at {at} requires scopes, but group `{group}` is not protected (`ApiGroup::protected()`): no caller there has scopes, so nobody could call it"
+    )]
+    ScopesOnOpenGroup {
+        /// The method.
+        name: String,
+        /// The group.
+        group: String,
+        /// Where.
         at: SourceLocation,
     },
     /// A version range that is empty or starts below 1.

@@ -44,6 +44,7 @@ pub struct Client {
     version: u32,
     language: Option<Arc<str>>,
     era: Era,
+    identity: Option<Arc<crate::Identity>>,
 }
 
 impl std::fmt::Debug for Client {
@@ -53,6 +54,7 @@ impl std::fmt::Debug for Client {
             .field("version", &self.version)
             .field("language", &self.language)
             .field("era", &self.era)
+            .field("identity", &self.identity)
             .finish_non_exhaustive()
     }
 }
@@ -65,6 +67,7 @@ impl Client {
             version,
             language: None,
             era: Era::Modern,
+            identity: None,
         }
     }
 
@@ -81,6 +84,13 @@ impl Client {
             Some(v) => Era::Handshake(v),
             None => Era::Modern,
         };
+        self
+    }
+
+    /// Calls as `identity`, as if the token validator had found it: methods read it from
+    /// their context, scopes are checked against it, MCP lists show what it may call.
+    pub fn identity(mut self, identity: crate::Identity) -> Self {
+        self.identity = Some(Arc::new(identity));
         self
     }
 
@@ -101,9 +111,20 @@ impl Client {
             .ok_or_else(|| self.unknown("JSON-RPC"))?;
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
         let body = serde_json::to_vec(&body).map_err(|e| RpcError::internal(e.to_string()))?;
+        let scope = crate::jsonrpc::face::Scope {
+            identity: self.identity.as_ref(),
+            asyncs: None,
+        };
         let reply =
-            crate::jsonrpc::face::handle(&site.core, catalog, &body, &site.limits, None).await;
-        outcome(reply.body.as_deref().unwrap_or(b"null"))
+            crate::jsonrpc::face::answer(&site.core, catalog, &body, &site.limits, None, scope)
+                .await;
+        let body: Vec<u8> = reply
+            .frames
+            .into_iter()
+            .flatten()
+            .flat_map(|b| b.to_vec())
+            .collect();
+        outcome(if body.is_empty() { b"null" } else { &body })
     }
 
     /// Sends one MCP request (`params` without `_meta`: it is added on 2026-07-28) and returns
@@ -140,6 +161,7 @@ impl Client {
         }
         let extras = CallExtras {
             language: self.language.clone(),
+            identity: self.identity.clone(),
             ..CallExtras::default()
         };
         let answer = ep.serve(msg, self.era, extras).await;

@@ -321,6 +321,20 @@ impl RpcError {
     pub fn invalid_token() -> Self {
         Self::new(codes::INVALID_TOKEN, "")
     }
+    /// -32403 for a caller whose identity lacks scopes `method` requires (HTTP 403; MCP adds
+    /// `WWW-Authenticate: Bearer error="insufficient_scope"`); the scopes are in
+    /// `data.extra.scopes`.
+    #[track_caller]
+    pub fn insufficient_scope(method: &str, scopes: &[&str]) -> Self {
+        Self::new(
+            codes::INVALID_TOKEN,
+            format!(
+                "Forbidden. Insufficient scope: `{method}` requires {}",
+                scopes.join(" ")
+            ),
+        )
+        .with_extra("scopes", scopes)
+    }
     /// -32404: data not found.
     #[track_caller]
     pub fn not_found(message: impl Into<Cow<'static, str>>) -> Self {

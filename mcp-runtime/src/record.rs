@@ -140,6 +140,10 @@ pub struct MethodDef {
     /// function answers a type's id and name, or `None` (a context parameter that needs none).
     /// [`crate::ServerBuilder::build`] checks them against the states it was given.
     pub states: &'static [NeededState],
+    /// The scopes a caller's identity must all have (`#[rpc_method(scopes = [...])]`): others
+    /// get -32403 (HTTP 403, MCP `insufficient_scope`) and do not see it in MCP lists. Empty:
+    /// anyone who may use the group.
+    pub scopes: &'static [&'static str],
 }
 
 /// Whether an MCP `tools/call` may run as a task (a call that outlives its request: the client
@@ -386,6 +390,7 @@ pub(crate) mod fixtures {
                 rust_path: "record::fixtures::ping",
             },
             states: &[],
+            scopes: &[],
         }
     }
 }

@@ -68,6 +68,13 @@ impl Registry {
                 });
             }
             for g in def.groups {
+                if !def.scopes.is_empty() && !g.is_protected() {
+                    errors.push(CatalogError::ScopesOnOpenGroup {
+                        name: def.name.into(),
+                        group: g.name().into(),
+                        at: def.location,
+                    });
+                }
                 let known = groups.entry(g.name()).or_insert(*g);
                 if known != g {
                     errors.push(CatalogError::GroupConflict {
@@ -352,6 +359,24 @@ mod tests {
             Err(e) => panic!("another error: {e}"),
             Ok(_) => panic!("a server with an invalid pattern was built"),
         }
+    }
+
+    #[test]
+    fn scopes_on_a_group_nobody_is_identified_in_fail_the_build() {
+        static SCOPED: MethodDef = MethodDef {
+            scopes: &["orders:write"],
+            ..crate::record::fixtures::method("Good.scoped", &[])
+        };
+        let errors = Registry::build([&GOOD, &SCOPED]).unwrap_err();
+        let texts: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            texts,
+            [
+                "method `Good.scoped` at record::fixtures::ping (mcp-runtime/src/record.rs:1) \
+              requires scopes, but group `g` is not protected (`ApiGroup::protected()`): no \
+              caller there has scopes, so nobody could call it"
+            ]
+        );
     }
 
     #[test]

@@ -100,7 +100,7 @@ async fn the_openrpc_document_of_a_protected_group_needs_the_token_too() {
     assert_eq!(send(get(Some("bad"))).await.0, 403);
     let (s, _, doc) = send(get(Some("s3cret"))).await;
     assert_eq!(
-        (s, doc["methods"][0]["name"].clone()),
+        (s, doc["methods"][1]["name"].clone()),
         (200, json!("Admin.reindex"))
     );
 }
@@ -625,4 +625,62 @@ async fn read(resp: &mut reqwest::Response, want: usize) -> Vec<Value> {
         }
     }
     sse_frames(&buf)
+}
+
+/// The example's `Admin.audit` requires `catalog:audit`: a JWT whose `scope` claim grants it
+/// sees and calls it; another valid JWT neither sees it in `tools/list` nor calls it.
+#[tokio::test]
+async fn the_examples_audit_tool_needs_the_audit_scope() {
+    let (jwks_url, _) = jwks().await;
+    let validator =
+        mcp_runtime::transport::jwt::JwtValidator::new(ISSUER, AUDIENCE).jwks_url(jwks_url);
+    let base = serve_url(
+        example_prod()
+            .token_validator(Arc::new(validator))
+            .build()
+            .unwrap(),
+    )
+    .await;
+    let post = |token: String, method: &'static str, params: Value| {
+        reqwest::Client::new()
+            .post(format!("{base}/mcp/admin/v1"))
+            .bearer_auth(token)
+            .header("accept", "application/json, text/event-stream")
+            .json(&json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}))
+    };
+    let tools = |token: String| async move {
+        let (_, _, body) = send(post(token, "tools/list", json!({}))).await;
+        body["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    let auditor = jwt("k1", json!({"scope": "catalog:audit"}));
+    let other = jwt("k1", json!({"scope": "read"}));
+    assert_eq!(
+        tools(auditor.clone()).await,
+        ["Admin.audit", "Admin.reindex"]
+    );
+    assert_eq!(tools(other.clone()).await, ["Admin.reindex"]);
+    let audit = json!({"name": "Admin.audit"});
+    let (status, _, body) = send(post(auditor, "tools/call", audit.clone())).await;
+    assert_eq!(
+        (status, body["result"]["structuredContent"].clone()),
+        (
+            200,
+            json!({"result": {"products": 6, "scopes": ["catalog:audit"]}})
+        )
+    );
+    let (status, challenge, body) = send(post(other, "tools/call", audit)).await;
+    assert_eq!(
+        (status, body["error"]["code"].clone()),
+        (403, json!(-32403))
+    );
+    assert!(
+        challenge
+            .unwrap_or_default()
+            .starts_with("Bearer error=\"insufficient_scope\", scope=\"catalog:audit\"")
+    );
 }

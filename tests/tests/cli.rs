@@ -172,6 +172,7 @@ const fn def(name: &'static str, line: u32) -> MethodDef {
             rust_path: "cli::ping",
         },
         states: &[],
+        scopes: &[],
     }
 }
 

@@ -2278,6 +2278,7 @@ static BAD: MethodDef = MethodDef {
         rust_path: "mcp::bad_ping",
     },
     states: &[],
+    scopes: &[],
 };
 
 async fn bad_server(env: Environment) -> String {

@@ -55,6 +55,7 @@ pub(super) fn method_def(cx: &Cx, params: &Params) -> TokenStream {
     if let Some(self_ty) = m.self_ty.as_ref().filter(|_| m.has_receiver()) {
         states.push(quote!(#rt::needed_state::<#rt::State<#self_ty>> as #rt::NeededState));
     }
+    let scopes = m.scopes.iter().flat_map(|s| s.value.iter());
     quote! {
         #rt::MethodDef {
             name: #name,
@@ -72,6 +73,7 @@ pub(super) fn method_def(cx: &Cx, params: &Params) -> TokenStream {
             transform: #transform,
             location: #location,
             states: &[#(#states),*],
+            scopes: &[#(#scopes),*],
         }
     }
 }

@@ -226,6 +226,12 @@ impl Core {
             face,
             extras,
         } = req;
+        // Scopes first, like the token: a caller who may not call it sets nothing in motion.
+        if !info.def.scopes.is_empty()
+            && let Err(e) = info.check_scopes(extras.identity.as_deref())
+        {
+            return Calling(CallingState::Done(Some(Err(e))));
+        }
         let span = call_span(catalog, info, face);
         if let Some(cancel) = extras.cancel.clone()
             && !self.runs_now(info)

@@ -144,6 +144,8 @@ pub struct McpEndpoint {
     pub(crate) opts: McpOptions,
     /// List pages per language.
     pages: std::collections::BTreeMap<String, Lists>,
+    /// The lists each set of granted scopes sees, when methods require scopes.
+    views: Option<ScopeViews>,
     pub(crate) translations: Arc<crate::i18n::Translations>,
     serves: Serves,
     /// Set when a method of the group has an invalid tool name: every request fails.
@@ -175,6 +177,102 @@ struct Lists {
     resources: ListPages,
     templates: ListPages,
     prompts: ListPages,
+}
+
+impl Lists {
+    /// Every list of `catalog` in `lang`, of the entries whose method `visible` admits.
+    fn build(
+        catalog: &Catalog,
+        translations: &crate::i18n::Translations,
+        lang: &str,
+        opts: &McpOptions,
+        meta_member: &str,
+        serves: Serves,
+        visible: &dyn Fn(&crate::MethodDef) -> bool,
+    ) -> Self {
+        let [resources, templates, prompts] =
+            super::surface::list_items(catalog, translations, lang, visible);
+        let list = |key, items: &[Vec<u8>]| {
+            ListPages::build(
+                key,
+                items,
+                opts.list.page_size,
+                opts.list.ttl_ms,
+                meta_member,
+            )
+        };
+        let tools = |execution| {
+            super::tools::tool_pages(
+                catalog,
+                translations,
+                lang,
+                &opts.list,
+                meta_member,
+                execution,
+                visible,
+            )
+        };
+        Lists {
+            tools: tools(false),
+            tools_handshake: serves.tasks.then(|| tools(true)),
+            resources: list("resources", &resources),
+            templates: list("resourceTemplates", &templates),
+            prompts: list("prompts", &prompts),
+        }
+    }
+}
+
+/// The lists of a catalog whose methods require scopes, per view: which of the catalog's
+/// distinct scope sets a caller has (one bit each). Built the first time a view is asked for
+/// and kept, so a list request never rebuilds one: at most [`ScopeViews::KEPT`] views per
+/// endpoint are kept (a view past that is built for its request), and a catalog with more
+/// than 64 distinct scope sets builds every scoped list per request.
+#[derive(Debug)]
+struct ScopeViews {
+    /// The distinct scope sets of the catalog's methods, resources and prompts.
+    sets: Vec<&'static [&'static str]>,
+    /// Lists per view, then per language.
+    kept: std::sync::RwLock<
+        std::collections::HashMap<u64, std::collections::BTreeMap<String, Arc<Lists>>>,
+    >,
+}
+
+impl ScopeViews {
+    /// How many views (sets of granted scope sets) an endpoint keeps.
+    const KEPT: usize = 256;
+
+    /// `None` when no method of `catalog` requires a scope (lists then cost nothing more).
+    fn of(catalog: &Catalog) -> Option<Self> {
+        let defs = catalog
+            .methods()
+            .iter()
+            .map(|m| m.def)
+            .chain(catalog.resources().iter().map(|r| r.call.def))
+            .chain(catalog.resource_templates().iter().map(|r| r.call.def))
+            .chain(catalog.prompts().iter().map(|p| p.call.def));
+        let mut sets: Vec<&'static [&'static str]> = Vec::new();
+        for d in defs {
+            if !d.scopes.is_empty() && !sets.contains(&d.scopes) {
+                sets.push(d.scopes);
+            }
+        }
+        (!sets.is_empty()).then(|| ScopeViews {
+            sets,
+            kept: Default::default(),
+        })
+    }
+
+    /// The view of `identity`: bit `i` set when it has every scope of set `i`; `None` past 64
+    /// sets.
+    fn view(&self, identity: Option<&crate::Identity>) -> Option<u64> {
+        (self.sets.len() <= 64).then(|| {
+            self.sets
+                .iter()
+                .enumerate()
+                .filter(|(_, set)| crate::catalog::admits(set, identity))
+                .fold(0u64, |mask, (i, _)| mask | (1 << i))
+        })
+    }
 }
 
 /// What a catalog serves besides tools, decided once: a capability is declared (and its
@@ -325,47 +423,24 @@ impl McpEndpoint {
                 (!mirrors.is_empty()).then_some((m.def.name, mirrors))
             })
             .collect();
+        let everything = |_: &crate::MethodDef| true;
         let pages = translations
             .languages()
             .iter()
             .map(|l| {
-                let [resources, templates, prompts] =
-                    super::surface::list_items(&catalog, &translations, l);
-                let list = |key, items: &[Vec<u8>]| {
-                    ListPages::build(
-                        key,
-                        items,
-                        opts.list.page_size,
-                        opts.list.ttl_ms,
-                        &meta_member,
-                    )
-                };
-                let lists = Lists {
-                    tools: super::tools::tool_pages(
-                        &catalog,
-                        &translations,
-                        l,
-                        &opts.list,
-                        &meta_member,
-                        false,
-                    ),
-                    tools_handshake: serves.tasks.then(|| {
-                        super::tools::tool_pages(
-                            &catalog,
-                            &translations,
-                            l,
-                            &opts.list,
-                            &meta_member,
-                            true,
-                        )
-                    }),
-                    resources: list("resources", &resources),
-                    templates: list("resourceTemplates", &templates),
-                    prompts: list("prompts", &prompts),
-                };
+                let lists = Lists::build(
+                    &catalog,
+                    &translations,
+                    l,
+                    &opts,
+                    &meta_member,
+                    serves,
+                    &everything,
+                );
                 (l.clone(), lists)
             })
             .collect();
+        let views = ScopeViews::of(&catalog);
         let bad = super::tools::bad_tool_names(&catalog);
         let poison = (!bad.is_empty()).then(|| {
             if debug {
@@ -399,6 +474,7 @@ impl McpEndpoint {
             catalog,
             opts,
             pages,
+            views,
             serves,
             poison,
             server_info,
@@ -506,7 +582,9 @@ impl McpEndpoint {
         message: &str,
         data: Option<&Value>,
     ) -> Answer {
-        let status = if era.is_modern() {
+        let status = if code == codes::INVALID_TOKEN {
+            403
+        } else if era.is_modern() {
             modern_status(code)
         } else {
             200
@@ -515,6 +593,39 @@ impl McpEndpoint {
             status,
             body: error_body(id, code, message, data).into(),
         }
+    }
+
+    /// -32403 with HTTP 403 on both eras (the MCP authorization spec's insufficient scope).
+    pub(crate) fn forbidden(&self, id: Option<&Value>, e: &RpcError) -> Answer {
+        let wire = e.to_wire(self.core.env());
+        Answer {
+            status: 403,
+            body: error_body(id, e.code(), e.message(), wire.get("data")).into(),
+        }
+    }
+
+    /// The answer to a request for a tool, resource or prompt whose scopes the caller lacks,
+    /// and those scopes (for the transport's `WWW-Authenticate` challenge); `None` when the
+    /// request names nothing scoped (always, in a catalog without scopes).
+    pub(crate) fn scope_refusal(
+        &self,
+        msg: &Message,
+        identity: Option<&crate::Identity>,
+    ) -> Option<(Answer, &'static [&'static str])> {
+        self.views.as_ref()?;
+        let params = msg.params.as_ref()?;
+        let string = |key| params.get(key).and_then(Value::as_str);
+        let def = match msg.method.as_str() {
+            "tools/call" => self.catalog.get(string("name")?)?.def,
+            "prompts/get" => self.catalog.prompt(string("name")?)?.call.def,
+            "resources/read" => self.catalog.resolve(string("uri")?)?.0.call.def,
+            _ => return None,
+        };
+        if crate::catalog::admits(def.scopes, identity) {
+            return None;
+        }
+        let e = RpcError::insufficient_scope(def.name, def.scopes);
+        Some((self.forbidden(msg.id.as_ref(), &e), def.scopes))
     }
 
     fn method_not_found(&self, id: Option<&Value>, era: Era, method: &str) -> Answer {
@@ -683,23 +794,19 @@ impl McpEndpoint {
             }
             (Era::Modern, "server/discover") => self.ok(id, era, self.discover_members.as_bytes()),
             (Era::Handshake(v), "tools/list") if protocol::has_tasks(v) => {
-                self.list(&msg, era, extras.language.as_deref(), |l| {
+                self.list(&msg, era, &extras, |l| {
                     l.tools_handshake.as_ref().unwrap_or(&l.tools)
                 })
             }
-            (_, "tools/list") => self.list(&msg, era, extras.language.as_deref(), |l| &l.tools),
+            (_, "tools/list") => self.list(&msg, era, &extras, |l| &l.tools),
             (Era::Handshake(v), "tasks/get" | "tasks/result" | "tasks/cancel" | "tasks/list")
                 if self.serves.tasks && protocol::has_tasks(v) =>
             {
                 return self.handshake_task_request(&msg, era, &extras).await;
             }
-            (_, "resources/list") => {
-                self.list(&msg, era, extras.language.as_deref(), |l| &l.resources)
-            }
-            (_, "resources/templates/list") => {
-                self.list(&msg, era, extras.language.as_deref(), |l| &l.templates)
-            }
-            (_, "prompts/list") => self.list(&msg, era, extras.language.as_deref(), |l| &l.prompts),
+            (_, "resources/list") => self.list(&msg, era, &extras, |l| &l.resources),
+            (_, "resources/templates/list") => self.list(&msg, era, &extras, |l| &l.templates),
+            (_, "prompts/list") => self.list(&msg, era, &extras, |l| &l.prompts),
             // The level is kept by the transport's session (none here: nothing is sent).
             (Era::Handshake(_), "logging/setLevel") => match set_level_param(&msg) {
                 Ok(_) => self.ok(id, era, b""),
@@ -785,7 +892,7 @@ impl McpEndpoint {
         &self,
         msg: &Message,
         era: Era,
-        extras_lang: Option<&str>,
+        extras: &CallExtras,
         which: impl Fn(&Lists) -> &ListPages,
     ) -> Answer {
         let id = msg.id.as_ref();
@@ -797,15 +904,25 @@ impl McpEndpoint {
                 return self.error(id, era, codes::INVALID_PARAMS, &m, None);
             }
         };
-        let lang = self.language(extras_lang);
-        let Some(pages) = self.pages.get(lang) else {
-            return self.error(
-                id,
-                era,
-                codes::INTERNAL_ERROR,
-                "no list for the language",
-                None,
-            );
+        let lang = self.language(extras.language.as_deref());
+        let scoped;
+        let pages = match &self.views {
+            None => match self.pages.get(lang) {
+                Some(pages) => pages,
+                None => {
+                    return self.error(
+                        id,
+                        era,
+                        codes::INTERNAL_ERROR,
+                        "no list for the language",
+                        None,
+                    );
+                }
+            },
+            Some(views) => {
+                scoped = self.view_lists(views, lang, extras.identity.as_deref());
+                &*scoped
+            }
         };
         match which(pages).page(cursor) {
             Ok(page) => self.ok_shared(
@@ -819,6 +936,41 @@ impl McpEndpoint {
             ),
             Err(e) => self.error(id, era, e.code(), e.message(), None),
         }
+    }
+
+    /// The lists `identity` sees in `lang`: kept per view once built.
+    fn view_lists(
+        &self,
+        views: &ScopeViews,
+        lang: &str,
+        identity: Option<&crate::Identity>,
+    ) -> Arc<Lists> {
+        let view = views.view(identity);
+        if let Some(v) = view
+            && let Ok(kept) = views.kept.read()
+            && let Some(lists) = kept.get(&v).and_then(|by_lang| by_lang.get(lang))
+        {
+            return lists.clone();
+        }
+        let visible = |d: &crate::MethodDef| crate::catalog::admits(d.scopes, identity);
+        let lists = Arc::new(Lists::build(
+            &self.catalog,
+            &self.translations,
+            lang,
+            &self.opts,
+            &self.meta_member,
+            self.serves,
+            &visible,
+        ));
+        if let Some(v) = view
+            && let Ok(mut kept) = views.kept.write()
+            && (kept.len() < ScopeViews::KEPT || kept.contains_key(&v))
+        {
+            kept.entry(v)
+                .or_default()
+                .insert(lang.to_owned(), lists.clone());
+        }
+        lists
     }
 
     /// What answers a call that failed after asking its client: an `input_required` result
@@ -862,6 +1014,10 @@ impl McpEndpoint {
             Ok(call) => call,
             Err(answer) => return (answer, None),
         };
+        // A tool the caller may not call is a protocol error, not a tool result.
+        if let Err(e) = info.check_scopes(extras.identity.as_deref()) {
+            return (self.forbidden(id.as_ref(), &e), None);
+        }
         let input = extras.input.clone();
         let result = self
             .core

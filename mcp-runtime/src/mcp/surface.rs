@@ -206,15 +206,19 @@ impl Serialize for PromptView<'_> {
     }
 }
 
-/// The JSON objects of the list entries of one catalog in one language: resources, templates,
-/// prompts.
+/// The JSON objects of the list entries of one catalog in one language, those whose method
+/// `visible` admits: resources, templates, prompts.
 pub(crate) fn list_items(
     catalog: &crate::Catalog,
     t: &Translations,
     lang: &str,
+    visible: &dyn Fn(&crate::MethodDef) -> bool,
 ) -> [Vec<Vec<u8>>; 3] {
     let group = catalog.group().name();
     let resource = |r: &std::sync::Arc<ResourceInfo>| {
+        if !visible(r.call.def) {
+            return None;
+        }
         serde_json::to_vec(&ResourceView {
             r,
             texts: Texts::of(&r.call, t, group, lang),
@@ -231,6 +235,7 @@ pub(crate) fn list_items(
         catalog
             .prompts()
             .iter()
+            .filter(|p| visible(p.call.def))
             .filter_map(|p| {
                 serde_json::to_vec(&PromptView {
                     p,

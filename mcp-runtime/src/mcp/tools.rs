@@ -9,6 +9,7 @@ pub use super::pages::{Page, cursor};
 use crate::catalog::{Catalog, MethodInfo};
 use crate::group::{TOOL_NAME_RULE, is_valid_tool_name};
 use crate::i18n::{MethodTexts, Translations};
+use crate::record::MethodDef;
 
 /// The 2020-12 dialect URL, stated on tool schemas so every client validates by the same rules.
 pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
@@ -159,8 +160,8 @@ impl Serialize for Portable<'_> {
 /// Every page of one catalog's tools/list.
 pub type ToolPages = ListPages;
 
-/// Builds every tools/list page of `catalog` in `lang` once; `meta_member` is the `_meta`
-/// member stamped on modern results.
+/// Builds every tools/list page of `catalog` in `lang` once, of the tools `visible` admits;
+/// `meta_member` is the `_meta` member stamped on modern results.
 pub fn tool_pages(
     catalog: &Catalog,
     translations: &Translations,
@@ -168,11 +169,13 @@ pub fn tool_pages(
     opts: &ListOptions,
     meta_member: &str,
     execution: bool,
+    visible: &dyn Fn(&MethodDef) -> bool,
 ) -> ToolPages {
     let group = catalog.group().name();
     let items: Vec<Vec<u8>> = catalog
         .methods()
         .iter()
+        .filter(|m| visible(m.def))
         .filter_map(|m| {
             let texts = MethodTexts::of(m, translations, group, lang);
             let mut view = ToolView::new(m, &texts, opts);

@@ -181,15 +181,15 @@ fn base_url(g: &Guard, req: &Request) -> String {
 }
 
 /// Scopes as a challenge may quote them (RFC 6750 scope tokens: no quote, backslash or space).
-fn scope_list(scopes: &[String]) -> String {
+fn scope_list<S: AsRef<str>>(scopes: &[S]) -> String {
     scopes
         .iter()
+        .map(AsRef::as_ref)
         .filter(|s| {
             !s.is_empty()
                 && s.bytes()
                     .all(|b| b == 0x21 || (0x23..=0x5B).contains(&b) || (0x5D..=0x7E).contains(&b))
         })
-        .map(String::as_str)
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -236,13 +236,33 @@ pub(crate) async fn require_token(State(g): State<Guard>, req: Request, next: Ne
     match decision {
         AuthDecision::Allow => next.run(req).await,
         AuthDecision::Identified(identity) => {
+            let metadata = (g.face == Face::Mcp)
+                .then(|| format!("{}{}", base_url(&g, &req), metadata_path(&g.path)));
             let mut req = req;
             req.extensions_mut().insert(Arc::new(identity));
-            next.run(req).await
+            let mut res = next.run(req).await;
+            // A call the identity lacks scopes for: the MCP authorization spec's challenge.
+            if let (Some(metadata), Some(ScopeChallenge(scopes))) =
+                (metadata, res.extensions_mut().remove::<ScopeChallenge>())
+            {
+                let challenge = format!(
+                    "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{metadata}\"",
+                    scope_list(scopes)
+                );
+                if let Ok(v) = HeaderValue::from_str(&challenge) {
+                    res.headers_mut().insert(header::WWW_AUTHENTICATE, v);
+                }
+            }
+            res
         }
         other => g.policy.finish(origin, refuse(&g, &req, Some(other))),
     }
 }
+
+/// Set on an MCP response refusing a call for the scopes it requires: the auth layer adds the
+/// `insufficient_scope` challenge naming them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ScopeChallenge(pub &'static [&'static str]);
 
 fn refuse(g: &Guard, req: &Request, decision: Option<AuthDecision>) -> Response {
     match g.face {

@@ -404,6 +404,14 @@ async fn post_body(
             return json_response(status, error_body(id.as_ref(), e.code(), e.message(), None));
         }
     };
+    // Before any stream opens: a caller lacking a tool's scopes gets HTTP 403, with the
+    // challenge the route's auth layer adds.
+    if let Some((answer, scopes)) = ep.scope_refusal(&msg, caller.identity.as_deref()) {
+        let mut res = answer_response(answer);
+        res.extensions_mut()
+            .insert(super::auth::ScopeChallenge(scopes));
+        return res;
+    }
     let hdr_version = header(headers, VERSION);
     // Modern when the body carries a `_meta` revision or the header names a non-handshake one;
     // a request on a legacy session with a handshake header stays on that session's era.

@@ -1,0 +1,357 @@
+//! Per-method scopes (`#[rpc_method(scopes = [...])]`, the same on resources and prompts): a
+//! caller whose identity lacks them gets HTTP 403 with -32403 on `/rpc`, HTTP 403 with the MCP
+//! authorization spec's `insufficient_scope` challenge on MCP (both eras), and MCP lists show
+//! each caller only what it may call. Exact answers on the wire, and in process.
+
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+use mcp_runtime::Identity;
+use mcp_runtime::prelude::*;
+use mcp_runtime::transport::auth::{AuthDecision, AuthRequest, TokenValidator};
+use serde_json::{Value, json};
+
+mod support;
+
+const ORDERS: ApiGroup = ApiGroup::mcp("orders").protected();
+
+/// Lists orders.
+#[rpc_method(name = "Orders.list", groups = [ORDERS])]
+fn list() -> Vec<u32> {
+    vec![7]
+}
+
+/// Refunds an order.
+#[rpc_method(name = "Orders.refund", groups = [ORDERS], scopes = ["orders:write"])]
+fn refund(id: u32) -> String {
+    format!("refunded {id}")
+}
+
+/// The ledger.
+#[mcp_resource(uri = "orders://ledger", groups = [ORDERS], scopes = ["orders:audit"])]
+fn ledger() -> String {
+    "ledger".into()
+}
+
+/// The public price list.
+#[mcp_resource(uri = "orders://prices", groups = [ORDERS])]
+fn prices() -> String {
+    "prices".into()
+}
+
+/// Drafts an apology.
+#[mcp_prompt(name = "apology", groups = [ORDERS], scopes = ["orders:write"])]
+fn apology() -> String {
+    "Sorry.".into()
+}
+
+/// `reader` may read, `writer` may also write, `auditor` has `orders:audit` only.
+struct Tokens;
+
+impl TokenValidator for Tokens {
+    fn validate<'a>(&'a self, req: AuthRequest<'a>) -> BoxFuture<'a, AuthDecision> {
+        let scopes: &[&str] = match req.token {
+            "reader" => &["orders:read"],
+            "writer" => &["orders:read", "orders:write"],
+            "auditor" => &["orders:audit"],
+            _ => return Box::pin(std::future::ready(AuthDecision::Invalid)),
+        };
+        let who = Identity::new(req.token, scopes.iter().copied());
+        Box::pin(std::future::ready(AuthDecision::Identified(who)))
+    }
+}
+
+fn server() -> Server {
+    examples::with_states(Server::builder())
+        .env(Environment::PROD)
+        .token_validator(Arc::new(Tokens))
+        .build()
+        .expect("valid catalog")
+}
+
+/// Status, `WWW-Authenticate` and JSON body of a POST.
+async fn post(
+    url: &str,
+    token: &str,
+    headers: &[(&str, &str)],
+    body: Value,
+) -> (u16, Option<String>, Value) {
+    let mut req = reqwest::Client::new()
+        .post(url)
+        .bearer_auth(token)
+        .json(&body);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let r = req.send().await.expect("HTTP request");
+    let status = r.status().as_u16();
+    let challenge = r
+        .headers()
+        .get("www-authenticate")
+        .map(|v| v.to_str().expect("ASCII").to_owned());
+    let text = r.text().await.expect("a body");
+    (
+        status,
+        challenge,
+        serde_json::from_str(&text).unwrap_or(Value::Null),
+    )
+}
+
+const FORBIDDEN_REFUND: &str =
+    "Forbidden. Insufficient scope: `Orders.refund` requires orders:write";
+
+fn forbidden(id: Value, message: &str, scopes: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32403, "message": message,
+        "data": {"exception": "Ufo\\RpcError\\RpcInvalidTokenException", "extra": {"scopes": scopes}}}})
+}
+
+#[tokio::test]
+async fn json_rpc_answers_403_to_a_caller_without_the_scope() {
+    let base = support::serve_url(server()).await;
+    let url = format!("{base}/rpc/orders/v1");
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "Orders.refund", "params": {"id": 7}});
+    let (status, _, body) = post(&url, "reader", &[], call.clone()).await;
+    assert_eq!(
+        (status, body),
+        (
+            403,
+            forbidden(json!(1), FORBIDDEN_REFUND, json!(["orders:write"]))
+        )
+    );
+    let (status, _, body) = post(&url, "writer", &[], call).await;
+    assert_eq!(
+        (status, body),
+        (
+            200,
+            json!({"jsonrpc": "2.0", "id": 1, "result": "refunded 7"})
+        )
+    );
+    // In a batch, the refused item is one error among answers.
+    let batch = json!([
+        {"jsonrpc": "2.0", "id": 1, "method": "Orders.list"},
+        {"jsonrpc": "2.0", "id": 2, "method": "Orders.refund", "params": [7]}
+    ]);
+    let (status, _, body) = post(&url, "reader", &[], batch).await;
+    assert_eq!(
+        (status, body),
+        (
+            200,
+            json!([
+                {"jsonrpc": "2.0", "id": 1, "result": [7]},
+                forbidden(json!(2), FORBIDDEN_REFUND, json!(["orders:write"]))
+            ])
+        )
+    );
+}
+
+const MODERN: &str = "2026-07-28";
+
+fn modern(method: &str, params: Value) -> Value {
+    let mut params = params;
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+}
+
+async fn modern_post(
+    base: &str,
+    token: &str,
+    method: &str,
+    params: Value,
+) -> (u16, Option<String>, Value) {
+    let name = params["name"]
+        .as_str()
+        .or(params["uri"].as_str())
+        .unwrap_or("")
+        .to_owned();
+    let mut headers = vec![
+        ("accept", "application/json, text/event-stream"),
+        ("mcp-protocol-version", MODERN),
+        ("mcp-method", method),
+    ];
+    if !name.is_empty() {
+        headers.push(("mcp-name", &name));
+    }
+    post(
+        &format!("{base}/mcp/orders/v1"),
+        token,
+        &headers,
+        modern(method, params),
+    )
+    .await
+}
+
+fn names(list: &Value, key: &str, field: &str) -> Vec<String> {
+    list["result"][key]
+        .as_array()
+        .unwrap_or_else(|| panic!("no {key} in {list}"))
+        .iter()
+        .map(|t| t[field].as_str().expect("a string").to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn mcp_lists_show_each_caller_what_it_may_call() {
+    let base = support::serve_url(server()).await;
+    let seen = |token: &'static str| {
+        let base = base.clone();
+        async move {
+            let tools = modern_post(&base, token, "tools/list", json!({})).await.2;
+            let resources = modern_post(&base, token, "resources/list", json!({}))
+                .await
+                .2;
+            let prompts = modern_post(&base, token, "prompts/list", json!({})).await.2;
+            (
+                names(&tools, "tools", "name"),
+                names(&resources, "resources", "uri"),
+                names(&prompts, "prompts", "name"),
+            )
+        }
+    };
+    let s = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        seen("reader").await,
+        (s(&["Orders.list"]), s(&["orders://prices"]), s(&[]))
+    );
+    assert_eq!(
+        seen("writer").await,
+        (
+            s(&["Orders.list", "Orders.refund"]),
+            s(&["orders://prices"]),
+            s(&["apology"])
+        )
+    );
+    assert_eq!(
+        seen("auditor").await,
+        (
+            s(&["Orders.list"]),
+            s(&["orders://ledger", "orders://prices"]),
+            s(&[])
+        )
+    );
+    // Asked again, the kept view answers the same.
+    assert_eq!(seen("reader").await.0, s(&["Orders.list"]));
+}
+
+#[tokio::test]
+async fn mcp_refuses_with_the_insufficient_scope_challenge_on_both_eras() {
+    let base = support::serve_url(server()).await;
+    let challenge = format!(
+        "Bearer error=\"insufficient_scope\", scope=\"orders:write\", resource_metadata=\"{base}/.well-known/oauth-protected-resource/mcp/orders/v1\""
+    );
+    let (status, header, body) = modern_post(
+        &base,
+        "reader",
+        "tools/call",
+        json!({"name": "Orders.refund", "arguments": {"id": 7}}),
+    )
+    .await;
+    assert_eq!(
+        (status, header.as_deref(), body),
+        (
+            403,
+            Some(challenge.as_str()),
+            forbidden(json!(1), FORBIDDEN_REFUND, json!(["orders:write"]))
+        )
+    );
+    // The handshake era, asking for progress (a stream): still refused before any stream.
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "Orders.refund", "arguments": {"id": 7}, "_meta": {"progressToken": "p"}}});
+    let (status, header, body) = post(
+        &format!("{base}/mcp/orders/v1"),
+        "reader",
+        &[
+            ("accept", "application/json, text/event-stream"),
+            ("mcp-protocol-version", "2025-06-18"),
+        ],
+        call,
+    )
+    .await;
+    assert_eq!(
+        (status, header.as_deref(), body),
+        (
+            403,
+            Some(challenge.as_str()),
+            forbidden(json!(2), FORBIDDEN_REFUND, json!(["orders:write"]))
+        )
+    );
+    // A resource and a prompt the same way.
+    let (status, header, body) = modern_post(
+        &base,
+        "reader",
+        "resources/read",
+        json!({"uri": "orders://ledger"}),
+    )
+    .await;
+    assert_eq!(status, 403);
+    assert!(header.is_some_and(|h| h.contains("scope=\"orders:audit\"")));
+    assert_eq!(body["error"]["code"], -32403);
+    let (status, _, body) =
+        modern_post(&base, "writer", "prompts/get", json!({"name": "apology"})).await;
+    assert_eq!(
+        (
+            status,
+            body["result"]["messages"][0]["content"]["text"].clone()
+        ),
+        (200, json!("Sorry."))
+    );
+    // With the scope, the call runs.
+    let (status, header, body) = modern_post(
+        &base,
+        "writer",
+        "tools/call",
+        json!({"name": "Orders.refund", "arguments": {"id": 7}}),
+    )
+    .await;
+    assert_eq!(
+        (status, header, body["result"]["structuredContent"].clone()),
+        (200, None, json!({"result": "refunded 7"}))
+    );
+}
+
+#[tokio::test]
+async fn in_process_calls_run_as_the_chosen_identity() {
+    let server = server();
+    let as_reader = server
+        .client("orders", 1)
+        .identity(Identity::new("r", ["orders:read"]));
+    let e = as_reader
+        .call("Orders.refund", json!({"id": 7}))
+        .await
+        .unwrap_err();
+    assert_eq!((e.code(), e.message()), (-32403, FORBIDDEN_REFUND));
+    let tools: Vec<Value> = as_reader.list("tools/list", "tools").await.unwrap();
+    assert_eq!(tools.len(), 1);
+    let e = as_reader
+        .call_tool("Orders.refund", json!({"id": 7}))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), -32403);
+    let as_writer = server
+        .client("orders", 1)
+        .identity(Identity::new("w", ["orders:write"]));
+    assert_eq!(
+        as_writer
+            .call("Orders.refund", json!({"id": 7}))
+            .await
+            .unwrap(),
+        json!("refunded 7")
+    );
+    // No identity at all: the scoped method is refused, the others run.
+    let anonymous = server.client("orders", 1);
+    assert_eq!(
+        anonymous.call("Orders.list", json!({})).await.unwrap(),
+        json!([7])
+    );
+    assert_eq!(
+        anonymous
+            .call("Orders.refund", json!({"id": 7}))
+            .await
+            .unwrap_err()
+            .code(),
+        -32403
+    );
+}
