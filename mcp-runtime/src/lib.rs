@@ -122,6 +122,16 @@ pub struct GuideAskingDoctests;
 #[doc = include_str!("../../docs/guide/tasks.md")]
 pub struct GuideTasksDoctests;
 
+/// The guide's page on identity and scopes, compiled the same way.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/guide/identity-and-scopes.md")]
+pub struct GuideIdentityDoctests;
+
+/// The guide's page on testing, compiled the same way.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/guide/testing.md")]
+pub struct GuideTestingDoctests;
+
 /// What the generated code uses. Not a public API: it changes without notice.
 #[doc(hidden)]
 pub mod __private {
