@@ -59,6 +59,21 @@ async fn every_call_has_a_span_and_metrics() {
         assert_eq!(r.status, 200);
     }
     let info = catalog.get("Catalog.get").unwrap();
+    let admin = server.registry().catalog("admin", 1).unwrap().clone();
+    let reindexed = server
+        .core()
+        .call(mcp_runtime::core::CallRequest {
+            catalog: &admin,
+            info: admin.get("Admin.reindex").unwrap(),
+            params: None,
+            face: Face::Mcp,
+            extras: CallExtras {
+                identity: Some(Arc::new(mcp_runtime::Identity::new("ann", ["admin"]))),
+                ..CallExtras::default()
+            },
+        })
+        .await;
+    assert!(reindexed.is_ok());
     let err = server
         .core()
         .call(mcp_runtime::core::CallRequest {
@@ -87,7 +102,7 @@ async fn every_call_has_a_span_and_metrics() {
         .lines()
         .filter(|l| l.contains("rpc.call") && l.contains("close"))
         .collect();
-    assert_eq!(closes.len(), 4, "{log}");
+    assert_eq!(closes.len(), 5, "{log}");
     let ping = closes[0];
     for field in [
         "otel.kind=\"server\"",
@@ -103,11 +118,14 @@ async fn every_call_has_a_span_and_metrics() {
     ] {
         assert!(ping.contains(field), "missing {field} in {ping}");
     }
+    assert!(!ping.contains("enduser.id"), "{ping}");
+    // The caller's subject, when known; the token never.
+    assert!(closes[3].contains("enduser.id=\"ann\""), "{}", closes[3]);
     assert!(
-        closes[3].contains("outcome=\"error\"")
-            && closes[3].contains("rpc.jsonrpc.error_code=-32404"),
+        closes[4].contains("outcome=\"error\"")
+            && closes[4].contains("rpc.jsonrpc.error_code=-32404"),
         "{}",
-        closes[3]
+        closes[4]
     );
 }
 

@@ -217,7 +217,8 @@ impl Core {
     ///
     /// Each call runs in a `rpc.call` span with OpenTelemetry's JSON-RPC conventions
     /// (`rpc.system`, `rpc.method`, `rpc.jsonrpc.version`, `rpc.jsonrpc.error_code`) plus the group,
-    /// version, internal request id, outcome and duration.
+    /// version, internal request id, the caller's subject (`enduser.id`, when the token
+    /// validator identified one), outcome and duration.
     pub fn call<'a>(&'a self, req: CallRequest<'a>) -> Calling<'a> {
         let CallRequest {
             catalog,
@@ -230,9 +231,20 @@ impl Core {
         if !info.def.scopes.is_empty()
             && let Err(e) = info.check_scopes(extras.identity.as_deref())
         {
+            tracing::debug!(
+                method = info.def.name,
+                subject = extras.identity.as_deref().map(|i| i.subject.as_str()),
+                "refused: insufficient scope"
+            );
             return Calling(CallingState::Done(Some(Err(e))));
         }
         let span = call_span(catalog, info, face);
+        // Who called (OpenTelemetry's `enduser.id`): the identity's subject, never the token.
+        if let Some(who) = extras.identity.as_deref()
+            && !span.is_disabled()
+        {
+            span.record("enduser.id", who.subject.as_str());
+        }
         if let Some(cancel) = extras.cancel.clone()
             && !self.runs_now(info)
         {
@@ -588,6 +600,7 @@ fn call_span(catalog: &Catalog, info: &MethodInfo, face: Face) -> tracing::Span 
         rpc.api_version = catalog.version(),
         rpc.face = ?face,
         rpc.request_id = tracing::field::Empty,
+        enduser.id = tracing::field::Empty,
         rpc.jsonrpc.error_code = tracing::field::Empty,
         outcome = tracing::field::Empty,
         duration_us = tracing::field::Empty,
