@@ -1,6 +1,7 @@
 //! A user's crate with only `mcp-runtime`, `serde` and `tokio` (`tests/one-dependency`, outside
 //! the workspace): the README's quick start and a DTO deriving the prelude's `JsonSchema`
-//! compile without `schemars`, and its unit test calls methods in process.
+//! compile without `schemars`, and its unit test calls methods in process and over HTTP on a
+//! loopback port.
 //!
 //! It runs `cargo test --offline --locked` on that crate with this build's target directory, so
 //! only `mcp-runtime` (without the workspace's `redis` feature) and the crate itself are built.

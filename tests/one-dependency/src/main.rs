@@ -58,8 +58,6 @@ mod tests {
 
     #[tokio::test]
     async fn greet_and_product_in_process() {
-        let ctx = RequestContext::builder().build();
-        let _ = &ctx;
         assert_eq!(greet("Ann".into(), 2), "Hello, Ann! Hello, Ann!");
 
         let server = Server::builder().name("shop").build().unwrap();
@@ -83,6 +81,32 @@ mod tests {
                 .code(),
             -32404
         );
+        // Served over HTTP on a loopback port, asked with a plain HTTP/1.1 request.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let served = server.clone();
+        tokio::spawn(async move {
+            served
+                .serve_listener(listener, std::future::pending())
+                .await
+        });
+        let body = r#"{"jsonrpc":"2.0","method":"Shop.greet","params":{"name":"Bob"},"id":1}"#;
+        let request = format!(
+            "POST /rpc/shop/v1 HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).await.unwrap();
+        assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
+        assert!(
+            answer.ends_with(r#"{"jsonrpc":"2.0","id":1,"result":"Hello, Bob!"}"#),
+            "{answer}"
+        );
+
         let catalog = server.registry().catalog("shop", 1).unwrap();
         let method = catalog.get("Shop.product").unwrap();
         let schema = method.output_schema.as_ref().unwrap().to_string();
