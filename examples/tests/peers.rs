@@ -145,6 +145,25 @@ fn python_sdk_callbacks_confirm_a_payment_and_write_a_pitch_on_both_eras() {
     assert_asked(&legacy, "2025-11-25");
 }
 
+#[test]
+fn python_sdk_extension_drives_a_task_to_its_result() {
+    let c = Catalog::catalog(&[]);
+    let Some(seen) = python_script("python_tasks.py", "auto", &[&c.url("mcp")]) else {
+        return;
+    };
+    assert_eq!(
+        seen,
+        serde_json::json!({
+            "protocol_version": "2026-07-28",
+            "created": {"status": "working", "tool": "Jobs.run"},
+            "final_status": "completed",
+            "polled": true,
+            "result": {"result": {"steps": 4}},
+            "ping": "pong, task"
+        })
+    );
+}
+
 /// An HTTP proxy on a loopback port that sends each request to the next backend in turn (per
 /// request, not per connection), recording which backend served each `Mcp-Method`.
 struct Alternating {
