@@ -3543,6 +3543,77 @@ async fn a_handshake_call_asks_on_its_stream_and_gets_the_posted_answer() {
     );
 }
 
+#[tokio::test]
+async fn a_handshake_task_asks_through_tasks_result_and_ends_with_the_answer() {
+    let url = format!("{}/mcp/conformance/v1", example().await);
+    let mut init = initialize(1, "2025-11-25");
+    init["params"]["capabilities"] = json!({"elicitation": {}});
+    let (_, h, _) = post_json(&url, &[], &init).await;
+    let sid = hdr(&h, "mcp-session-id").unwrap().to_owned();
+    let both = [
+        ("mcp-session-id", sid.as_str()),
+        ("accept", "application/json, text/event-stream"),
+    ];
+    // The task is created at once; the call goes on and asks.
+    let created = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "confirm_delete", "arguments": {"filename": "a.txt"}, "task": {}}});
+    let (_, _, text) = post(&url, &both, &created.to_string()).await;
+    let created = data_frames(&text);
+    let id = created[0]["result"]["task"]["taskId"]
+        .as_str()
+        .expect("a task")
+        .to_owned();
+    let get = |n: i64, method: &str| json!({"jsonrpc": "2.0", "id": n, "method": method, "params": {"taskId": id}});
+    // Until someone relays its question, the task waits on the client.
+    let deadline = tokio::time::Instant::now() + TIMEOUT;
+    loop {
+        let got = session_json(&url, &sid, get(3, "tasks/get")).await;
+        if got["result"]["status"] == "input_required" {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{got}");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    // tasks/result relays it on its stream, with the related task.
+    let mut resp = client()
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", &sid)
+        .body(get(4, "tasks/result").to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let mut buf = String::new();
+    let frames = frames_until(&mut resp, &mut buf, 1).await;
+    let asked = &frames[0];
+    let rid = asked["id"].as_str().expect("a server-generated id");
+    assert_eq!(
+        asked,
+        &json!({"jsonrpc": "2.0", "id": rid, "method": "elicitation/create", "params": {
+            "message": "Delete a.txt?",
+            "requestedSchema": {"type": "object", "properties": {
+                "confirm": {"description": "Go ahead?", "type": "boolean", "default": false}}},
+            "_meta": {"io.modelcontextprotocol/related-task": {"taskId": id}}}})
+    );
+    let answer = json!({"jsonrpc": "2.0", "id": rid, "result": {"action": "accept",
+        "content": {"confirm": true}}});
+    let (status, _, _) = post(&url, &[("mcp-session-id", &sid)], &answer.to_string()).await;
+    assert_eq!(status, 202);
+    let frames = frames_until(&mut resp, &mut buf, 2).await;
+    assert_eq!(
+        frames[1],
+        ok(
+            json!(4),
+            json!({"content": [{"type": "text", "text": "Deleted a.txt"}], "isError": false,
+                "_meta": {"io.modelcontextprotocol/related-task": {"taskId": id}}})
+        )
+    );
+    let got = session_json(&url, &sid, get(5, "tasks/get")).await;
+    assert_eq!(got["result"]["status"], "completed");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Cancellation: the call stops unanswered, its lock is released, no post_response fires
 // ---------------------------------------------------------------------------------------------

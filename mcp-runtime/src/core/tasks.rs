@@ -562,12 +562,23 @@ impl Tasks {
 
     /// Waits until task `id` has ended (2025-11-25 `tasks/result`).
     pub async fn ended(&self, owner: &str, id: &str) -> Result<TaskView, RpcError> {
+        self.until(owner, id, |v| v.status.is_terminal()).await
+    }
+
+    /// Waits until task `id` is as `done` wants it (ended, or asking something new), and
+    /// answers it as it then is.
+    pub(crate) async fn until(
+        &self,
+        owner: &str,
+        id: &str,
+        done: impl Fn(&TaskView) -> bool,
+    ) -> Result<TaskView, RpcError> {
         loop {
             let changed = {
                 let tasks = self.lock()?;
                 match tasks.get(id) {
                     Some(e) if e.owner == owner && !expired(e) => {
-                        if e.view.status.is_terminal() {
+                        if done(&e.view) {
                             return Ok(e.view.clone());
                         }
                         Some(e.changed.clone())
@@ -577,26 +588,29 @@ impl Tasks {
                 }
             };
             let Some(changed) = changed else {
-                return self.ended_remote(owner, id).await;
+                return self.until_remote(owner, id, done).await;
             };
+            // Registered before the state is read again, so a change in between is not missed.
             let notified = changed.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
-            if self
-                .local(owner, id)?
-                .is_some_and(|v| v.status.is_terminal())
-            {
+            if self.local(owner, id)?.is_some_and(|v| done(&v)) {
                 continue;
             }
             notified.await;
         }
     }
 
-    /// [`Self::ended`] for a task of another instance: polled in the shared store.
-    async fn ended_remote(&self, owner: &str, id: &str) -> Result<TaskView, RpcError> {
+    /// [`Self::until`] for a task of another instance: polled in the shared store.
+    async fn until_remote(
+        &self,
+        owner: &str,
+        id: &str,
+        done: impl Fn(&TaskView) -> bool,
+    ) -> Result<TaskView, RpcError> {
         loop {
             let v = self.remote(owner, id).await?;
-            if v.status.is_terminal() {
+            if done(&v) {
                 return Ok(v);
             }
             tokio::time::sleep(Duration::from_millis(v.poll_interval_ms.max(50))).await;
@@ -619,6 +633,8 @@ impl Tasks {
                         .insert(key.to_owned(), request.clone());
                     e.view.status = TaskStatus::InputRequired;
                     e.view.updated = SystemTime::now();
+                    // Wakes whoever relays the task's questions (2025-11-25 `tasks/result`).
+                    e.changed.notify_waiters();
                     self.mirror(e);
                 }
                 e.changed.clone()

@@ -96,6 +96,100 @@ impl ClientInput for TaskInput {
     }
 }
 
+/// How a 2025-11-25 task's call asks its client: the question waits in the task
+/// (`input_required`) until a `tasks/result` stream relays it and brings the answer.
+struct HandshakeTaskInput {
+    caps: Value,
+    tasks: Tasks,
+    id: String,
+}
+
+impl ClientInput for HandshakeTaskInput {
+    fn capabilities(&self) -> &Value {
+        &self.caps
+    }
+
+    fn request(&self, req: InputRequest) -> BoxFuture<'_, Result<Value, RpcError>> {
+        Box::pin(async move {
+            if !supports(&self.caps, req.capability) {
+                return Err(missing_capability(req.capability));
+            }
+            let request = json!({"method": req.method, "params": req.params});
+            let answer = self.tasks.ask(&self.id, &req.key, request).await?;
+            check_answer(req.method, &answer)?;
+            Ok(answer)
+        })
+    }
+
+    fn interrupted(&self) -> Option<Result<Value, RpcError>> {
+        None
+    }
+}
+
+/// Relays the questions of 2025-11-25 task `task_id` on the `tasks/result` stream's `input`
+/// until the task ends: each outstanding question is sent once (with the related-task
+/// `_meta`), and its answer recorded as `tasks/update` would.
+async fn relay(
+    tasks: &Tasks,
+    owner: &str,
+    task_id: &str,
+    input: Option<&Arc<dyn ClientInput>>,
+) -> Result<TaskView, RpcError> {
+    let mut relayed = std::collections::HashSet::new();
+    loop {
+        let v = tasks
+            .until(owner, task_id, |v| {
+                v.status.is_terminal()
+                    || (input.is_some() && v.input_requests.keys().any(|k| !relayed.contains(k)))
+            })
+            .await?;
+        let Some(input) = input.filter(|_| !v.status.is_terminal()) else {
+            return Ok(v);
+        };
+        for (key, request) in v.input_requests {
+            if !relayed.insert(key.clone()) {
+                continue;
+            }
+            let Some(method) = request["method"].as_str().and_then(asked_method) else {
+                continue;
+            };
+            let mut params = request.get("params").cloned().unwrap_or_else(|| json!({}));
+            if let Value::Object(p) = &mut params {
+                p.insert(
+                    "_meta".into(),
+                    json!({"io.modelcontextprotocol/related-task": {"taskId": task_id}}),
+                );
+            }
+            let capability = match method {
+                "elicitation/create" => ("elicitation", None),
+                "sampling/createMessage" => ("sampling", None),
+                _ => ("roots", None),
+            };
+            let asked = input.request(InputRequest {
+                key: key.clone(),
+                method,
+                params,
+                capability,
+            });
+            // The task may end (cancelled, say) while its client thinks it over.
+            let answer = tokio::select! {
+                a = asked => a?,
+                ended = tasks.ended(owner, task_id) => return ended,
+            };
+            let mut answers = Map::new();
+            answers.insert(key, answer);
+            tasks.answer(owner, task_id, answers).await?;
+        }
+    }
+}
+
+/// The static name of a method a task may ask its client.
+fn asked_method(m: &str) -> Option<&'static str> {
+    ["elicitation/create", "sampling/createMessage", "roots/list"]
+        .into_iter()
+        .find(|known| *known == m)
+}
+
 /// RFC 3339 in UTC, to the second.
 fn timestamp(t: std::time::SystemTime) -> String {
     humantime::format_rfc3339_seconds(t).to_string()
@@ -297,9 +391,9 @@ impl McpEndpoint {
     }
 
     /// A 2025-11-25 task-augmented `tools/call`: the task is created at once and answered
-    /// `{"task": ...}`; the call runs on. It cannot ask its client (the specification routes
-    /// such questions through `tasks/result`, which does not carry them here): asking fails
-    /// the call.
+    /// `{"task": ...}`; the call runs on. Its questions to the client (within the capabilities
+    /// the session declared) make the task `input_required`; a `tasks/result` on the session
+    /// relays them on its stream and hands the answers back.
     async fn handshake_task(
         self: &Arc<Self>,
         msg: Message,
@@ -315,7 +409,14 @@ impl McpEndpoint {
             Err(e) => return self.error(id.as_ref(), era, e.code(), e.message(), None),
         };
         extras.cancel = Some(cancel.clone());
-        extras.input = None;
+        // A session's client can be asked, through the task; without a session it cannot.
+        extras.input = extras.input.take().map(|stream| {
+            Arc::new(HandshakeTaskInput {
+                caps: stream.capabilities().clone(),
+                tasks: tasks.clone(),
+                id: view.id.clone(),
+            }) as Arc<dyn ClientInput>
+        });
         // The request's stream does not outlive it: a task's progress and logs go nowhere.
         extras.notifier = None;
         let ep = self.clone();
@@ -389,9 +490,12 @@ impl McpEndpoint {
             "tasks/get" => tasks.get(&owner, task_id).await,
             "tasks/cancel" => tasks.cancel_now(&owner, task_id),
             _ => {
-                // `tasks/result`: what the call answered, once it has ended.
-                let wait =
-                    tokio::time::timeout(self.limits.sse_timeout, tasks.ended(&owner, task_id));
+                // `tasks/result`: what the call answered, once it has ended; meanwhile, on a
+                // session's stream, the task's questions to the client.
+                let wait = tokio::time::timeout(
+                    self.limits.sse_timeout,
+                    relay(tasks, &owner, task_id, extras.input.as_ref()),
+                );
                 let v = match wait.await {
                     Ok(Ok(v)) => v,
                     Ok(Err(e)) => return fail(e),

@@ -594,7 +594,8 @@ async fn handshake_request(
     let wants_progress = msg
         .progress_token()
         .is_some_and(|t| route.ep.progress_token_ok(t));
-    let sse = McpEndpoint::is_call(&msg.method)
+    // `tasks/result` too: it relays the task's questions on its stream.
+    let sse = (McpEndpoint::is_call(&msg.method) || msg.method == "tasks/result")
         && accept.sse
         && accept.given
         && (session.is_some() || wants_progress);
