@@ -41,8 +41,11 @@ fn prices() -> String {
 
 /// Drafts an apology.
 #[mcp_prompt(name = "apology", groups = [ORDERS], scopes = ["orders:write"])]
-fn apology() -> String {
-    "Sorry.".into()
+fn apology(
+    /// Whom to apologise to
+    to: String,
+) -> String {
+    format!("Sorry, {to}.")
 }
 
 /// `reader` may read, `writer` may also write, `auditor` has `orders:audit` only.
@@ -289,14 +292,36 @@ async fn mcp_refuses_with_the_insufficient_scope_challenge_on_both_eras() {
     assert_eq!(status, 403);
     assert!(header.is_some_and(|h| h.contains("scope=\"orders:audit\"")));
     assert_eq!(body["error"]["code"], -32403);
-    let (status, _, body) =
-        modern_post(&base, "writer", "prompts/get", json!({"name": "apology"})).await;
+    let (status, _, body) = modern_post(
+        &base,
+        "writer",
+        "prompts/get",
+        json!({"name": "apology", "arguments": {"to": "Ann"}}),
+    )
+    .await;
     assert_eq!(
         (
             status,
             body["result"]["messages"][0]["content"]["text"].clone()
         ),
-        (200, json!("Sorry."))
+        (200, json!("Sorry, Ann."))
+    );
+    // Completion knows only the prompts the caller may use.
+    let complete = json!({"ref": {"type": "ref/prompt", "name": "apology"},
+        "argument": {"name": "to", "value": "A"}});
+    let (status, _, body) =
+        modern_post(&base, "reader", "completion/complete", complete.clone()).await;
+    assert_eq!(
+        (status, body["error"].clone()),
+        (
+            400,
+            json!({"code": -32602, "message": "Unknown prompt: apology"})
+        )
+    );
+    let (status, _, body) = modern_post(&base, "writer", "completion/complete", complete).await;
+    assert_eq!(
+        (status, body["result"]["completion"].clone()),
+        (200, json!({"values": []}))
     );
     // With the scope, the call runs.
     let (status, header, body) = modern_post(

@@ -771,7 +771,8 @@ impl McpEndpoint {
             }
             "completion/complete" => {
                 let Message { id, params, .. } = msg;
-                return self.complete(id.as_ref(), params, era).await;
+                let who = extras.identity.as_deref();
+                return self.complete(id.as_ref(), params, era, who).await;
             }
             _ => {}
         }

@@ -448,11 +448,14 @@ impl McpEndpoint {
     }
 
     /// `completion/complete`.
+    /// `completion/complete`; a prompt or template `identity` may not use is unknown to it,
+    /// as its lists do not show it.
     pub(crate) async fn complete(
         &self,
         id: Option<&Value>,
         params: Option<Value>,
         era: Era,
+        identity: Option<&crate::Identity>,
     ) -> Answer {
         let invalid = |m: &str| self.error(id, era, codes::INVALID_PARAMS, m, None);
         let Some(Value::Object(params)) = params else {
@@ -471,11 +474,11 @@ impl McpEndpoint {
                     return invalid("Invalid request parameters: `ref.name` must be a string");
                 };
                 match self.catalog.prompt(name) {
-                    Some(p) => (
+                    Some(p) if p.call.admits(identity) => (
                         p.def.completions,
                         p.def.method.params.iter().map(|x| x.name).collect(),
                     ),
-                    None => return invalid(&format!("Unknown prompt: {}", shown(name))),
+                    _ => return invalid(&format!("Unknown prompt: {}", shown(name))),
                 }
             }
             Some("ref/resource") => {
@@ -483,11 +486,11 @@ impl McpEndpoint {
                     return invalid("Invalid request parameters: `ref.uri` must be a string");
                 };
                 match self.catalog.template(uri) {
-                    Some(r) => (
+                    Some(r) if r.call.admits(identity) => (
                         r.def.completions,
                         r.def.method.params.iter().map(|x| x.name).collect(),
                     ),
-                    None => return invalid(&format!("Unknown resource template: {uri}")),
+                    _ => return invalid(&format!("Unknown resource template: {uri}")),
                 }
             }
             _ => {
