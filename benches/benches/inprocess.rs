@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use benches::*;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use mcp_runtime::__internals::handle;
 use mcp_runtime::Limits;
-use mcp_runtime::jsonrpc::handle;
 
 fn tools_call(c: &mut Criterion) {
     let server = server().expect("the bench server");
@@ -61,7 +61,7 @@ fn resources_prompts(c: &mut Criterion) {
 }
 
 /// The cursor of the last page, found by following `nextCursor`.
-fn last_page_body(ep: &mcp_runtime::mcp::McpEndpoint) -> String {
+fn last_page_body(ep: &mcp_runtime::__internals::McpEndpoint) -> String {
     let mut body = LIST_BODY.to_owned();
     loop {
         let out: serde_json::Value =

@@ -8,8 +8,8 @@ use std::net::SocketAddr;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use mcp_runtime::mcp::handler::{AnswerBody, Message};
-use mcp_runtime::mcp::{Era, McpEndpoint};
+use mcp_runtime::__internals::{AnswerBody, Message};
+use mcp_runtime::__internals::{Era, McpEndpoint};
 use mcp_runtime::prelude::*;
 use mcp_runtime::record::{Handler, MethodDef, ParamDef, ParamKind, Params, SourceLocation};
 use mcp_runtime::{BuildError, CallExtras, Output, ToolAnnotations};

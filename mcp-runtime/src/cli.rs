@@ -49,7 +49,7 @@ use serde_json::{Value, json};
 
 use crate::context::CallExtras;
 use crate::error::codes;
-use crate::mcp::McpEndpoint;
+use crate::mcp::handler::McpEndpoint;
 use crate::mcp::handler::Message;
 use crate::mcp::protocol::{self, Era};
 use crate::server::{BuildError, Server, ServerBuilder};

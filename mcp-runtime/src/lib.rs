@@ -132,6 +132,19 @@ pub struct GuideIdentityDoctests;
 #[doc = include_str!("../../docs/guide/testing.md")]
 pub struct GuideTestingDoctests;
 
+/// Internals the benches, the fuzz targets and this repository's tests drive directly. Not a
+/// public API: it changes without notice.
+#[doc(hidden)]
+pub mod __internals {
+    pub use crate::core::cache::cache_key;
+    pub use crate::core::pipeline::{CallRequest, Calling, Core};
+    pub use crate::edge::write::AnswerBody;
+    pub use crate::jsonrpc::face::{Reply, handle};
+    pub use crate::mcp::handler::{Answer, McpEndpoint, Message};
+    pub use crate::mcp::protocol::Era;
+    pub use crate::transport::stdio::serve_io;
+}
+
 /// What the generated code uses. Not a public API: it changes without notice.
 #[doc(hidden)]
 pub mod __private {

@@ -14,7 +14,8 @@ use crate::core::events::{EventKind, FnListener, Listener, Listeners};
 use crate::core::{CacheStore, Core, LockStore, StoreError};
 use crate::edge::Limits;
 use crate::env::Environment;
-use crate::mcp::{InvalidArguments, McpEndpoint, McpOptions, MemorySessions, SessionStore};
+use crate::mcp::handler::McpEndpoint;
+use crate::mcp::{InvalidArguments, McpOptions, MemorySessions, SessionStore};
 use crate::record::{MethodDef, PromptDef, ResourceDef, registered_methods};
 use crate::registry::Registry;
 use crate::transport::HostPolicy;
@@ -726,7 +727,8 @@ impl Server {
         self.inner.site.core.tasks()
     }
 
-    /// The core pipeline.
+    /// The core pipeline (internal: benches and tests drive it through `__internals`).
+    #[doc(hidden)]
     pub fn core(&self) -> &Core {
         &self.inner.site.core
     }
@@ -744,7 +746,9 @@ impl Server {
         &self.inner.site.translations
     }
 
-    /// The MCP endpoint of a group and version (MCP groups only).
+    /// The MCP endpoint of a group and version (MCP groups only; internal: use
+    /// [`Server::client`] to call it in process).
+    #[doc(hidden)]
     pub fn mcp_endpoint(&self, group: &str, version: u32) -> Option<&Arc<McpEndpoint>> {
         self.inner
             .site

@@ -786,7 +786,7 @@ async fn send_stdio(server: &mcp_runtime::Server, mut body: Vec<u8>) -> Answer {
     let ep = server.mcp_endpoint("mcp", 1).unwrap().clone();
     body.push(b'\n');
     let (write, mut read) = tokio::io::duplex(1 << 16);
-    let serving = tokio::spawn(mcp_runtime::transport::stdio::serve_io(
+    let serving = tokio::spawn(mcp_runtime::__internals::serve_io(
         ep,
         std::io::Cursor::new(body),
         write,

@@ -2363,9 +2363,7 @@ impl Stdio {
         let ep = server.mcp_endpoint(group, 1).unwrap().clone();
         let (client_w, server_r) = tokio::io::duplex(1 << 16);
         let (server_w, client_r) = tokio::io::duplex(1 << 16);
-        let task = tokio::spawn(mcp_runtime::transport::stdio::serve_io(
-            ep, server_r, server_w,
-        ));
+        let task = tokio::spawn(mcp_runtime::__internals::serve_io(ep, server_r, server_w));
         Self {
             input: Some(client_w),
             output: BufReader::new(client_r).lines(),

@@ -1,10 +1,10 @@
 //! The one core pipeline that both faces (JSON-RPC and MCP `tools/call`) run calls through.
 
-pub mod cache;
+pub(crate) mod cache;
 pub mod changes;
-pub mod events;
+pub(crate) mod events;
 pub(crate) mod json;
-pub mod lock;
+pub(crate) mod lock;
 pub mod metrics;
 pub(crate) mod params;
 pub(crate) mod pipeline;
@@ -13,11 +13,14 @@ pub mod redis;
 pub mod tasks;
 pub(crate) mod validate;
 
-pub use cache::{CachePolicy, CacheStore, MemoryCache, StoreError};
+pub use cache::{
+    CACHE_ENTRY_OVERHEAD_BYTES, CachePolicy, CacheStore, DEFAULT_CACHE_BYTES,
+    DEFAULT_CACHE_ENTRIES, MemoryCache, StoreError,
+};
 pub use changes::{Change, Changes};
 pub use events::{Event, EventKind, Listener, ListenerDef, Listeners};
 pub use lock::{LockPolicy, LockStore, MemoryLocks};
-pub use pipeline::{CallRequest, Calling, Core};
+pub(crate) use pipeline::{CallRequest, Calling, Core};
 #[cfg(feature = "redis")]
 pub use redis::RedisStore;
 pub use tasks::{TaskNotice, TaskOutcome, TaskStatus, TaskView, Tasks};

@@ -4,7 +4,7 @@
 //!   on every HTTP route;
 //! - `read`: the one JSON-RPC reader (per-face rules are a `Dialect`);
 //! - `batch`: the one batch executor;
-//! - [`write`](mod@write): the one writer of results, errors, batches and SSE events;
+//! - `write`: the one writer of results, errors, batches and SSE events;
 //! - [`limits`](mod@limits): every bound, in one [`Limits`] object.
 //!
 //! The faces (`jsonrpc`, `mcp`) decide what a message means and call the core through its
@@ -14,7 +14,7 @@ pub(crate) mod batch;
 pub mod limits;
 pub mod policy;
 pub(crate) mod read;
-pub mod write;
+pub(crate) mod write;
 
 pub use limits::Limits;
 pub use policy::HostPolicy;

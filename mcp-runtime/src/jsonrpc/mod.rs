@@ -4,5 +4,3 @@
 pub mod callback;
 pub(crate) mod face;
 pub mod openrpc;
-
-pub use face::{Reply, handle};

@@ -5,28 +5,27 @@
 pub(crate) mod cancel;
 pub mod completion;
 pub mod content;
-pub mod handler;
+pub(crate) mod handler;
 pub mod input;
-pub mod listen;
+pub(crate) mod listen;
 pub mod logging;
-pub mod pages;
+pub(crate) mod pages;
 pub mod prompt;
-pub mod protocol;
+pub(crate) mod protocol;
 #[cfg(feature = "redis")]
 pub mod redis_sessions;
 pub mod resource;
 pub mod session;
 mod surface;
 pub(crate) mod tasks;
-pub mod tools;
+pub(crate) mod tools;
 
 pub use completion::{Completer, Completion, CompletionRequest, IntoCompletion};
 pub use content::{Content, EmbeddedResource, ToolOutput};
-pub use handler::{InvalidArguments, McpEndpoint, McpOptions};
+pub use handler::{InvalidArguments, McpOptions};
 pub use input::{Elicited, RequestStateKeys, Root, SamplingRequest, SamplingResult};
 pub use logging::LogLevel;
 pub use prompt::{PromptMessage, PromptResult, Role};
-pub use protocol::Era;
 #[cfg(feature = "redis")]
 pub use redis_sessions::RedisSessions;
 pub use resource::{Blob, ResourceContent};

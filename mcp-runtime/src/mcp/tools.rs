@@ -1,11 +1,10 @@
 //! `tools/list`: every method of the catalog as a tool, precomputed as bytes per page and era.
 
 use serde::{Serialize, Serializer, ser::SerializeMap};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::borrow::Cow;
 
 use super::pages::ListPages;
-pub use super::pages::{Page, cursor};
 use crate::catalog::{Catalog, MethodInfo};
 use crate::group::{TOOL_NAME_RULE, is_valid_tool_name};
 use crate::i18n::{MethodTexts, Translations};
@@ -27,12 +26,6 @@ pub struct ListOptions {
     pub inline_defs: bool,
     /// How nullable types are written.
     pub nullable: crate::schema::Nullable,
-}
-
-/// The tool object of a method.
-pub fn tool_json(info: &MethodInfo, texts: &MethodTexts<'_>, opts: &ListOptions) -> Value {
-    // Serializing a map with string keys into a `Value` cannot fail.
-    serde_json::to_value(ToolView::new(info, texts, opts)).unwrap_or_default()
 }
 
 /// A tool object serialized straight from the catalog's data: startup writes 10 000 of them,
@@ -202,21 +195,4 @@ pub fn bad_tool_names(catalog: &Catalog) -> Vec<String> {
             )
         })
         .collect()
-}
-
-/// The `tools` array of a catalog in one language, as tools/list serves it.
-pub fn tools_value(
-    catalog: &Catalog,
-    translations: &Translations,
-    lang: &str,
-    opts: &ListOptions,
-) -> Value {
-    let group = catalog.group().name();
-    json!(
-        catalog
-            .methods()
-            .iter()
-            .map(|m| tool_json(m, &MethodTexts::of(m, translations, group, lang), opts))
-            .collect::<Vec<_>>()
-    )
 }

@@ -10,7 +10,7 @@ pub mod jwt;
 pub(crate) mod mcp;
 pub(crate) mod serve;
 pub(crate) mod site;
-pub mod stdio;
+pub(crate) mod stdio;
 
 pub use crate::edge::HostPolicy;
 

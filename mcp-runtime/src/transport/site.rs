@@ -9,7 +9,7 @@ use axum::body::Bytes;
 use crate::catalog::Catalog;
 use crate::core::Core;
 use crate::edge::{HostPolicy, Limits};
-use crate::mcp::McpEndpoint;
+use crate::mcp::handler::McpEndpoint;
 use crate::registry::Registry;
 
 /// Everything the routes read; shared by every route and never changed after the build.

@@ -138,7 +138,7 @@ async fn next_line<R: AsyncBufRead + Unpin>(r: &mut R, max: usize) -> std::io::R
     }
 }
 
-/// Serves one endpoint over any reader/writer pair (stdin/stdout in [`serve`]).
+/// Serves one endpoint over any reader/writer pair (stdin/stdout in `serve`).
 pub async fn serve_io<R, W>(ep: Arc<McpEndpoint>, input: R, mut output: W) -> std::io::Result<()>
 where
     R: AsyncRead + Unpin,
