@@ -92,7 +92,8 @@ impl Client {
     }
 
     /// Calls a JSON-RPC method (`params`: an object, an array or `null`): what `POST
-    /// /rpc/{group}/v{N}` answers, as the result or the error.
+    /// /rpc/{group}/v{N}` answers, as the result or the error (`rpc.discover` included: the
+    /// OpenRPC document in the client's language).
     pub async fn call(&self, method: &str, params: Value) -> Result<Value, RpcError> {
         let site = self.server.site();
         let catalog = site
@@ -101,8 +102,19 @@ impl Client {
             .ok_or_else(|| self.unknown("JSON-RPC"))?;
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
         let body = serde_json::to_vec(&body).map_err(|e| RpcError::internal(e.to_string()))?;
+        let discovery = site.discovery(&self.group, self.version);
+        let discover = discovery.map(|discovery| crate::jsonrpc::discovery::Discover {
+            discovery,
+            accept_language: self.language.as_deref(),
+            prefix: "",
+        });
+        let scope = crate::jsonrpc::face::Scope {
+            discover: discover.as_ref(),
+            ..Default::default()
+        };
         let reply =
-            crate::jsonrpc::face::handle(&site.core, catalog, &body, &site.limits, None).await;
+            crate::jsonrpc::face::scoped(&site.core, catalog, &body, &site.limits, None, scope)
+                .await;
         outcome(reply.body.as_deref().unwrap_or(b"null"))
     }
 
