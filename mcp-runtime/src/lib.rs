@@ -122,6 +122,11 @@ pub struct GuideAskingDoctests;
 #[doc = include_str!("../../docs/guide/tasks.md")]
 pub struct GuideTasksDoctests;
 
+/// The guide's page on discovery documents, compiled the same way.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/guide/discovery.md")]
+pub struct GuideDiscoveryDoctests;
+
 /// What the generated code uses. Not a public API: it changes without notice.
 #[doc(hidden)]
 pub mod __private {

@@ -757,8 +757,13 @@ impl Server {
     ///
     /// ```
     /// # let server = mcp_runtime::Server::builder().build().unwrap();
-    /// // The example has no groups: a group the server does not have gives `None`.
-    /// assert!(server.postman("shop", 1, None, Some("https://api.example.com")).is_none());
+    /// use mcp_runtime::serde_json::{self, Value};
+    ///
+    /// // `None` when the server has no such group and version.
+    /// if let Some(doc) = server.postman("shop", 1, None, Some("https://api.example.com")) {
+    ///     let doc: Value = serde_json::from_slice(&doc).unwrap();
+    ///     assert_eq!(doc["variable"][0]["value"], "https://api.example.com");
+    /// }
     /// ```
     pub fn postman(
         &self,
