@@ -34,6 +34,7 @@ pub fn method(cx: &Ctxt, m: &Method) {
         complete_on_mcp_argument(cx, p, m.kind);
     }
     name_not_empty(cx, m);
+    name_not_reserved(cx, m);
     groups_not_empty(cx, m);
     groups_given(cx, m);
     version_not_zero(cx, m);
@@ -347,6 +348,22 @@ fn name_not_empty(cx: &Ctxt, m: &Method) {
         cx.syn_error(syn::Error::new(
             m.name_span,
             "a method name cannot be empty",
+        ));
+    }
+}
+
+/// JSON-RPC 2.0 reserves method names that begin with `rpc.` for rpc-internal methods and
+/// extensions (the server answers `rpc.discover` itself).
+fn name_not_reserved(cx: &Ctxt, m: &Method) {
+    if m.kind == Kind::Method && m.name.starts_with("rpc.") {
+        cx.syn_error(syn::Error::new(
+            m.name_span,
+            format!(
+                "method name `{}` is reserved: JSON-RPC 2.0 keeps names that begin with `rpc.` \
+                 for rpc-internal methods (the server answers `rpc.discover` itself); choose \
+                 another name",
+                m.name
+            ),
         ));
     }
 }

@@ -564,4 +564,15 @@ pub enum CatalogError {
         /// Where.
         at: SourceLocation,
     },
+    /// A method whose name begins with `rpc.`, which JSON-RPC 2.0 reserves for rpc-internal
+    /// methods (the server answers `rpc.discover` itself).
+    #[error(
+        "method `{name}` at {at}: names that begin with `rpc.` are reserved by JSON-RPC 2.0 (the server answers `rpc.discover` itself)"
+    )]
+    ReservedName {
+        /// The method.
+        name: String,
+        /// Where.
+        at: SourceLocation,
+    },
 }

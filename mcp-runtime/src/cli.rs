@@ -1,6 +1,6 @@
 //! A standard command line for service binaries: serve HTTP or stdio, print the tools,
-//! resources, resource templates or prompts or the OpenRPC document of a group, check the
-//! catalog.
+//! resources, resource templates or prompts, the OpenRPC document or the Postman collection
+//! of a group, print the configuration of MCP hosts, check the catalog.
 //!
 //! A service's `main` installs a logger that writes to **stderr** (stdout carries only MCP
 //! messages on stdio, and only the JSON in the other commands), then hands its builder to
@@ -28,6 +28,8 @@
 //! | `shop resource-templates [...]`, `shop templates [...]` | the `resourceTemplates` array of a modern `resources/templates/list` (every page) |
 //! | `shop prompts [--group G] [--version N] [--lang L]` | the `prompts` array of a modern `prompts/list` (every page) |
 //! | `shop openrpc [--group G] [--version N] [--lang L]` | the bytes `GET /rpc/G/vN` answers |
+//! | `shop postman [--group G] [--version N] [--lang L] [--url URL]` | the Postman collection `GET /rpc/G/vN/postman` answers, its `baseUrl` URL (default: the public URL, else `http://127.0.0.1:8080`) |
+//! | `shop hosts [--group G] [--version N] [--url URL] [--allow-protected]` | the configuration of MCP hosts (Claude Desktop, Claude Code, VS Code, Cursor) for the group, over stdio (this executable) and HTTP (URL, default as for `postman`) |
 //! | `shop check` | builds the server and lists its problems, one per line |
 //!
 //! `--group` defaults to `mcp` and `--version` to 1. `--lang` is negotiated like an
@@ -110,6 +112,11 @@ pub enum Command {
     Prompts(Localized),
     /// Print the OpenRPC document `GET /rpc/{group}/v{N}` returns
     Openrpc(Localized),
+    /// Print the Postman collection (v2.1) `GET /rpc/{group}/v{N}/postman` returns
+    Postman(PostmanArgs),
+    /// Print the configuration of MCP hosts (Claude Desktop, Claude Code, VS Code, Cursor)
+    /// for one MCP group, over stdio and HTTP
+    Hosts(HostsArgs),
     /// Build the server and report problems (catalog, translations, tool names)
     Check,
 }
@@ -190,6 +197,33 @@ pub struct Localized {
     /// The language, negotiated like an Accept-Language header (default: the server's default language)
     #[arg(long, value_name = "L")]
     pub lang: Option<String>,
+}
+
+/// The options of `postman`.
+#[derive(Debug, Clone, Args)]
+pub struct PostmanArgs {
+    /// The group, version and language.
+    #[command(flatten)]
+    pub localized: Localized,
+    /// The collection's `baseUrl` (default: the server's public URL, else http://127.0.0.1:8080)
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+}
+
+/// The options of `hosts`.
+#[derive(Debug, Clone, Args)]
+pub struct HostsArgs {
+    /// The MCP group and version.
+    #[command(flatten)]
+    pub target: Target,
+    /// Where the running server is reached over HTTP, without the endpoint's path (default:
+    /// the server's public URL, else http://127.0.0.1:8080)
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+    /// Print stdio entries for a protected group too (they start the process with
+    /// `--allow-protected`: whoever starts it gets the group)
+    #[arg(long)]
+    pub allow_protected: bool,
 }
 
 impl Cli {
@@ -292,7 +326,153 @@ impl Cli {
                 write_stdout(&doc)?;
                 Ok(ExitCode::SUCCESS)
             }
+            Command::Postman(a) => {
+                let server = build(builder)?;
+                let l = &a.localized;
+                let lang = language(&server, l.lang.as_deref());
+                let doc = server
+                    .postman(
+                        &l.target.group,
+                        l.target.version,
+                        Some(lang),
+                        a.url.as_deref(),
+                    )
+                    .ok_or_else(|| unknown(&server, &l.target, false))?;
+                write_stdout(&doc)?;
+                Ok(ExitCode::SUCCESS)
+            }
+            Command::Hosts(a) => {
+                let server = build(builder)?;
+                let exe = std::env::current_exe()
+                    .map_err(|e| format!("cannot find this executable's path: {e}"))?;
+                let text = hosts(&server, &a, &exe.to_string_lossy())?;
+                write_stdout(text.as_bytes())?;
+                Ok(ExitCode::SUCCESS)
+            }
         }
+    }
+}
+
+/// What `hosts` prints: the configuration of common MCP hosts for `a`'s MCP group and version,
+/// over stdio (`exe stdio --group G --version N`) and over HTTP (`--url`, else the public URL,
+/// else `http://127.0.0.1:8080`, followed by the endpoint's path): Claude Desktop's
+/// `claude_desktop_config.json`, Claude Code's `claude mcp add` command lines, VS Code's
+/// `.vscode/mcp.json` and Cursor's `.cursor/mcp.json`. The entries are named
+/// `{server}-{group}-v{N}` (`-http` for HTTP). A protected group gets stdio entries only with
+/// `--allow-protected`.
+///
+/// `Err` has the command's message: an unknown group or version, a group published over
+/// JSON-RPC only, invalid tool names.
+pub fn hosts(server: &Server, a: &HostsArgs, exe: &str) -> Result<String, String> {
+    let t = &a.target;
+    let ep = endpoint(server, t)?;
+    let site = server.site();
+    let name: String = format!("{}-{}-v{}", site.name, t.group, t.version)
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let http_name = format!("{name}-http");
+    let base = a
+        .url
+        .as_deref()
+        .or(site.auth.public_url.as_deref())
+        .map(|u| u.trim_end_matches('/').to_owned())
+        .unwrap_or_else(|| format!("http://{DEFAULT_LISTEN}"));
+    let url = format!("{base}{}/{}/v{}", site.mcp_prefix, t.group, t.version);
+    let version = t.version.to_string();
+    let mut args = vec!["stdio", "--group", t.group.as_str(), "--version", &version];
+    let protected = ep.catalog().group().is_protected();
+    if protected && a.allow_protected {
+        args.push("--allow-protected");
+    }
+    let stdio = !protected || a.allow_protected;
+    let pretty = |v: Value| serde_json::to_string_pretty(&v).unwrap_or_default();
+    let command = json!({ "command": exe, "args": args });
+    let mut out = String::new();
+    let mut section = |title: &str, body: &str| {
+        out.push_str("# ");
+        out.push_str(title);
+        out.push('\n');
+        out.push_str(body);
+        out.push_str("\n\n");
+    };
+    if stdio {
+        section(
+            "Claude Desktop: claude_desktop_config.json (stdio)",
+            &pretty(json!({ "mcpServers": { &name: command } })),
+        );
+    }
+    let mut claude = Vec::new();
+    if stdio {
+        let line: Vec<String> = std::iter::once(exe)
+            .chain(args.iter().copied())
+            .map(shell_word)
+            .collect();
+        claude.push(format!(
+            "claude mcp add --transport stdio {} -- {}",
+            shell_word(&name),
+            line.join(" ")
+        ));
+    }
+    claude.push(format!(
+        "claude mcp add --transport http {} {}",
+        shell_word(&http_name),
+        shell_word(&url)
+    ));
+    section("Claude Code: command lines", &claude.join("\n"));
+    let mut vscode = serde_json::Map::new();
+    let mut cursor = serde_json::Map::new();
+    if stdio {
+        vscode.insert(
+            name.clone(),
+            json!({ "type": "stdio", "command": exe, "args": args }),
+        );
+        cursor.insert(name.clone(), command.clone());
+    }
+    vscode.insert(http_name.clone(), json!({ "type": "http", "url": url }));
+    cursor.insert(http_name, json!({ "url": url }));
+    section(
+        "VS Code: .vscode/mcp.json",
+        &pretty(json!({ "servers": vscode })),
+    );
+    section(
+        "Cursor: .cursor/mcp.json (or ~/.cursor/mcp.json)",
+        &pretty(json!({ "mcpServers": cursor })),
+    );
+    if protected && !a.allow_protected {
+        out.push_str(&format!(
+            "# stdio entries left out: group `{}` is protected and stdio has no token \
+             (pass --allow-protected to print them)\n",
+            t.group
+        ));
+    }
+    out.push_str(&format!(
+        "# HTTP entries need the server running: {} serve\n",
+        shell_word(exe)
+    ));
+    Ok(out)
+}
+
+/// `w` as one POSIX shell word: as is when it has only safe characters, else single-quoted.
+fn shell_word(w: &str) -> String {
+    let safe = !w.is_empty()
+        && w.bytes().all(|b| {
+            b.is_ascii_alphanumeric()
+                || matches!(
+                    b,
+                    b'-' | b'_' | b'.' | b'/' | b':' | b'@' | b'=' | b'+' | b','
+                )
+        });
+    if safe {
+        w.to_owned()
+    } else {
+        format!("'{}'", w.replace('\'', "'\\''"))
     }
 }
 

@@ -102,7 +102,8 @@ impl Client {
     }
 
     /// Calls a JSON-RPC method (`params`: an object, an array or `null`): what `POST
-    /// /rpc/{group}/v{N}` answers, as the result or the error.
+    /// /rpc/{group}/v{N}` answers, as the result or the error (`rpc.discover` included: the
+    /// OpenRPC document in the client's language).
     pub async fn call(&self, method: &str, params: Value) -> Result<Value, RpcError> {
         let site = self.server.site();
         let catalog = site
@@ -111,20 +112,21 @@ impl Client {
             .ok_or_else(|| self.unknown("JSON-RPC"))?;
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
         let body = serde_json::to_vec(&body).map_err(|e| RpcError::internal(e.to_string()))?;
+        let discovery = site.discovery(&self.group, self.version);
+        let discover = discovery.map(|discovery| crate::jsonrpc::discovery::Discover {
+            discovery,
+            accept_language: self.language.as_deref(),
+            prefix: "",
+        });
         let scope = crate::jsonrpc::face::Scope {
             identity: self.identity.as_ref(),
-            asyncs: None,
+            discover: discover.as_ref(),
+            ..Default::default()
         };
         let reply =
-            crate::jsonrpc::face::answer(&site.core, catalog, &body, &site.limits, None, scope)
+            crate::jsonrpc::face::scoped(&site.core, catalog, &body, &site.limits, None, scope)
                 .await;
-        let body: Vec<u8> = reply
-            .frames
-            .into_iter()
-            .flatten()
-            .flat_map(|b| b.to_vec())
-            .collect();
-        outcome(if body.is_empty() { b"null" } else { &body })
+        outcome(reply.body.as_deref().unwrap_or(b"null"))
     }
 
     /// Sends one MCP request (`params` without `_meta`: it is added on 2026-07-28) and returns

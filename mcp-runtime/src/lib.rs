@@ -145,6 +145,11 @@ pub mod __internals {
     pub use crate::transport::stdio::serve_io;
 }
 
+/// The guide's page on discovery documents, compiled the same way.
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/guide/discovery.md")]
+pub struct GuideDiscoveryDoctests;
+
 /// What the generated code uses. Not a public API: it changes without notice.
 #[doc(hidden)]
 pub mod __private {

@@ -52,6 +52,12 @@ impl Registry {
             .iter()
             .map(|r| r.method)
             .chain(prompts.iter().map(|p| p.method));
+        for def in defs.iter().filter(|d| d.name.starts_with("rpc.")) {
+            errors.push(CatalogError::ReservedName {
+                name: def.name.into(),
+                at: def.location,
+            });
+        }
         for def in defs.iter().copied().chain(calls) {
             if def.since == 0 || def.removed_in.is_some_and(|r| r <= def.since) {
                 errors.push(CatalogError::BadVersions {
@@ -399,6 +405,20 @@ mod tests {
             Err(e) => panic!("another error: {e}"),
             Ok(_) => panic!("a server with unknown names in its settings was built"),
         }
+    }
+
+    static RESERVED: MethodDef = def("rpc.discover", &[]);
+
+    #[test]
+    fn a_method_named_rpc_dot_anything_fails_the_build() {
+        let errors = Registry::build([&GOOD, &RESERVED]).unwrap_err();
+        let texts: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            texts,
+            [
+                "method `rpc.discover` at record::fixtures::ping (mcp-runtime/src/record.rs:1): names that begin with `rpc.` are reserved by JSON-RPC 2.0 (the server answers `rpc.discover` itself)"
+            ]
+        );
     }
 
     static READ_A: MethodDef = def("resource:x://a", &[]);

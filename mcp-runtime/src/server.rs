@@ -619,6 +619,14 @@ impl ServerBuilder {
         }
         let config = self.config;
         let callbacks = self.callbacks;
+        let discovery = Site::discoveries(
+            &registry,
+            &translations,
+            &config.name,
+            &config.rpc_prefix,
+            &config.limits,
+            &config.auth,
+        );
         Ok(Server {
             inner: Arc::new(ServerInner {
                 site: Arc::new(Site {
@@ -633,6 +641,7 @@ impl ServerBuilder {
                     hosts: config.hosts,
                     auth: config.auth,
                     callbacks,
+                    discovery,
                 }),
                 stdio_protected: config.stdio_protected,
             }),
@@ -733,12 +742,46 @@ impl Server {
         &self.inner.site.core
     }
 
-    /// The OpenRPC document of a group and version, exactly as `GET` serves it.
+    /// The OpenRPC document of a group and version, exactly as `GET /rpc/{group}/v{N}` (and
+    /// `rpc.discover`) serve it to a router that is not nested: `servers[0].url` is the
+    /// endpoint's path, or its absolute URL under [`ServerBuilder::public_url`]. `lang` is an
+    /// exact language of the server (the default language when `None` or unknown).
     pub fn openrpc(&self, group: &str, version: u32, lang: Option<&str>) -> Option<Bytes> {
-        let catalog = self.inner.site.registry.catalog(group, version)?;
-        let lang = lang.unwrap_or(self.inner.site.translations.default_lang());
-        let url = self.inner.site.rpc_path(group, version);
-        Some(self.inner.site.openrpc_bytes(catalog, lang, &url))
+        let d = self.inner.site.discovery(group, version)?;
+        let (_, docs) = d.language(lang.unwrap_or_default());
+        Some(docs.openrpc.to_bytes(&d.openrpc_url("")))
+    }
+
+    /// The Postman collection (v2.1) of a group and version, as `GET
+    /// /rpc/{group}/v{N}/postman` serves it, with `base_url` as its `baseUrl` variable
+    /// (`None`: the [`ServerBuilder::public_url`], else `http://127.0.0.1:8080`). `lang` as
+    /// for [`Server::openrpc`].
+    ///
+    /// ```
+    /// # let server = mcp_runtime::Server::builder().build().unwrap();
+    /// use mcp_runtime::serde_json::{self, Value};
+    ///
+    /// // `None` when the server has no such group and version.
+    /// if let Some(doc) = server.postman("shop", 1, None, Some("https://api.example.com")) {
+    ///     let doc: Value = serde_json::from_slice(&doc).unwrap();
+    ///     assert_eq!(doc["variable"][0]["value"], "https://api.example.com");
+    /// }
+    /// ```
+    pub fn postman(
+        &self,
+        group: &str,
+        version: u32,
+        lang: Option<&str>,
+        base_url: Option<&str>,
+    ) -> Option<Bytes> {
+        let d = self.inner.site.discovery(group, version)?;
+        let (_, docs) = d.language(lang.unwrap_or_default());
+        let public = self.inner.site.auth.public_url.as_deref();
+        let base = base_url
+            .or(public)
+            .map(|u| u.trim_end_matches('/').to_owned())
+            .unwrap_or_else(|| format!("http://{}", crate::cli::DEFAULT_LISTEN));
+        Some(docs.postman.to_bytes(&base))
     }
 
     /// The translations in use.

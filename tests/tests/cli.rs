@@ -2,7 +2,9 @@
 //! the lists `tools`, `resources`, `resource-templates` and `prompts` print, on the example
 //! service.
 
-use mcp_runtime::cli::{Cli, Command, DEFAULT_LISTEN, Localized, McpList, Target, check, list};
+use mcp_runtime::cli::{
+    Cli, Command, DEFAULT_LISTEN, HostsArgs, Localized, McpList, Target, check, hosts, list,
+};
 use mcp_runtime::record::{
     Handler, MethodDef, ParamDef, ParamKind, Params, SourceLocation, ToolAnnotations,
 };
@@ -382,4 +384,202 @@ async fn unknown_groups_fail_with_the_message_of_tools() {
             "{e}"
         );
     }
+}
+
+#[test]
+fn postman_and_hosts_take_a_group_a_version_and_a_url() {
+    match parse(&[
+        "postman",
+        "--group",
+        "g",
+        "--version",
+        "2",
+        "--lang",
+        "uk",
+        "--url",
+        "https://x",
+    ])
+    .command
+    {
+        Some(Command::Postman(a)) => {
+            let l = &a.localized;
+            assert_eq!((l.target.group.as_str(), l.target.version), ("g", 2));
+            assert_eq!(
+                (l.lang.as_deref(), a.url.as_deref()),
+                (Some("uk"), Some("https://x"))
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    match parse(&["hosts", "--group", "admin"]).command {
+        Some(Command::Hosts(a)) => {
+            assert_eq!((a.target.group.as_str(), a.target.version), ("admin", 1));
+            assert_eq!((a.url, a.allow_protected), (None, false));
+        }
+        other => panic!("{other:?}"),
+    }
+    match parse(&["hosts", "--url", "https://h/api", "--allow-protected"]).command {
+        Some(Command::Hosts(a)) => {
+            assert_eq!(
+                (a.target.group.as_str(), a.url.as_deref()),
+                ("mcp", Some("https://h/api"))
+            );
+            assert!(a.allow_protected);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+fn hosts_args(group: &str, url: Option<&str>, allow_protected: bool) -> HostsArgs {
+    HostsArgs {
+        target: Target {
+            group: group.to_owned(),
+            version: 1,
+        },
+        url: url.map(str::to_owned),
+        allow_protected,
+    }
+}
+
+#[test]
+fn hosts_prints_every_host_over_stdio_and_http() {
+    let server = examples::builder().build().unwrap();
+    let out = hosts(
+        &server,
+        &hosts_args("mcp", None, false),
+        "/opt/my svc/catalog",
+    )
+    .unwrap();
+    assert_eq!(
+        out,
+        r#"# Claude Desktop: claude_desktop_config.json (stdio)
+{
+  "mcpServers": {
+    "catalog-mcp-v1": {
+      "command": "/opt/my svc/catalog",
+      "args": [
+        "stdio",
+        "--group",
+        "mcp",
+        "--version",
+        "1"
+      ]
+    }
+  }
+}
+
+# Claude Code: command lines
+claude mcp add --transport stdio catalog-mcp-v1 -- '/opt/my svc/catalog' stdio --group mcp --version 1
+claude mcp add --transport http catalog-mcp-v1-http http://127.0.0.1:8080/mcp/mcp/v1
+
+# VS Code: .vscode/mcp.json
+{
+  "servers": {
+    "catalog-mcp-v1": {
+      "type": "stdio",
+      "command": "/opt/my svc/catalog",
+      "args": [
+        "stdio",
+        "--group",
+        "mcp",
+        "--version",
+        "1"
+      ]
+    },
+    "catalog-mcp-v1-http": {
+      "type": "http",
+      "url": "http://127.0.0.1:8080/mcp/mcp/v1"
+    }
+  }
+}
+
+# Cursor: .cursor/mcp.json (or ~/.cursor/mcp.json)
+{
+  "mcpServers": {
+    "catalog-mcp-v1": {
+      "command": "/opt/my svc/catalog",
+      "args": [
+        "stdio",
+        "--group",
+        "mcp",
+        "--version",
+        "1"
+      ]
+    },
+    "catalog-mcp-v1-http": {
+      "url": "http://127.0.0.1:8080/mcp/mcp/v1"
+    }
+  }
+}
+
+# HTTP entries need the server running: '/opt/my svc/catalog' serve
+"#
+    );
+    // A protected group: HTTP entries only, unless stdio may serve it.
+    let out = hosts(
+        &server,
+        &hosts_args("admin", Some("https://h.example/api/"), false),
+        "/svc",
+    )
+    .unwrap();
+    assert_eq!(
+        out,
+        r#"# Claude Code: command lines
+claude mcp add --transport http catalog-admin-v1-http https://h.example/api/mcp/admin/v1
+
+# VS Code: .vscode/mcp.json
+{
+  "servers": {
+    "catalog-admin-v1-http": {
+      "type": "http",
+      "url": "https://h.example/api/mcp/admin/v1"
+    }
+  }
+}
+
+# Cursor: .cursor/mcp.json (or ~/.cursor/mcp.json)
+{
+  "mcpServers": {
+    "catalog-admin-v1-http": {
+      "url": "https://h.example/api/mcp/admin/v1"
+    }
+  }
+}
+
+# stdio entries left out: group `admin` is protected and stdio has no token (pass --allow-protected to print them)
+# HTTP entries need the server running: /svc serve
+"#
+    );
+    let out = hosts(&server, &hosts_args("admin", None, true), "/svc").unwrap();
+    let stdio: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("claude mcp add --transport stdio"))
+        .collect();
+    assert_eq!(
+        stdio,
+        [
+            "claude mcp add --transport stdio catalog-admin-v1 -- /svc stdio --group admin --version 1 --allow-protected"
+        ]
+    );
+    // The public URL is the default HTTP base.
+    let server = examples::builder()
+        .public_url("https://api.example.com")
+        .build()
+        .unwrap();
+    let out = hosts(&server, &hosts_args("mcp", None, false), "/svc").unwrap();
+    let http: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("claude mcp add --transport http"))
+        .collect();
+    assert_eq!(
+        http,
+        ["claude mcp add --transport http catalog-mcp-v1-http https://api.example.com/mcp/mcp/v1"]
+    );
+    assert_eq!(
+        hosts(&server, &hosts_args("internal", None, false), "/svc"),
+        Err(
+            "group `internal` v1 is not published over MCP (it is an `ApiGroup::rpc` group)"
+                .to_owned()
+        )
+    );
 }

@@ -219,6 +219,48 @@ async fn openrpc_is_translated_and_carries_the_headers() {
 }
 
 #[tokio::test]
+async fn rpc_discover_and_postman_are_translated_like_get() {
+    let base = serve_url(server()).await;
+    let client = reqwest::Client::new();
+    let doc = client
+        .get(format!("{base}/rpc/i18n/v1"))
+        .header("accept-language", "uk-UA")
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let discover = |lang: &'static str| {
+        client
+            .post(format!("{base}/rpc/i18n/v1"))
+            .header("accept-language", lang)
+            .header("content-type", "application/json")
+            .body(r#"[{"jsonrpc":"2.0","method":"rpc.discover","id":1}]"#)
+            .send()
+    };
+    let got = discover("uk-UA").await.unwrap().text().await.unwrap();
+    assert_eq!(
+        got,
+        format!(r#"[{{"jsonrpc":"2.0","id":1,"result":{doc}}}]"#)
+    );
+    let en = discover("en").await.unwrap().text().await.unwrap();
+    assert_ne!(en, got);
+    // The collection: in the negotiated language, the one `Server::postman` builds in it.
+    let server = server();
+    let postman = client
+        .get(format!("{base}/rpc/i18n/v1/postman"))
+        .header("accept-language", "uk-UA")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(postman.headers()["content-language"], "uk");
+    let postman: Value = postman.json().await.unwrap();
+    let expected = server.postman("i18n", 1, Some("uk"), Some(&base)).unwrap();
+    assert_eq!(postman, serde_json::from_slice::<Value>(&expected).unwrap());
+}
+
+#[tokio::test]
 async fn stdio_uses_the_default_language() {
     let server = server();
     let ep = server.mcp_endpoint("i18n", 1).unwrap().clone();

@@ -13,14 +13,17 @@ use crate::edge::write::{self, AnswerBody, Id};
 use crate::error::RpcError;
 
 use super::callback::{self, Async};
+use super::discovery::Discover;
 use crate::context::Identity;
 
-/// What a request gives every call of its body: who is calling, and how asynchronous calls
-/// reach their callbacks (when the server has webhooks).
+/// What a request gives every call of its body: who is calling, how asynchronous calls
+/// reach their callbacks (when the server has webhooks), and what `rpc.discover` answers.
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Scope<'a> {
     pub identity: Option<&'a std::sync::Arc<Identity>>,
     pub asyncs: Option<&'a Async>,
+    /// `None`: `rpc.discover` is not served (it is an unknown method).
+    pub discover: Option<&'a Discover<'a>>,
 }
 
 /// The answer to one body: an HTTP status and, unless every item was a notification, a body.
@@ -39,7 +42,8 @@ pub(crate) struct Frames {
 }
 
 /// Handles a whole body (single or batch) for one endpoint, in process: what `POST
-/// /rpc/{group}/v{N}` answers, without HTTP.
+/// /rpc/{group}/v{N}` answers, without HTTP (`rpc.discover` aside: it needs the server's
+/// documents, which [`crate::Server::client`] has).
 pub async fn handle(
     core: &Core,
     catalog: &Catalog,
@@ -47,7 +51,19 @@ pub async fn handle(
     limits: &Limits,
     after: Option<AfterResponse>,
 ) -> Reply {
-    let f = answer(core, catalog, body, limits, after, Scope::default()).await;
+    scoped(core, catalog, body, limits, after, Scope::default()).await
+}
+
+/// [`handle`] with a [`Scope`] (the in-process client serves `rpc.discover` through it).
+pub(crate) async fn scoped(
+    core: &Core,
+    catalog: &Catalog,
+    body: &[u8],
+    limits: &Limits,
+    after: Option<AfterResponse>,
+    scope: Scope<'_>,
+) -> Reply {
+    let f = answer(core, catalog, body, limits, after, scope).await;
     Reply {
         status: f.status,
         body: f
@@ -141,6 +157,15 @@ async fn run_item(
         }
     };
     let Call { id, method, params } = call;
+    if method == super::openrpc::DISCOVER
+        && let Some(d) = scope.discover
+    {
+        // OpenRPC service discovery: the document, whatever the params.
+        let id = id?;
+        let mut out = Vec::with_capacity(4096);
+        d.write_answer(&mut out, Id::Raw(id));
+        return Some((200, out));
+    }
     let result = match (read::params(params, limits.depth), catalog.get(&method)) {
         (Err(e), _) => Err(e),
         (Ok(_), None) => Err(not_found(catalog, &method)),

@@ -1,6 +1,8 @@
 //! The JSON-RPC 2.0 face: single calls, batches and notifications on the edge's reader and
-//! writer, and the OpenRPC document.
+//! writer, and the discovery documents (OpenRPC, `rpc.discover`, the Postman collection).
 
 pub mod callback;
+pub(crate) mod discovery;
 pub(crate) mod face;
 pub mod openrpc;
+pub(crate) mod postman;

@@ -114,7 +114,9 @@ pub struct AuthConfig {
     pub authorization_servers: Vec<String>,
     /// Scopes named in the metadata.
     pub scopes: Vec<String>,
-    /// The public base URL (`https://api.example.com`); else derived from `Host`.
+    /// The public base URL (`https://api.example.com`): where the outside world reaches the
+    /// root of the app serving the router (any path a reverse proxy strips included); else
+    /// `http://{Host}`. A prefix the router is nested under is added to it.
     pub public_url: Option<String>,
 }
 
@@ -163,21 +165,15 @@ fn token_of<'a>(req: &'a Request, header_name: &str) -> Option<&'a str> {
     (!t.is_empty()).then_some(t)
 }
 
-/// The public base URL: configured, else from `Host`, which is written only when it is a
-/// plain host name and port (nothing a client sends reaches another header unchecked).
+/// The public URL of the router: the origin (configured, else from a checked `Host`) and the
+/// prefix an outer app nests the router under (see [`super::mount`]).
 fn base_url(g: &Guard, req: &Request) -> String {
-    match &g.config.public_url {
-        Some(u) => u.trim_end_matches('/').to_owned(),
-        None => {
-            let host = req
-                .headers()
-                .get(header::HOST)
-                .and_then(|h| h.to_str().ok())
-                .filter(|h| crate::edge::policy::is_host(h))
-                .unwrap_or("localhost");
-            format!("http://{host}")
-        }
-    }
+    let origin = super::mount::origin(g.config.public_url.as_deref(), req.headers());
+    let prefix = super::mount::prefix(
+        req.extensions().get::<axum::extract::OriginalUri>(),
+        req.uri().path(),
+    );
+    format!("{origin}{prefix}")
 }
 
 /// Scopes as a challenge may quote them (RFC 6750 scope tokens: no quote, backslash or space).

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
-use axum::extract::{Request, State};
+use axum::extract::{OriginalUri, Request, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get, post};
@@ -16,6 +16,7 @@ use crate::group::ApiGroup;
 
 use crate::catalog::Catalog;
 use crate::edge::policy::Policy;
+use crate::jsonrpc::discovery::{self, Discover, Discovery};
 
 use super::detached::Detached;
 
@@ -24,8 +25,8 @@ struct RpcEndpoint {
     policy: Policy,
     server: Arc<super::site::Site>,
     catalog: Arc<Catalog>,
-    /// The OpenRPC document per language, built once.
-    openrpc: std::collections::BTreeMap<String, Bytes>,
+    /// The OpenRPC document and Postman collection per language, built once.
+    discovery: Arc<Discovery>,
 }
 
 /// The policy of every route, for a server bound to `local` (`None`: unknown).
@@ -39,8 +40,8 @@ fn policy(server: &super::site::Site, local: Option<std::net::SocketAddr>) -> Po
     )
 }
 
-/// Every route: JSON-RPC and its OpenRPC document per catalog, MCP per MCP catalog, and the
-/// OAuth metadata of protected MCP routes; all under one [`Policy`].
+/// Every route: JSON-RPC, its OpenRPC document and its Postman collection per catalog, MCP per
+/// MCP catalog, and the OAuth metadata of protected MCP routes; all under one [`Policy`].
 pub(crate) fn router(
     server: &Arc<super::site::Site>,
     local: Option<std::net::SocketAddr>,
@@ -50,34 +51,32 @@ pub(crate) fn router(
     let detached = Arc::new(Detached::new(limits.detached_calls, limits.sse_streams));
     let mut router = Router::new();
     for catalog in server.registry.catalogs() {
-        let path = server.rpc_path(catalog.group().name(), catalog.version());
-        let openrpc = server
-            .translations
-            .languages()
-            .iter()
-            .map(|l| (l.clone(), server.openrpc_bytes(catalog, l, &path)))
-            .collect();
+        let (group, version) = (catalog.group(), catalog.version());
+        let path = server.rpc_path(group.name(), version);
+        let Some(discovery) = server.discovery(group.name(), version) else {
+            continue;
+        };
         let ep = Arc::new(RpcEndpoint {
             policy: policy.clone(),
             server: server.clone(),
             catalog: catalog.clone(),
-            openrpc,
+            discovery: discovery.clone(),
         });
         let route = post(rpc_post)
             .get(rpc_get)
             .options(rpc_options)
-            .with_state(ep);
-        router = router.route(
-            &path,
-            guarded(
-                server,
-                &policy,
-                catalog.group(),
-                Face::JsonRpc,
+            .with_state(ep.clone());
+        let postman = get(postman_get).options(rpc_options).with_state(ep);
+        let postman_path = format!("{path}/postman");
+        router = router
+            .route(
                 &path,
-                route,
-            ),
-        );
+                guarded(server, &policy, group, Face::JsonRpc, &path, route),
+            )
+            .route(
+                &postman_path,
+                guarded(server, &policy, group, Face::JsonRpc, &path, postman),
+            );
     }
     let mut has_root_metadata = false;
     for ((group, version), ep) in &server.mcp {
@@ -212,7 +211,7 @@ fn rpc_post(
     State(ep): State<Arc<RpcEndpoint>>,
     req: Request,
 ) -> impl Future<Output = Response> + Send {
-    let (parts, body) = req.into_parts();
+    let (mut parts, body) = req.into_parts();
     let admitted = ep.policy.admit(&parts.method, &parts.headers);
     // Only a server with webhooks keeps the trace headers an asynchronous call passes on.
     let asyncs = ep.server.callbacks.as_ref().map(|client| {
@@ -226,8 +225,33 @@ fn rpc_post(
         .extensions
         .get::<Arc<crate::context::Identity>>()
         .cloned();
-    ep.policy
-        .run(rpc_post_inner(ep.clone(), admitted, body, asyncs, identity))
+    // What `rpc.discover` needs, kept as the request gave it (read only if it is called) and
+    // only when there is something to keep: most calls carry no language and are not nested.
+    let accept_language = parts.headers.get(header::ACCEPT_LANGUAGE).cloned();
+    let original = parts
+        .extensions
+        .remove::<OriginalUri>()
+        .filter(|o| o.path() != parts.uri.path());
+    let asked = (accept_language.is_some() || original.is_some()).then(|| {
+        Box::new(Asked {
+            accept_language,
+            original,
+        })
+    });
+    ep.policy.run(rpc_post_inner(
+        ep.clone(),
+        admitted,
+        body,
+        asyncs,
+        identity,
+        asked,
+    ))
+}
+
+/// What a `POST` keeps of its head for `rpc.discover`.
+struct Asked {
+    accept_language: Option<HeaderValue>,
+    original: Option<OriginalUri>,
 }
 
 async fn rpc_post_inner(
@@ -236,6 +260,7 @@ async fn rpc_post_inner(
     body: Body,
     asyncs: Option<Box<Async>>,
     identity: Option<Arc<crate::context::Identity>>,
+    asked: Option<Box<Asked>>,
 ) -> Response {
     let origin = match admitted {
         Ok(origin) => origin,
@@ -247,6 +272,14 @@ async fn rpc_post_inner(
     };
     let core = &ep.server.core;
     let after = core.has_post_response().then(|| core.after_response());
+    let asked = asked.as_deref();
+    let discover = Discover {
+        discovery: &ep.discovery,
+        accept_language: asked
+            .and_then(|a| a.accept_language.as_ref())
+            .and_then(|v| v.to_str().ok()),
+        prefix: super::mount::prefix(asked.and_then(|a| a.original.as_ref()), ep.discovery.path()),
+    };
     let reply = crate::jsonrpc::face::answer(
         core,
         &ep.catalog,
@@ -256,6 +289,7 @@ async fn rpc_post_inner(
         crate::jsonrpc::face::Scope {
             identity: identity.as_ref(),
             asyncs: asyncs.as_deref(),
+            discover: Some(&discover),
         },
     )
     .await;
@@ -268,23 +302,54 @@ async fn rpc_post_inner(
     ep.policy.finish(origin, run_after(res, after))
 }
 
+/// `GET`: the OpenRPC document in the caller's language; with `?info`, only its `openrpc`,
+/// `info` and `servers` (any other query is ignored).
 async fn rpc_get(State(ep): State<Arc<RpcEndpoint>>, req: Request) -> Response {
-    let headers = req.headers();
-    let origin = match ep.policy.admit(req.method(), headers) {
+    let (parts, _) = req.into_parts();
+    let origin = match ep.policy.admit(&parts.method, &parts.headers) {
         Ok(origin) => origin,
         Err(refused) => return refused.into_response(),
     };
-    let accept = headers
-        .get(header::ACCEPT_LANGUAGE)
-        .and_then(|v| v.to_str().ok());
-    let lang = ep
-        .server
-        .translations
-        .pick_limited(accept, ep.server.limits.language_ranges);
-    let body = ep.openrpc.get(lang).cloned().unwrap_or_default();
-    let mut res = json_response(StatusCode::OK, body);
+    let (lang, docs) = ep.discovery.negotiate(accept_language(&parts.headers));
+    let url = ep.discovery.openrpc_url(super::mount::prefix_of(&parts));
+    let frames = if wants_info(parts.uri.query()) {
+        docs.openrpc.frames_ending(&url, discovery::INFO_END)
+    } else {
+        docs.openrpc.frames(&url)
+    };
+    let mut res = json_response(StatusCode::OK, frames_body(frames));
     super::mcp::set_language(res.headers_mut(), lang);
     ep.policy.finish(origin, res)
+}
+
+/// `GET /rpc/{group}/v{N}/postman`: the Postman collection in the caller's language, its
+/// `baseUrl` the public origin and the prefix the router is nested under.
+async fn postman_get(State(ep): State<Arc<RpcEndpoint>>, req: Request) -> Response {
+    let (parts, _) = req.into_parts();
+    let origin = match ep.policy.admit(&parts.method, &parts.headers) {
+        Ok(origin) => origin,
+        Err(refused) => return refused.into_response(),
+    };
+    let (lang, docs) = ep.discovery.negotiate(accept_language(&parts.headers));
+    let base = format!(
+        "{}{}",
+        super::mount::origin(ep.server.auth.public_url.as_deref(), &parts.headers),
+        super::mount::prefix_of(&parts)
+    );
+    let mut res = json_response(StatusCode::OK, frames_body(docs.postman.frames(&base)));
+    super::mcp::set_language(res.headers_mut(), lang);
+    ep.policy.finish(origin, res)
+}
+
+fn accept_language(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get(header::ACCEPT_LANGUAGE)
+        .and_then(|v| v.to_str().ok())
+}
+
+/// Whether a query asks for `info` only (`?info`, `?info=...`, among other pairs).
+fn wants_info(query: Option<&str>) -> bool {
+    query.is_some_and(|q| q.split('&').any(|p| p == "info" || p.starts_with("info=")))
 }
 
 /// `OPTIONS`: the CORS preflight.

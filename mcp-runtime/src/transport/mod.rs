@@ -8,6 +8,7 @@ pub(crate) mod http;
 #[cfg(feature = "jwt")]
 pub mod jwt;
 pub(crate) mod mcp;
+pub(crate) mod mount;
 pub(crate) mod serve;
 pub(crate) mod site;
 pub(crate) mod stdio;

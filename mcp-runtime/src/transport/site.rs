@@ -4,11 +4,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use axum::body::Bytes;
-
-use crate::catalog::Catalog;
 use crate::core::Core;
 use crate::edge::{HostPolicy, Limits};
+use crate::jsonrpc::discovery::Discovery;
 use crate::mcp::handler::McpEndpoint;
 use crate::registry::Registry;
 
@@ -27,25 +25,54 @@ pub(crate) struct Site {
     pub auth: Arc<super::auth::AuthConfig>,
     /// Webhooks of asynchronous JSON-RPC calls (`$rpc.callback`), if configured.
     pub callbacks: Option<Arc<dyn crate::jsonrpc::callback::CallbackClient>>,
+    /// The discovery documents of every catalog, built once.
+    pub discovery: BTreeMap<(&'static str, u32), Arc<Discovery>>,
 }
 
 impl Site {
     /// The JSON-RPC path of a group and version.
     pub fn rpc_path(&self, group: &str, version: u32) -> String {
-        format!("{}/{group}/v{version}", self.rpc_prefix)
+        rpc_path(&self.rpc_prefix, group, version)
     }
 
-    /// The OpenRPC document of a catalog in a language, served at `url`.
-    pub fn openrpc_bytes(&self, catalog: &Catalog, lang: &str, url: &str) -> Bytes {
-        let versions = self.registry.versions(catalog.group().name());
-        let doc = crate::jsonrpc::openrpc::document(
-            catalog,
-            &self.translations,
-            lang,
-            &self.name,
-            &versions,
-            url,
-        );
-        Bytes::from(serde_json::to_vec(&doc).unwrap_or_default())
+    /// The discovery documents of a group and version.
+    pub fn discovery(&self, group: &str, version: u32) -> Option<&Arc<Discovery>> {
+        let catalog = self.registry.catalog(group, version)?;
+        self.discovery.get(&(catalog.group().name(), version))
     }
+
+    /// Builds the discovery documents of every catalog of `registry` (see [`Site::discovery`]).
+    pub fn discoveries(
+        registry: &Registry,
+        translations: &Arc<crate::i18n::Translations>,
+        name: &str,
+        rpc_prefix: &str,
+        limits: &Limits,
+        auth: &super::auth::AuthConfig,
+    ) -> BTreeMap<(&'static str, u32), Arc<Discovery>> {
+        registry
+            .catalogs()
+            .map(|catalog| {
+                let group = catalog.group();
+                let versions = registry.versions(group.name());
+                let path = rpc_path(rpc_prefix, group.name(), catalog.version());
+                let setup = crate::jsonrpc::discovery::Setup {
+                    translations,
+                    language_ranges: limits.language_ranges,
+                    server_name: name,
+                    versions: &versions,
+                    path: &path,
+                    public_url: auth.public_url.as_deref(),
+                    token_header: group.is_protected().then_some(auth.header.as_str()),
+                };
+                let d = Discovery::build(catalog, &setup);
+                ((group.name(), catalog.version()), Arc::new(d))
+            })
+            .collect()
+    }
+}
+
+/// The JSON-RPC path of a group and version under `rpc_prefix`.
+fn rpc_path(rpc_prefix: &str, group: &str, version: u32) -> String {
+    format!("{rpc_prefix}/{group}/v{version}")
 }
