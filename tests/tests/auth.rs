@@ -25,6 +25,17 @@ async fn send(req: reqwest::RequestBuilder) -> (u16, Option<String>, Value) {
     )
 }
 
+/// The example, in production, with `validator` checking tokens, served on a loopback port.
+async fn guarded(validator: impl TokenValidator) -> String {
+    serve_url(
+        example_prod()
+            .token_validator(Arc::new(validator))
+            .build()
+            .unwrap(),
+    )
+    .await
+}
+
 fn rpc(base: &str, token: Option<(&str, &str)>) -> reqwest::RequestBuilder {
     let mut r = reqwest::Client::new()
         .post(format!("{base}/rpc/admin/v1"))
@@ -211,13 +222,7 @@ impl TokenValidator for Scoped {
 
 #[tokio::test]
 async fn a_pluggable_validator_and_insufficient_scope() {
-    let base = serve_url(
-        example_prod()
-            .token_validator(Arc::new(Scoped))
-            .build()
-            .unwrap(),
-    )
-    .await;
+    let base = guarded(Scoped).await;
     assert_eq!(send(mcp(&base, Some("admin-1"))).await.0, 200);
     let (s, challenge, body) = send(mcp(&base, Some("user-1"))).await;
     assert_eq!(s, 403);
@@ -279,13 +284,7 @@ impl TokenValidator for Identifying {
 
 #[tokio::test]
 async fn methods_see_who_calls_on_both_faces() {
-    let base = serve_url(
-        example_prod()
-            .token_validator(Arc::new(Identifying))
-            .build()
-            .unwrap(),
-    )
-    .await;
+    let base = guarded(Identifying).await;
     let (status, _, body) = send(rpc(&base, Some(("authorization", "Bearer sub-ann")))).await;
     assert_eq!(
         (status, body),
@@ -345,13 +344,7 @@ async fn jobs(base: &str, token: &str, method: &str, params: Value) -> Value {
 
 #[tokio::test]
 async fn a_task_belongs_to_whoever_started_it() {
-    let base = serve_url(
-        example_prod()
-            .token_validator(Arc::new(Identifying))
-            .build()
-            .unwrap(),
-    )
-    .await;
+    let base = guarded(Identifying).await;
     let created = jobs(&base, "sub-ann", "tools/call", json!({"name": "Jobs.wait"})).await;
     let task = created["result"]["taskId"].as_str().unwrap().to_owned();
     let mine = jobs(&base, "sub-ann", "tasks/get", json!({"taskId": task})).await;
@@ -431,13 +424,7 @@ async fn jwt_tokens_are_checked_against_the_issuers_keys() {
     let validator = mcp_runtime::transport::jwt::JwtValidator::new(ISSUER, AUDIENCE)
         .jwks_url(jwks_url)
         .require_scopes(["admin"]);
-    let base = serve_url(
-        example_prod()
-            .token_validator(Arc::new(validator))
-            .build()
-            .unwrap(),
-    )
-    .await;
+    let base = guarded(validator).await;
     let bearer = |t: &str| format!("Bearer {t}");
     let ok = jwt("k1", json!({}));
     let (status, _, body) = send(rpc(&base, Some(("authorization", &bearer(&ok))))).await;
@@ -492,13 +479,7 @@ async fn an_unknown_jwt_key_refreshes_the_keys() {
     let validator = mcp_runtime::transport::jwt::JwtValidator::new(ISSUER, AUDIENCE)
         .jwks_url(jwks_url)
         .refresh_interval(std::time::Duration::ZERO);
-    let base = serve_url(
-        example_prod()
-            .token_validator(Arc::new(validator))
-            .build()
-            .unwrap(),
-    )
-    .await;
+    let base = guarded(validator).await;
     let bearer = format!("Bearer {}", jwt("k2", json!({})));
     assert_eq!(
         send(rpc(&base, Some(("authorization", &bearer)))).await.0,
@@ -529,13 +510,7 @@ fn runs() -> u64 {
 
 #[tokio::test]
 async fn cached_results_are_kept_per_caller() {
-    let base = serve_url(
-        example_prod()
-            .token_validator(Arc::new(Identifying))
-            .build()
-            .unwrap(),
-    )
-    .await;
+    let base = guarded(Identifying).await;
     let call = |token: &'static str| {
         let base = base.clone();
         async move {
@@ -558,13 +533,7 @@ async fn cached_results_are_kept_per_caller() {
 
 #[tokio::test]
 async fn a_listen_stream_hears_only_of_its_callers_tasks() {
-    let base = serve_url(
-        example_prod()
-            .token_validator(Arc::new(Identifying))
-            .build()
-            .unwrap(),
-    )
-    .await;
+    let base = guarded(Identifying).await;
     let created = jobs(&base, "sub-ann", "tools/call", json!({"name": "Jobs.wait"})).await;
     let task = created["result"]["taskId"].as_str().unwrap().to_owned();
     // Bob names Ann's task on his listen stream: he is acknowledged, but hears nothing of it.
@@ -634,13 +603,7 @@ async fn the_examples_audit_tool_needs_the_audit_scope() {
     let (jwks_url, _) = jwks().await;
     let validator =
         mcp_runtime::transport::jwt::JwtValidator::new(ISSUER, AUDIENCE).jwks_url(jwks_url);
-    let base = serve_url(
-        example_prod()
-            .token_validator(Arc::new(validator))
-            .build()
-            .unwrap(),
-    )
-    .await;
+    let base = guarded(validator).await;
     let post = |token: String, method: &'static str, params: Value| {
         reqwest::Client::new()
             .post(format!("{base}/mcp/admin/v1"))

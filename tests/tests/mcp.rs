@@ -3458,6 +3458,21 @@ async fn a_call_needing_an_undeclared_capability_is_32021() {
     );
 }
 
+/// POSTs `body` on session `sid`, accepting a stream; the response, once its status is 200.
+async fn session_stream(url: &str, sid: &str, body: &Value) -> reqwest::Response {
+    let resp = client()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", sid)
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    resp
+}
+
 /// Reads a streaming response until its data frames number `n`.
 async fn frames_until(resp: &mut reqwest::Response, buf: &mut String, n: usize) -> Vec<Value> {
     let deadline = tokio::time::Instant::now() + TIMEOUT;
@@ -3483,16 +3498,12 @@ async fn a_handshake_call_asks_on_its_stream_and_gets_the_posted_answer() {
     let (status, h, _) = post_json(&url, &[], &init).await;
     assert_eq!(status, 200);
     let sid = hdr(&h, "mcp-session-id").unwrap().to_owned();
-    let mut resp = client()
-        .post(&url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-session-id", &sid)
-        .body(call(7, "test_elicitation", json!({"message": "Who are you?"})).to_string())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 200);
+    let mut resp = session_stream(
+        &url,
+        &sid,
+        &call(7, "test_elicitation", json!({"message": "Who are you?"})),
+    )
+    .await;
     let mut buf = String::new();
     let frames = frames_until(&mut resp, &mut buf, 1).await;
     let asked = &frames[0];
@@ -3573,16 +3584,7 @@ async fn a_handshake_task_asks_through_tasks_result_and_ends_with_the_answer() {
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     // tasks/result relays it on its stream, with the related task.
-    let mut resp = client()
-        .post(&url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-session-id", &sid)
-        .body(get(4, "tasks/result").to_string())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 200);
+    let mut resp = session_stream(&url, &sid, &get(4, "tasks/result")).await;
     let mut buf = String::new();
     let frames = frames_until(&mut resp, &mut buf, 1).await;
     let asked = &frames[0];
