@@ -6,6 +6,7 @@
 #   .tools/npm/            @modelcontextprotocol/sdk@1.32, inspector@2.12.0,
 #                          conformance@0.2.0-alpha.12
 #   redis-server           from Debian's packages, when it is not on PATH
+#   haproxy                from Debian's packages (the scale-out test), when it is missing
 #
 # Idempotent: a step whose result is already there is skipped. Tests find the peers through
 # MCP_TEST_PYTHON, MCP_TEST_NODE and MCP_TEST_NPM_DIR (scripts/test.sh exports them).
@@ -141,6 +142,17 @@ install_redis() {
     command -v redis-server >/dev/null
 }
 
+# --- haproxy -------------------------------------------------------------------------------------
+
+haproxy_ok() {
+    command -v haproxy >/dev/null 2>&1 || [ -x /usr/sbin/haproxy ]
+}
+
+install_haproxy() {
+    apt_install haproxy
+    haproxy_ok
+}
+
 # ------------------------------------------------------------------------------------------------
 
 total=$SECONDS
@@ -167,6 +179,12 @@ if command -v redis-server >/dev/null 2>&1; then
     log "redis-server: $(command -v redis-server), skipped"
 else
     step "redis-server (apt)" install_redis
+fi
+
+if haproxy_ok; then
+    log "haproxy: present, skipped"
+else
+    step "haproxy (apt)" install_haproxy
 fi
 
 log "python $("$VENV/bin/python" --version 2>&1 | cut -d' ' -f2) with mcp $("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("mcp"))')"

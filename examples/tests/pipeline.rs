@@ -2,8 +2,6 @@
 //! events on `/rpc` and MCP, in memory and shared through Redis (started here on a free
 //! port), including a Redis outage in the middle of a run.
 
-use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -16,76 +14,7 @@ fn catalog(env: &[(&str, &str)]) -> Proc {
     Proc::catalog(env)
 }
 
-/// A `redis-server` on a free port, without persistence; killed on drop.
-struct Redis {
-    child: Option<Child>,
-    port: u16,
-}
-
-impl Redis {
-    fn start() -> Option<Self> {
-        let bin = std::env::var("MCP_TEST_REDIS").unwrap_or_else(|_| "redis-server".into());
-        if Command::new(&bin).arg("--version").output().is_err() {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "redis-server is missing: run scripts/install-test-clients.sh"
-            );
-            eprintln!("SKIPPED: redis-server is not installed (scripts/test.sh installs it)");
-            return None;
-        }
-        let port = TcpListener::bind("127.0.0.1:0")
-            .ok()?
-            .local_addr()
-            .ok()?
-            .port();
-        let mut r = Redis { child: None, port };
-        r.restart(&bin);
-        Some(r)
-    }
-
-    fn restart(&mut self, bin: &str) {
-        let child = Command::new(bin)
-            .args([
-                "--port",
-                &self.port.to_string(),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start redis-server");
-        self.child = Some(child);
-        for _ in 0..100 {
-            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        panic!("redis-server did not start");
-    }
-
-    fn stop(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}", self.port)
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
+use common::Redis;
 
 async fn rpc(p: &Proc, group: &str, body: Value) -> Value {
     let url = format!("http://{}/rpc/{group}/v1", p.addr);

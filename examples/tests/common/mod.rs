@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -58,9 +59,88 @@ impl Spawned {
     }
 }
 
+impl Spawned {
+    /// Kills it at once (SIGKILL: no graceful shutdown), as a crashed instance goes.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 impl Drop for Spawned {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+/// A `redis-server` on a free port, without persistence; killed on drop.
+pub struct Redis {
+    child: Option<Child>,
+    port: u16,
+}
+
+impl Redis {
+    pub fn start() -> Option<Self> {
+        let bin = std::env::var("MCP_TEST_REDIS").unwrap_or_else(|_| "redis-server".into());
+        if Command::new(&bin).arg("--version").output().is_err() {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "redis-server is missing: run scripts/install-test-clients.sh"
+            );
+            eprintln!("SKIPPED: redis-server is not installed (scripts/test.sh installs it)");
+            return None;
+        }
+        let port = TcpListener::bind("127.0.0.1:0")
+            .ok()?
+            .local_addr()
+            .ok()?
+            .port();
+        let mut r = Redis { child: None, port };
+        r.restart(&bin);
+        Some(r)
+    }
+
+    pub fn restart(&mut self, bin: &str) {
+        let child = Command::new(bin)
+            .args([
+                "--port",
+                &self.port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start redis-server");
+        self.child = Some(child);
+        for _ in 0..100 {
+            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("redis-server did not start");
+    }
+
+    pub fn stop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        self.stop();
     }
 }

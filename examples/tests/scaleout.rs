@@ -1,0 +1,379 @@
+//! Scale-out: three `catalog` instances on one Redis behind HAProxy (Debian's `haproxy`,
+//! started here on loopback ports). Under a mixed load (JSON-RPC calls and batches, cached
+//! calls, 2026-07-28 `tools/call`, handshake-era calls on Redis-held sessions), one instance is
+//! killed mid-run: only requests in flight on it may fail, every request sent after the load
+//! balancer has noticed is answered, sessions go on through the others, and cache entries and
+//! locks hold across instances.
+
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+mod common;
+use common::{Redis, Spawned};
+
+/// HAProxy on a free loopback port in front of `backends`; killed on drop.
+struct HaProxy {
+    child: Child,
+    port: u16,
+    _dir: TempDir,
+}
+
+/// A directory removed on drop.
+struct TempDir(std::path::PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+impl HaProxy {
+    fn start(backends: &[&str]) -> Option<Self> {
+        let bin = std::env::var("MCP_TEST_HAPROXY").unwrap_or_else(|_| {
+            ["/usr/sbin/haproxy", "haproxy"]
+                .into_iter()
+                .find(|b| Command::new(b).arg("-v").output().is_ok())
+                .unwrap_or("haproxy")
+                .to_owned()
+        });
+        if Command::new(&bin).arg("-v").output().is_err() {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "haproxy is missing: run scripts/install-test-clients.sh"
+            );
+            eprintln!("SKIPPED: haproxy is not installed (scripts/test.sh installs it)");
+            return None;
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .ok()?
+            .local_addr()
+            .ok()?
+            .port();
+        let dir = std::env::temp_dir().join(format!("mcp-scaleout-{}-{port}", std::process::id()));
+        std::fs::create_dir_all(&dir).ok()?;
+        let servers: String = backends
+            .iter()
+            .enumerate()
+            .map(|(i, b)| format!("    server s{i} {b} check inter 100ms fall 1 rise 2\n"))
+            .collect();
+        // `retry-on conn-failure empty-response` with `redispatch`: a request whose instance
+        // is gone before answering anything is sent to another one.
+        let config = format!(
+            "global\n    maxconn 512\n\
+             defaults\n    mode http\n    timeout connect 1s\n    timeout client 15s\n    \
+             timeout server 15s\n    retries 3\n    option redispatch 1\n    \
+             retry-on conn-failure empty-response\n\
+             frontend fe\n    bind 127.0.0.1:{port}\n    default_backend be\n\
+             backend be\n    balance roundrobin\n{servers}"
+        );
+        let path = dir.join("haproxy.cfg");
+        std::fs::write(&path, config).ok()?;
+        let child = Command::new(&bin)
+            .arg("-db")
+            .arg("-f")
+            .arg(&path)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start haproxy");
+        for _ in 0..100 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return Some(HaProxy {
+                    child,
+                    port,
+                    _dir: TempDir(dir),
+                });
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("haproxy did not start");
+    }
+
+    fn base(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for HaProxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn http() -> reqwest::Client {
+    reqwest::Client::builder()
+        .no_proxy()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .expect("client")
+}
+
+/// A JSON-RPC call of the `mcp` group at `base`.
+async fn rpc(c: &reqwest::Client, base: &str, body: &Value) -> Result<Value, String> {
+    let r = c
+        .post(format!("{base}/rpc/mcp/v1"))
+        .json(body)
+        .send()
+        .await
+        .map_err(|e| e.to_string())?;
+    if r.status() != 200 {
+        return Err(format!("HTTP {}", r.status()));
+    }
+    r.json().await.map_err(|e| e.to_string())
+}
+
+fn call(method: &str, params: Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+}
+
+/// One request of the mixed load, by number; `Ok` when it was answered as it should be.
+async fn one(c: &reqwest::Client, base: &str, session: &str, n: usize) -> Result<(), String> {
+    let ok = |v: &Value, what: &str| {
+        if v.get("error").is_some() || v.is_null() {
+            Err(format!("{what}: {v}"))
+        } else {
+            Ok(())
+        }
+    };
+    match n % 5 {
+        0 => ok(
+            &rpc(c, base, &call("Catalog.ping", json!({"who": "load"}))).await?["result"],
+            "ping",
+        ),
+        1 => ok(
+            &rpc(
+                c,
+                base,
+                &call("Stats.hits", json!({"key": format!("k{}", n % 7)})),
+            )
+            .await?["result"],
+            "cached",
+        ),
+        2 => {
+            let batch = json!([
+                call("Catalog.ping", json!({})),
+                call("Stats.hits", json!({}))
+            ]);
+            let v = rpc(c, base, &batch).await?;
+            match v.as_array() {
+                Some(items)
+                    if items.len() == 2 && items.iter().all(|i| i.get("result").is_some()) =>
+                {
+                    Ok(())
+                }
+                _ => Err(format!("batch: {v}")),
+            }
+        }
+        3 => {
+            let body = json!({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {
+                "name": "Catalog.ping", "arguments": {"who": "modern"}, "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientInfo": {"name": "load", "version": "1"},
+                    "io.modelcontextprotocol/clientCapabilities": {}}}});
+            let r = c
+                .post(format!("{base}/mcp/mcp/v1"))
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", "2026-07-28")
+                .header("mcp-method", "tools/call")
+                .header("mcp-name", "Catalog.ping")
+                .json(&body)
+                .send()
+                .await
+                .map_err(|e| e.to_string())?;
+            let v: Value = r.json().await.map_err(|e| e.to_string())?;
+            ok(&v["result"]["structuredContent"], "modern tools/call")
+        }
+        _ => {
+            // A handshake-era call on this worker's session, held in Redis.
+            let body = json!({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {
+                "name": "Catalog.ping", "arguments": {"who": "session"}}});
+            let r = c
+                .post(format!("{base}/mcp/mcp/v1"))
+                .header("accept", "application/json")
+                .header("mcp-session-id", session)
+                .header("mcp-protocol-version", "2025-11-25")
+                .json(&body)
+                .send()
+                .await
+                .map_err(|e| e.to_string())?;
+            if r.status() != 200 {
+                return Err(format!("session call: HTTP {}", r.status()));
+            }
+            let v: Value = r.json().await.map_err(|e| e.to_string())?;
+            ok(&v["result"]["structuredContent"], "session tools/call")
+        }
+    }
+}
+
+/// A handshake-era session of group `mcp` (initialize, then initialized), through `base`.
+async fn session(c: &reqwest::Client, base: &str) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "load", "version": "1"}}});
+    let r = c
+        .post(format!("{base}/mcp/mcp/v1"))
+        .header("accept", "application/json")
+        .json(&init)
+        .send()
+        .await
+        .expect("initialize");
+    let sid = r
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .expect("a session")
+        .to_owned();
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let r = c
+        .post(format!("{base}/mcp/mcp/v1"))
+        .header("accept", "application/json")
+        .header("mcp-session-id", &sid)
+        .header("mcp-protocol-version", "2025-11-25")
+        .json(&note)
+        .send()
+        .await
+        .expect("initialized");
+    assert_eq!(r.status(), 202);
+    sid
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_instances_behind_haproxy_lose_only_what_was_in_flight_on_a_killed_one() {
+    let Some(redis) = Redis::start() else { return };
+    let url = redis.url();
+    let env = [
+        ("REDIS_URL", url.as_str()),
+        ("APP_ENV", "prod"),
+        ("CATALOG_STATEFUL", "mcp"),
+    ];
+    let mut instances: Vec<Spawned> = (0..3).map(|_| Spawned::catalog(&env)).collect();
+    let addrs: Vec<String> = instances.iter().map(|i| i.addr.clone()).collect();
+    let Some(lb) = HaProxy::start(&addrs.iter().map(String::as_str).collect::<Vec<_>>()) else {
+        return;
+    };
+    let base = lb.base();
+    let c = http();
+    // The balancer's health checks see every instance up.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+
+    // Cache entries hold across instances: two other keys first make instance 0's counter
+    // differ from a fresh one's, so a miss elsewhere would show.
+    let direct = |i: usize| format!("http://{}", addrs[i]);
+    for key in ["w1", "w2"] {
+        rpc(&c, &direct(0), &call("Stats.hits", json!({"key": key})))
+            .await
+            .expect("warm-up");
+    }
+    let first = rpc(
+        &c,
+        &direct(0),
+        &call("Stats.hits", json!({"key": "shared"})),
+    )
+    .await
+    .expect("cached call")["result"]
+        .clone();
+    assert_eq!(first["runs"], 3, "{first}");
+    for i in 1..3 {
+        let other = rpc(
+            &c,
+            &direct(i),
+            &call("Stats.hits", json!({"key": "shared"})),
+        )
+        .await
+        .expect("cached call");
+        assert_eq!(
+            other["result"], first,
+            "instance {i} serves instance 0's entry"
+        );
+    }
+    // Locks hold across instances: through the balancer, two payments of one order land on
+    // two instances; the second is refused while the first holds the lock.
+    let pay = call("Orders.pay", json!({"order_id": 9, "hold_ms": 800}));
+    let hold = rpc(&c, &base, &pay);
+    let contend = async {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        rpc(&c, &base, &call("Orders.pay", json!({"order_id": 9}))).await
+    };
+    let (held, refused) = tokio::join!(hold, contend);
+    assert_eq!(held.expect("paid")["result"]["paid"], true);
+    assert_eq!(
+        refused.expect("answered")["error"]["message"],
+        "Method 'Orders.pay' is locked."
+    );
+
+    // The mixed load: 8 workers, each with its own handshake session.
+    const WORKERS: usize = 8;
+    let killed = Arc::new(AtomicBool::new(false));
+    let stop = Arc::new(AtomicBool::new(false));
+    let sent = Arc::new(AtomicUsize::new(0));
+    let mut workers = Vec::new();
+    for w in 0..WORKERS {
+        let (c, base, killed, stop, sent) = (
+            c.clone(),
+            base.clone(),
+            killed.clone(),
+            stop.clone(),
+            sent.clone(),
+        );
+        let sid = session(&c, &base).await;
+        workers.push(tokio::spawn(async move {
+            let mut failed_before = Vec::new();
+            let mut failed_after = Vec::new();
+            let mut n = w;
+            while !stop.load(Ordering::SeqCst) {
+                // Sent once the balancer has had time to notice the kill (health checks
+                // every 100 ms).
+                let after = killed.load(Ordering::SeqCst);
+                let result = one(&c, &base, &sid, n).await;
+                sent.fetch_add(1, Ordering::SeqCst);
+                if let Err(e) = result {
+                    if after {
+                        failed_after.push(e);
+                    } else {
+                        failed_before.push(e);
+                    }
+                }
+                n += WORKERS;
+            }
+            (failed_before, failed_after)
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let before_kill = sent.load(Ordering::SeqCst);
+    instances[1].kill();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    killed.store(true, Ordering::SeqCst);
+    let at_notice = sent.load(Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    stop.store(true, Ordering::SeqCst);
+    let mut lost = Vec::new();
+    let mut after = Vec::new();
+    for w in workers {
+        let (b, a) = w.await.expect("worker");
+        lost.extend(b);
+        after.extend(a);
+    }
+    let total = sent.load(Ordering::SeqCst);
+    eprintln!(
+        "scale-out: {total} requests ({before_kill} before the kill, {} after the balancer \
+         noticed), {} failed around the kill",
+        total - at_notice,
+        lost.len()
+    );
+    assert!(
+        before_kill > 50 && total - at_notice > 50,
+        "load ran: {before_kill} before the kill, {} after",
+        total - at_notice
+    );
+    // Only what was in flight on the killed instance may fail: at most one request per
+    // worker.
+    assert!(lost.len() <= WORKERS, "{} lost: {lost:?}", lost.len());
+    assert!(after.is_empty(), "failed after the kill: {after:?}");
+    drop(lb);
+    drop(redis);
+}
