@@ -80,13 +80,15 @@ impl HaProxy {
             .stderr(Stdio::null())
             .spawn()
             .expect("start haproxy");
+        // Owned at once, so it is killed on every path out of here.
+        let lb = HaProxy {
+            child,
+            port,
+            _dir: TempDir(dir),
+        };
         for _ in 0..100 {
             if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return Some(HaProxy {
-                    child,
-                    port,
-                    _dir: TempDir(dir),
-                });
+                return Some(lb);
             }
             std::thread::sleep(Duration::from_millis(50));
         }
