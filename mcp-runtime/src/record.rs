@@ -138,7 +138,10 @@ pub struct MethodDef {
     pub location: SourceLocation,
     /// The shared states its parameters (and its service instance) are taken from: each
     /// function answers a type's id and name, or `None` (a context parameter that needs none).
-    /// [`crate::ServerBuilder::build`] checks them against the states it was given.
+    /// [`crate::ServerBuilder::build`] checks them against the states it was given. The macro
+    /// lists every context parameter (one that needs no state answers `None`): an empty list
+    /// means the method takes no context, so MCP opens no client round for it (a hand-written
+    /// record whose handler asks its client must list one).
     pub states: &'static [NeededState],
     /// The scopes a caller's identity must all have (`#[rpc_method(scopes = [...])]`): others
     /// get -32403 (HTTP 403, MCP `insufficient_scope`) and do not see it in MCP lists. Empty:
@@ -174,6 +177,14 @@ impl MethodDef {
     /// Whether the method exists in `version`.
     pub fn in_version(&self, version: u32) -> bool {
         version >= self.since && self.removed_in.is_none_or(|r| version < r)
+    }
+
+    /// Whether it takes a context value (`RequestContext`, `State<T>`, a `FromContext` of
+    /// yours) or is called on a service instance: every such parameter has an entry in
+    /// [`MethodDef::states`]. A method without one cannot ask its client, report progress or
+    /// log.
+    pub fn takes_context(&self) -> bool {
+        !self.states.is_empty()
     }
 }
 

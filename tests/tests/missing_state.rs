@@ -61,3 +61,26 @@ fn with_the_states_it_builds() {
         .build()
         .expect("every state provided");
 }
+
+/// Only its context.
+#[rpc_method(name = "Ctx.only", groups = [G])]
+fn ctx_only(ctx: &RequestContext) -> bool {
+    ctx.is_cancelled()
+}
+
+/// No context at all.
+#[rpc_method(name = "Ctx.none", groups = [G])]
+fn ctx_none(n: u32) -> u32 {
+    n
+}
+
+#[test]
+fn the_record_says_which_methods_take_a_context() {
+    let server = Server::builder().state(Db).state(Shop).build().unwrap();
+    let catalog = server.registry().catalog("state_check", 1).unwrap();
+    let takes = |m: &str| catalog.get(m).unwrap().def.takes_context();
+    assert!(takes("Ctx.only"), "a &RequestContext parameter");
+    assert!(takes("Orders.list"), "State<T>");
+    assert!(takes("Shop.open"), "a service instance");
+    assert!(!takes("Ctx.none"));
+}

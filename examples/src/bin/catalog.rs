@@ -13,8 +13,12 @@ use std::process::ExitCode;
 async fn main() -> ExitCode {
     // Logs go to stderr: on stdio, stdout carries only MCP messages (and only the JSON in
     // `tools` and `openrpc`).
+    // Colours only on a terminal: escape codes in a log file are noise, and writing them costs
+    // a good part of what logging a call costs.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        .with_ansi(ansi)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
         )

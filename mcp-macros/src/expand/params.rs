@@ -43,7 +43,13 @@ pub(super) fn expand(cx: &Cx) -> Params {
         let var = format_ident!("__p{}", i);
         match &p.kind {
             ParamKind::Context => context(cx, p, &var, &mut out),
-            ParamKind::ContextRef => out.call_args.push(quote!(&__ctx)),
+            ParamKind::ContextRef => {
+                // Listed in `states` (needing none), so the record says it takes a context.
+                let rt = &cx.rt;
+                out.states
+                    .push(quote!(#rt::needed_state::<#rt::RequestContext> as #rt::NeededState));
+                out.call_args.push(quote!(&__ctx));
+            }
             ParamKind::MaybeContext => maybe_context(cx, i, p, var, &mut out),
             _ => json(cx, i, p, var, &mut out),
         }

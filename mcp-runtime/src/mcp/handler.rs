@@ -716,6 +716,7 @@ impl McpEndpoint {
             // input is already set (a task's).
             if Self::is_call(&msg.method)
                 && extras.input.is_none()
+                && self.may_ask(&msg)
                 && let Some(Value::Object(params)) = msg.params.as_mut()
             {
                 let caps = params
@@ -937,6 +938,21 @@ impl McpEndpoint {
             ),
             Err(e) => self.error(id, era, e.code(), e.message(), None),
         }
+    }
+
+    /// Whether the method a call names could ask its client: only one taking a context can
+    /// (a tool without one never pays for opening a round: its arguments are not digested).
+    fn may_ask(&self, msg: &Message) -> bool {
+        if msg.method != "tools/call" {
+            return true;
+        }
+        let name = msg
+            .params
+            .as_ref()
+            .and_then(|p| p.get("name"))
+            .and_then(Value::as_str);
+        name.and_then(|n| self.catalog.get(n))
+            .is_none_or(|info| info.def.takes_context())
     }
 
     /// The lists `identity` sees in `lang`: kept per view once built.

@@ -820,7 +820,13 @@ fn digest(v: &Value) -> String {
     }
     let mut h = Sha256::new();
     write(&mut h, v);
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(64);
+    for b in h.finalize() {
+        out.push(HEX[usize::from(b >> 4)] as char);
+        out.push(HEX[usize::from(b & 15)] as char);
+    }
+    out
 }
 
 fn bad_state(why: &str) -> RpcError {
