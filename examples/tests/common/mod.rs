@@ -42,9 +42,12 @@ impl Spawned {
                 }
             }
         });
-        let addr = rx
-            .recv_timeout(Duration::from_secs(30))
-            .unwrap_or_else(|_| panic!("{name} did not report its address"));
+        let Ok(addr) = rx.recv_timeout(Duration::from_secs(30)) else {
+            // Not left running after the test.
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{name} did not report its address");
+        };
         Spawned { child, addr }
     }
 
