@@ -172,6 +172,13 @@ pub trait Listener: Send + Sync + 'static {
         &'a self,
         event: &'a mut Event<'b>,
     ) -> BoxFuture<'a, Result<(), RpcError>>;
+
+    /// The outcome at once, for a listener that never waits: called before [`Self::handle`],
+    /// which is not called when this answers `Some` (no future is built, nothing allocated
+    /// per event). Default: `None`.
+    fn handle_now(&self, _event: &mut Event<'_>) -> Option<Result<(), RpcError>> {
+        None
+    }
 }
 
 /// A synchronous closure as a listener.
@@ -186,6 +193,10 @@ where
         event: &'a mut Event<'b>,
     ) -> BoxFuture<'a, Result<(), RpcError>> {
         Box::pin(async move { (self.0)(event) })
+    }
+
+    fn handle_now(&self, event: &mut Event<'_>) -> Option<Result<(), RpcError>> {
+        Some((self.0)(event))
     }
 }
 
@@ -284,9 +295,19 @@ impl Listeners {
     /// Runs the listeners of an event in order; the first failure (or panic) stops and is returned.
     pub async fn emit(&self, event: &mut Event<'_>) -> Result<(), RpcError> {
         for e in &self.by_kind[event.kind.index()] {
-            // An `impl Listener` may panic before it returns its future, or while it runs.
-            let ev = &mut *event;
-            let r = super::pipeline::catch_panics(move || e.listener.handle(ev)).await;
+            // A listener that never waits answers at once; an `impl Listener` may panic
+            // before it returns its future, or while it runs.
+            let now = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                e.listener.handle_now(&mut *event)
+            }));
+            let r = match now {
+                Ok(Some(r)) => Ok(r),
+                Ok(None) => {
+                    let ev = &mut *event;
+                    super::pipeline::catch_panics(move || e.listener.handle(ev)).await
+                }
+                Err(panic) => Err(panic),
+            };
             match r {
                 Ok(Ok(())) => {}
                 Ok(Err(err)) => return Err(err),

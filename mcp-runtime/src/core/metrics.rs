@@ -64,9 +64,20 @@ impl Listener for MetricsListener {
         &'a self,
         event: &'a mut Event<'b>,
     ) -> BoxFuture<'a, Result<(), RpcError>> {
+        let r = self.now(event);
+        Box::pin(std::future::ready(r))
+    }
+
+    fn handle_now(&self, event: &mut Event<'_>) -> Option<Result<(), RpcError>> {
+        Some(self.now(event))
+    }
+}
+
+impl MetricsListener {
+    fn now(&self, event: &Event<'_>) -> Result<(), RpcError> {
         let us = u64::try_from(event.context().elapsed().as_micros()).unwrap_or(u64::MAX);
         self.0
             .record(event.method(), event.kind() == EventKind::Response, us);
-        Box::pin(std::future::ready(Ok(())))
+        Ok(())
     }
 }
