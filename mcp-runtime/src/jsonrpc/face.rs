@@ -192,18 +192,7 @@ async fn run_item(
             .await
         }
     };
-    let id = id?;
-    let mut out = Vec::with_capacity(128);
-    Some(match result {
-        Ok(output) => {
-            write::result(&mut out, Id::Raw(id), output.as_json().get());
-            (200, out)
-        }
-        Err(e) => {
-            write::rpc_error(&mut out, Id::Raw(id), &e, env);
-            (e.http_status(), out)
-        }
-    })
+    written(id, result.as_ref().map(|o| o.as_json().get()), env)
 }
 
 /// A call whose params carry `$rpc`: checked; with a callback the call runs after the
@@ -249,18 +238,7 @@ async fn with_rpc_options(
         }),
         None => call.await,
     };
-    let id = id?;
-    let mut out = Vec::with_capacity(128);
-    Some(match result {
-        Ok(output) => {
-            write::result(&mut out, Id::Raw(id), output.as_json().get());
-            (200, out)
-        }
-        Err(e) => {
-            write::rpc_error(&mut out, Id::Raw(id), &e, env);
-            (e.http_status(), out)
-        }
-    })
+    written(id, result.as_ref().map(|o| o.as_json().get()), env)
 }
 
 /// The acknowledgement of an asynchronous call (its result's JSON text).
@@ -272,15 +250,25 @@ fn answer_of(
     r: Result<Ack, RpcError>,
     env: &crate::Environment,
 ) -> Option<(u16, Vec<u8>)> {
+    written(id, r.as_ref().map(|Ack(ack)| ack.as_str()), env)
+}
+
+/// The written answer to one call with an id (none for a notification): its result's JSON
+/// text, or its error with the error's HTTP status.
+fn written(
+    id: Option<&serde_json::value::RawValue>,
+    r: Result<&str, &RpcError>,
+    env: &crate::Environment,
+) -> Option<(u16, Vec<u8>)> {
     let id = id?;
     let mut out = Vec::with_capacity(128);
     Some(match r {
-        Ok(Ack(ack)) => {
-            write::result(&mut out, Id::Raw(id), &ack);
+        Ok(json) => {
+            write::result(&mut out, Id::Raw(id), json);
             (200, out)
         }
         Err(e) => {
-            write::rpc_error(&mut out, Id::Raw(id), &e, env);
+            write::rpc_error(&mut out, Id::Raw(id), e, env);
             (e.http_status(), out)
         }
     })

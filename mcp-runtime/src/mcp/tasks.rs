@@ -77,15 +77,7 @@ impl ClientInput for TaskInput {
         let Some((tasks, id)) = self.task.get() else {
             return self.round.request(req);
         };
-        Box::pin(async move {
-            if !supports(&self.caps, req.capability) {
-                return Err(missing_capability(req.capability));
-            }
-            let request = json!({"method": req.method, "params": req.params});
-            let answer = tasks.ask(id, &req.key, request).await?;
-            check_answer(req.method, &answer)?;
-            Ok(answer)
-        })
+        Box::pin(ask_through(&self.caps, tasks, id, req))
     }
 
     fn interrupted(&self) -> Option<Result<Value, RpcError>> {
@@ -94,6 +86,23 @@ impl ClientInput for TaskInput {
         }
         self.round.interrupted()
     }
+}
+
+/// A task's call asks its client (within `caps`): the question waits in task `id`
+/// (`input_required`) until an answer comes, which is then checked like any answer.
+async fn ask_through(
+    caps: &Value,
+    tasks: &Tasks,
+    id: &str,
+    req: InputRequest,
+) -> Result<Value, RpcError> {
+    if !supports(caps, req.capability) {
+        return Err(missing_capability(req.capability));
+    }
+    let request = json!({"method": req.method, "params": req.params});
+    let answer = tasks.ask(id, &req.key, request).await?;
+    check_answer(req.method, &answer)?;
+    Ok(answer)
 }
 
 /// How a 2025-11-25 task's call asks its client: the question waits in the task
@@ -110,15 +119,7 @@ impl ClientInput for HandshakeTaskInput {
     }
 
     fn request(&self, req: InputRequest) -> BoxFuture<'_, Result<Value, RpcError>> {
-        Box::pin(async move {
-            if !supports(&self.caps, req.capability) {
-                return Err(missing_capability(req.capability));
-            }
-            let request = json!({"method": req.method, "params": req.params});
-            let answer = self.tasks.ask(&self.id, &req.key, request).await?;
-            check_answer(req.method, &answer)?;
-            Ok(answer)
-        })
+        Box::pin(ask_through(&self.caps, &self.tasks, &self.id, req))
     }
 
     fn interrupted(&self) -> Option<Result<Value, RpcError>> {
@@ -188,6 +189,17 @@ fn asked_method(m: &str) -> Option<&'static str> {
     ["elicitation/create", "sampling/createMessage", "roots/list"]
         .into_iter()
         .find(|known| *known == m)
+}
+
+/// The `taskId` a task request names, or its -32602.
+fn task_id(msg: &Message) -> Result<&str, RpcError> {
+    msg.params
+        .as_ref()
+        .and_then(|p| p.get("taskId"))
+        .and_then(Value::as_str)
+        .ok_or_else(|| {
+            RpcError::invalid_params("Invalid request parameters: `taskId` must be a string")
+        })
 }
 
 /// RFC 3339 in UTC, to the second.
@@ -475,15 +487,9 @@ impl McpEndpoint {
             members.extend_from_slice(&serde_json::to_vec(&list).unwrap_or_default());
             return self.ok(id, era, &members);
         }
-        let Some(task_id) = msg
-            .params
-            .as_ref()
-            .and_then(|p| p.get("taskId"))
-            .and_then(Value::as_str)
-        else {
-            return fail(RpcError::invalid_params(
-                "Invalid request parameters: `taskId` must be a string",
-            ));
+        let task_id = match task_id(msg) {
+            Ok(t) => t,
+            Err(e) => return fail(e),
         };
         let tasks = self.core.tasks();
         let view = match msg.method.as_str() {
@@ -538,15 +544,9 @@ impl McpEndpoint {
         if !declared(msg.params.as_ref()) {
             return fail(extension_required(&format!("`{}`", msg.method)));
         }
-        let Some(task_id) = msg
-            .params
-            .as_ref()
-            .and_then(|p| p.get("taskId"))
-            .and_then(Value::as_str)
-        else {
-            return fail(RpcError::invalid_params(
-                "Invalid request parameters: `taskId` must be a string",
-            ));
+        let task_id = match task_id(msg) {
+            Ok(t) => t,
+            Err(e) => return fail(e),
         };
         let tasks = self.core.tasks();
         let done = match msg.method.as_str() {
