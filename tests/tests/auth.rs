@@ -647,3 +647,35 @@ async fn the_examples_audit_tool_needs_the_audit_scope() {
             .starts_with("Bearer error=\"insufficient_scope\", scope=\"catalog:audit\"")
     );
 }
+
+/// Listeners see who calls: the identity is on every event's context, on both faces.
+#[tokio::test]
+async fn listeners_see_the_callers_identity() {
+    static SEEN: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let base = serve_url(
+        example_prod()
+            .token_validator(Arc::new(Identifying))
+            .on(mcp_runtime::core::EventKind::Response, |ev| {
+                if let Some(who) = ev.context().identity() {
+                    SEEN.lock()
+                        .unwrap()
+                        .push(format!("{}:{}", ev.method(), who.subject));
+                }
+                Ok(())
+            })
+            .build()
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(
+        send(rpc(&base, Some(("authorization", "Bearer sub-ann"))))
+            .await
+            .0,
+        200
+    );
+    assert_eq!(send(mcp(&base, Some("sub-bob"))).await.0, 200);
+    assert_eq!(
+        *SEEN.lock().unwrap(),
+        ["Admin.reindex:ann", "Admin.reindex:bob"]
+    );
+}
