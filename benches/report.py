@@ -44,7 +44,10 @@ compile_rows = jsonl("compile.jsonl")
 # A stage run again replaces its earlier time (the results are the last run's).
 stages = list({r["stage"]: r for r in jsonl("stages.jsonl")}.values())
 
-VARIANTS = ["mcp-runtime/handshake", "mcp-runtime/modern", "rmcp/handshake", "rmcp/modern", "axum/handshake", "axum/modern"]
+VARIANTS = ["mcp-runtime/handshake", "mcp-runtime/modern", "rmcp/handshake", "rmcp/modern", "axum/handshake", "axum/modern",
+            "catalog/handshake", "catalog/modern", "mcp-runtime/rpc", "axum/rpc", "catalog/rpc"]
+# The example service as it ships (`catalog`), beside the minimal bench server.
+SHIPPED = ["catalog/handshake", "catalog/modern", "catalog/rpc"]
 # resources/read and prompts/get (2026-07-28), measured in rounds of their own beside REF,
 # mcp-runtime's 2026-07-28 tools/call again (the bare axum handler answers tools/call only).
 OTHER = ["mcp-runtime/modern/read", "mcp-runtime/modern/prompt", "rmcp/modern/read", "rmcp/modern/prompt"]
@@ -61,12 +64,27 @@ LABEL = {
     "rmcp/modern": "rmcp, 2026-07-28",
     "axum/handshake": "bare axum (ceiling), handshake era",
     "axum/modern": "bare axum (ceiling), 2026-07-28",
+    "catalog/handshake": "the example `catalog` as shipped, handshake era",
+    "catalog/modern": "the example `catalog` as shipped, 2026-07-28",
+    "mcp-runtime/rpc": "mcp-runtime, JSON-RPC `/rpc`",
+    "axum/rpc": "bare axum (ceiling), JSON-RPC",
+    "catalog/rpc": "the example `catalog` as shipped, JSON-RPC `/rpc`",
     "mcp-runtime/modern/read": "mcp-runtime, resources/read (template), 2026-07-28",
     "mcp-runtime/modern/prompt": "mcp-runtime, prompts/get, 2026-07-28",
     "rmcp/modern/read": "rmcp, resources/read (template), 2026-07-28",
     "rmcp/modern/prompt": "rmcp, prompts/get, 2026-07-28",
     REF: "mcp-runtime, tools/call, 2026-07-28 (reference in the resources/prompts rounds)",
 }
+
+
+def expected_of(v):
+    """What every answer of a variant contains (the example answers `Catalog.ping`)."""
+    result = '"pong, x"' if v.startswith("catalog/") else "5"
+    if era_of(v) == "rpc":
+        return f'"result":{result}'
+    if op_of(v) == "call":
+        return f'"structuredContent":{{"result":{result}}}'
+    return EXPECTED[op_of(v)]
 
 
 def era_of(v):
@@ -372,6 +390,35 @@ goal(
     "n/a" if xs is None else f"{xs[0]:.2f}× (handshake), {xs[1]:.2f}× (2026-07-28)",
     None if xs is None else all(x <= 1.2 for x in xs),
 )
+def shipped(f):
+    xs = [f(v) for v in ("catalog/handshake", "catalog/modern")]
+    return None if any(x is None for x in xs) else xs
+
+
+xs = shipped(lambda v: s[v]["vs_axum"])
+goal(
+    "the example as shipped (`catalog`: `info` logging, listeners, translations), tools/call ≥ 0.8× bare axum, both eras",
+    "n/a" if xs is None else f"{xs[0]:.2f}× (handshake), {xs[1]:.2f}× (2026-07-28)",
+    None if xs is None else all(x >= 0.8 for x in xs),
+)
+xs = shipped(lambda v: s[v]["vs_rmcp"])
+goal(
+    "the example as shipped, tools/call ≥ 2.5× rmcp, both eras",
+    "n/a" if xs is None else f"{xs[0]:.2f}× (handshake), {xs[1]:.2f}× (2026-07-28)",
+    None if xs is None else all(x >= 2.5 for x in xs),
+)
+x = s["catalog/rpc"]["vs_axum"]
+goal(
+    "the example as shipped, JSON-RPC `/rpc` ≥ 0.8× the bare axum JSON-RPC handler",
+    "n/a" if x is None else f"{x:.2f}× (the minimal server: {ratio(s['mcp-runtime/rpc']['vs_axum'])})",
+    None if x is None else x >= 0.8,
+)
+p99 = shipped(lambda v: med(round_ratios(lat, v, on("axum", v), lambda r: r["p99_us"])))
+goal(
+    "the example as shipped, tools/call p99 at 1 connection within 1.2× the ceiling's",
+    "n/a" if p99 is None else f"{p99[0]:.2f}× (handshake), {p99[1]:.2f}× (2026-07-28)",
+    None if p99 is None else all(x <= 1.2 for x in p99),
+)
 l10, l10k = c0("tools_list/first_page/10"), c0("tools_list/first_page/10000")
 p10, p10k = c0("tools_list_p10/first_page/10"), c0("tools_list_p10/first_page/10000")
 prof = jsonl("profile.jsonl")
@@ -437,19 +484,101 @@ if "mcp-runtime" in rss and "rmcp" in rss:
 else:
     goal("peak RSS ≤ rmcp's", "n/a", None)
 
+# --- features -------------------------------------------------------------------------------
+
+features = jsonl("features.jsonl")
+FEATURE_INFO = {
+    # feature: (what is added to the minimal server, what the request does, waits on Redis)
+    "none": ("nothing: the minimal server (every feature compiled in, none configured)", "tools/call `sum`", False),
+    "tracing-info": ("a `fmt` subscriber at `info` with `LogFields`, as the example logs (to a file)", "the same", False),
+    "tracing-info-default": ("the same subscriber with tracing-subscriber's default field formatter", "the same", False),
+    "tracing-warn": ("the same subscriber at `warn` (the `rpc.call` span is disabled)", "the same", False),
+    "listeners": ("one plain-function listener on each of the 6 event kinds", "the same", False),
+    "translations": ("two languages of tool texts", "the same, no `Accept-Language`", False),
+    "translations-lang": ("two languages of tool texts", "the same with `Accept-Language: uk`", False),
+    "auth": ("static bearer tokens on a protected group", "the same, with its token", False),
+    "cache-memory": ("an in-memory cache", "`sum_cached` (`cache(ttl = \"60s\")`): a hit", False),
+    "cache-redis": ("the cache in Redis", "`sum_cached`: a hit", True),
+    "lock-memory": ("in-memory locks", "`sum_locked` (`lock(param = \"a\")`): taken and released", False),
+    "lock-redis": ("locks in Redis", "`sum_locked`: taken and released", True),
+    "dto20": ("nothing", "`dto20`: a 20-field record validated against its schema (lengths, ranges)", False),
+    "result10k": ("nothing", "`big`: a 10 KB structured result (100 rows)", False),
+    "session": ("sessions for the group (`mcp_stateful`)", "the same call in a session: answered on a resumable SSE stream", False),
+    "progress": ("nothing", "`sum_progress`, with a progress token: one `notifications/progress` (an SSE answer)", False),
+}
+FEATURE_ORDER = [f for f in FEATURE_INFO]
+f_load = [r for r in features if r.get("kind") == "load"]
+f_cg = {r["feature"]: r for r in features if r.get("kind") == "callgrind"}
+f_rounds = sorted({r["round"] for r in f_load})
+
+
+def f_cpu(r):
+    return r["server_cpu_ticks"] / r["clk_tck"] * 1e6 / max(r["requests"], 1)
+
+
+def f_row(feature, rnd):
+    return next((r for r in f_load if r["feature"] == feature and r["round"] == rnd), None)
+
+
+def f_marginal(feature):
+    """Within-round differences of server CPU per request against `none`, in µs."""
+    out = []
+    for rnd in f_rounds:
+        a, b = f_row(feature, rnd), f_row("none", rnd)
+        if a and b:
+            out.append(f_cpu(a) - f_cpu(b))
+    return out
+
+
+def f_ir(feature):
+    r = f_cg.get(feature)
+    tot_ = callgrind_total(f"feature-{feature}")
+    return None if not r or not tot_ or not r["requests"] else tot_ / r["requests"]
+
+
+f_ok = all(valid(r) and r["bad"] == 0 for r in f_load + list(f_cg.values()))
+if f_load:
+    over = []
+    for f_, (_, _, redis_) in FEATURE_INFO.items():
+        m_ = med(f_marginal(f_))
+        if f_ not in ("none", "tracing-info-default") and not redis_ and m_ is not None and m_ > 1.0:
+            over.append(f"{f_} (+{m_:.2f} µs)")
+    goal(
+        "each in-process feature, used, costs ≤ 1 µs per call (server CPU; Redis-backed ones excepted)",
+        "all within" if not over else "over: " + ", ".join(over) + " (see Feature costs)",
+        not over,
+    )
+    wm = med(f_marginal("tracing-warn"))
+    goal(
+        "a subscriber that does not record the `rpc.call` span costs nothing",
+        "n/a" if wm is None else f"`warn` subscriber: {wm:+.2f} µs, "
+        + ("n/a" if f_ir("tracing-warn") is None or f_ir("none") is None
+           else f"{f_ir('tracing-warn') - f_ir('none'):+,.0f} instructions") + " per call",
+        None if wm is None else wm <= 0.2,
+    )
+
+# --- scale-out ------------------------------------------------------------------------------
+
+scale = jsonl("scaleout.jsonl")
+
+
+def scale_rps(setup):
+    return med([rps(r) for r in scale if r["setup"] == setup])
+
+
 # --- SVG ------------------------------------------------------------------------------------
 
 
 def svg():
-    w, h = 760, 360
-    left, right, top, bottom = 210, 40, 40, 50
+    w, h = 860, 520
+    left, right, top, bottom = 330, 40, 40, 50
     vals = [(v, s[v]["rps"], s[v]["rps_min"], s[v]["rps_max"]) for v in VARIANTS if s[v]["rps"]]
     if not vals:
         return None
     vmax = max(x[3] for x in vals) * 1.1
     step = 10000 if vmax > 40000 else 5000
     bh = (h - top - bottom) / len(vals)
-    colors = {"mcp-runtime": "#2b6cb0", "rmcp": "#c05621", "axum": "#718096"}
+    colors = {"mcp-runtime": "#2b6cb0", "rmcp": "#c05621", "axum": "#718096", "catalog": "#2f855a"}
 
     def x(val):
         return left + (w - left - right) * val / vmax
@@ -459,7 +588,7 @@ def svg():
         'font-family="sans-serif" font-size="12">',
         f'<rect width="{w}" height="{h}" fill="white"/>',
         f'<text x="{w / 2}" y="22" text-anchor="middle" font-size="14" font-weight="bold">'
-        "tools/call add, 32 connections, requests/s (median of rounds, bars: min–max)</text>",
+        "tools/call and JSON-RPC, 32 connections, requests/s (median of rounds, bars: min–max)</text>",
     ]
     tick = 0
     while tick <= vmax:
@@ -532,7 +661,7 @@ w("| variant | req/s (median) | min–max | vs rmcp | vs axum | server CPU/req |
 w("|---|---|---|---|---|---|---|---|---|---|")
 for v in VARIANTS + [o for o in OTHER if s[o]["rps"]]:
     x = s[v]
-    vr = "—" if v.startswith("rmcp") else ratio(x["vs_rmcp"])
+    vr = "—" if v.startswith("rmcp") or era_of(v) == "rpc" else ratio(x["vs_rmcp"])
     # No ceiling for resources/read and prompts/get: the bare handler answers tools/call only.
     va, pa = ("—", "—") if v in OTHER else (ratio(x["vs_axum"]), ratio(x["p50_vs_axum"]))
     w(f"| {LABEL[v]} | {fmt(x['rps'])} | {fmt(x['rps_min'])}–{fmt(x['rps_max'])} | {vr} | "
@@ -555,7 +684,7 @@ if chart:
 w("**Every request succeeded:** " + ("yes. " if ok_all else "NO. ") + "; ".join(
     f"{LABEL[v]}: {s[v]['requests']:,} requests, {s[v]['non2xx']} non-2xx/socket errors"
     + ("" if v == REF else f", {s[v]['checked'] or 0:,} bodies checked in a 2 s run ({s[v]['bad'] or 0} without "
-       f"`{EXPECTED[op_of(v)]}`)")
+       f"`{expected_of(v)}`)")
     for v in VARIANTS + [o for o in OTHER + [REF] if s[o]["requests"]]) + ".")
 w("")
 w("The requests: the handshake era posts "
@@ -629,6 +758,60 @@ if "anon_kb" in ra and "anon_kb" in rb:
       f"{ra['text_kb'] / 1024:.1f} MB of code (symbol sizes, `nm`).{first} "
       "File-backed pages are clean, shared by every process running the binary, and dropped by the kernel under "
       "memory pressure; the anonymous pages are what the server itself allocates.")
+    w("")
+if f_load:
+    w("## Feature costs")
+    w("")
+    w("`bench-features FEATURE` is the minimal server (group `feat`, `/mcp/feat/v1`, tool `sum(a, b)` like `add`) "
+      "with one feature added. Each ran pinned to core 1 with `wrk -t1 -c32` on core 0 "
+      f"({len(f_rounds)} rounds, the features alternating, {fmt(next((r['duration_us'] / 1e6 for r in f_load), None), 0)} s "
+      "each after a 1 s warm-up): the server's CPU time per request (user + system, `/proc/PID/stat`), and its "
+      "difference from `none` within each round (median). Then each ran under callgrind while `wrk -c1` called it "
+      "(counters zeroed after a 1 s warm-up): instructions per request, and their difference from `none`. The "
+      "request is a handshake-era `tools/call` (no session unless the feature is one); Redis is a local "
+      "`redis-server`, so the Redis rows include the round trip's CPU on the server side, not the wait.")
+    w("")
+    w("| feature | added to the server | request | server CPU/req | marginal (µs) | instructions/req | marginal (instructions) |")
+    w("|---|---|---|---|---|---|---|")
+    base_ir = f_ir("none")
+    for f_ in FEATURE_ORDER:
+        rows_ = [f_cpu(r) for r in f_load if r["feature"] == f_]
+        if not rows_:
+            continue
+        what, req_, _ = FEATURE_INFO[f_]
+        m_ = f_marginal(f_)
+        ir_ = f_ir(f_)
+        w(f"| `{f_}` | {what} | {req_} | {fmt(med(rows_), 2, ' µs')} | "
+          + ("—" if f_ == "none" else (f"{med(m_):+.2f} ({min(m_):+.2f}…{max(m_):+.2f})" if m_ else "n/a"))
+          + f" | {fmt(ir_)} | "
+          + ("—" if f_ == "none" or ir_ is None or base_ir is None else f"{ir_ - base_ir:+,.0f}") + " |")
+    w("")
+    w("**Every feature request succeeded:** " + ("yes" if f_ok else "NO") + " (each answer checked for the "
+      "tool's result).")
+    w("")
+if scale:
+    d1, h1, h3 = scale_rps("direct"), scale_rps("haproxy-1"), scale_rps("haproxy-3")
+    w("## Scale-out: three instances behind HAProxy")
+    w("")
+    w("Three `catalog` instances (release, `info` logging) share one local Redis (`REDIS_URL`: cache, locks, "
+      "sessions, tasks, change notices) and one request-state key, behind Debian's HAProxy (round robin, health "
+      "checks; the configuration of `examples/tests/scaleout.rs`). The load is the example's 2026-07-28 "
+      "`tools/call` of `Catalog.ping`, `wrk -t1 -c32`, "
+      f"{len({r['round'] for r in scale})} rounds of {fmt(next((r['duration_us'] / 1e6 for r in scale), None))} s, "
+      "nothing pinned: the instances, HAProxy, Redis and wrk share this machine's two cores.")
+    w("")
+    w("| setup | req/s (median) | vs one instance direct |")
+    w("|---|---|---|")
+    for name, v in (("one instance, direct", d1), ("one instance behind HAProxy", h1), ("three instances behind HAProxy", h3)):
+        w(f"| {name} | {fmt(v)} | {ratio(v / d1 if v and d1 else None)} |")
+    w("")
+    w("On two cores, three instances cannot serve more than one: one instance already keeps both cores busy "
+      "together with wrk (a tokio runtime with a worker per core), and a balancer in front adds its own parsing and a "
+      "second connection per request on the same cores. What three instances buy here is that losing one loses "
+      "nothing but what was in flight on it: the scale-out test (`examples/tests/scaleout.rs`, run by CI) kills one "
+      "with SIGKILL under a mixed load (JSON-RPC calls and batches, cached and locked calls, 2026-07-28 calls, "
+      "sessions) and checks that every request sent after the balancer noticed succeeds, and that cache entries "
+      "and locks hold across instances. Throughput grows with instances on a machine with cores to spare for them.")
     w("")
 w("## In process (criterion)")
 w("")
@@ -831,6 +1014,49 @@ if per or http_per:
         for ir, pct, name in top:
             w(f"| {ir / div:,.0f} | {pct:.1f} | `{esc(name)}` |")
         w("")
+def self_costs(name):
+    """Self cost by function of a run (the raw callgrind file, as `top_functions` reads it)."""
+    f = os.path.join(OUT, "profile", f"callgrind.{name}.out")
+    if not os.path.exists(f):
+        return {}
+    names, cost = {}, {}
+    fn, after_calls = None, False
+    for line in open(f, errors="replace"):
+        c = line[:1]
+        if c.isdigit() or c in "+-*":
+            if after_calls:
+                after_calls = False
+            elif fn is not None:
+                cost[fn] = cost.get(fn, 0) + int(line.split()[-1])
+        elif line.startswith(("fn=", "cfn=")):
+            m = re.match(r"c?fn=\((\d+)\)(?: (.*))?$", line.rstrip("\n"))
+            if m:
+                if m.group(2) is not None:
+                    names[m.group(1)] = m.group(2)
+                if c == "f":
+                    fn = names.get(m.group(1), m.group(1))
+        elif line.startswith("calls="):
+            after_calls = True
+    out = {}
+    for k, v in cost.items():
+        out[short(k)] = out.get(short(k), 0) + v
+    return out
+
+
+if "catalog" in http_per and "mcp-runtime" in http_per:
+    cr, mr_ = http_runs["catalog"]["requests"], http_runs["mcp-runtime"]["requests"]
+    a_, b_ = self_costs("http-catalog"), self_costs("http-mcp-runtime")
+    diff = sorted(((a_.get(k, 0) / cr - b_.get(k, 0) / mr_, k) for k in set(a_) | set(b_)), reverse=True)
+    w(f"The example as it ships against the minimal server, the same handshake-era `tools/call` over HTTP "
+      f"(`Catalog.ping` against `add`): {http_per['catalog']:,.0f} against {http_per['mcp-runtime']:,.0f} "
+      "instructions per request. Where the difference is (self cost per request, the 25 functions that grew most; "
+      "the two binaries inline differently, so a function can move between rows without a change in work):")
+    w("")
+    w("| more per request | catalog | minimal server | function |")
+    w("|---|---|---|---|")
+    for d_, k in diff[:25]:
+        w(f"| {d_:+,.0f} | {a_.get(k, 0) / cr:,.0f} | {b_.get(k, 0) / mr_:,.0f} | `{esc(k)}` |")
+    w("")
 notes = os.path.join(HERE, "PROFILE.md")
 if os.path.exists(notes):
     w(open(notes).read().strip())

@@ -1,23 +1,31 @@
 #!/usr/bin/env bash
 # Benchmarks mcp-runtime against rmcp 3.x and a bare axum handler, then writes
-# docs/benchmarks.md (issue 7). On this 2-core machine a run from a clean checkout takes about
-# 11 to 14½ minutes (3 to 5 of them building: the servers in release, then the compile stage's
-# dependencies in debug and release, beside the profile stage); a later run, with them built,
-# about 10.
+# docs/benchmarks.md (issues 7 and 24). On this 2-core machine a run from a clean checkout
+# takes about 25 minutes (3 to 5 of them building: the servers in release, then the compile
+# stage's dependencies in debug and release, beside the profile stage).
 #
-#   scripts/bench.sh [STAGE...]     stages: build http criterion profile compile report
+#   scripts/bench.sh [STAGE...]     stages: build http features scaleout criterion profile compile
+#                                   report
 #                                   (default: all of them, in that order)
 #
-#   build      release build of bench-mcp-runtime, bench-rmcp, bench-axum, bench-profile
-#   http       each server pinned to core 1, wrk pinned to core 0: tools/call at 32
+#   build      release build of bench-mcp-runtime, bench-rmcp, bench-axum, bench-profile,
+#              bench-features, and the example service `catalog`
+#   http       each server pinned to core 1, wrk pinned to core 0 (the servers: the minimal
+#              bench-mcp-runtime, rmcp, the bare axum ceiling, and the example `catalog` as it
+#              ships): tools/call at 32
 #              connections (3 alternating rounds), 1-connection latency, success checks,
 #              server CPU per request, peak RSS; then, in rounds of their own, 2026-07-28
 #              resources/read (a URI template) and prompts/get of mcp-runtime and rmcp, beside
 #              mcp-runtime's 2026-07-28 tools/call again (the reference within those rounds)
+#              JSON-RPC `/rpc` of mcp-runtime, the example and the axum ceiling is in the same rounds
+#   features   the marginal cost of each feature (bench-features: the minimal server plus one
+#              feature): server CPU per request under load, instructions per request under
+#              callgrind; starts a private redis-server for the Redis-backed ones
+#   scaleout   three `catalog` instances on one Redis behind HAProxy against one instance
 #   criterion  the in-process benches (benches/benches/inprocess.rs), pinned to core 1
 #   profile    callgrind over bench-profile (mcp-runtime's in-process tools/call,
 #              resources/read and prompts/get) and over the
-#              mcp-runtime and axum servers; when the compile stage follows, its (untimed)
+#              mcp-runtime, axum and catalog servers; when the compile stage follows, its (untimed)
 #              dependency builds run meanwhile, since callgrind counts instructions, which a
 #              busy machine does not change
 #   compile    generated 200-method crates under target/bench-compile/: #[rpc_method] vs
@@ -25,8 +33,9 @@
 #   report     docs/benchmarks.md from the results (target/bench-results/)
 #
 # Environment: BENCH_DURATION (s per load run, default 10), BENCH_ROUNDS (default 3),
-# BENCH_LAT_DURATION (s per 1-connection run, default 2), BENCH_COMPILE_REPS (builds per crate
-# and profile, best kept; default 1).
+# BENCH_LAT_DURATION (s per 1-connection run, default 2), BENCH_FEATURE_DURATION (s per feature
+# load run, default 4; twice that under callgrind), BENCH_COMPILE_REPS (builds per crate and
+# profile, best kept; default 1).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -42,7 +51,7 @@ METHODS=200
 SERVER_CPU=1
 CLIENT_CPU=0
 STAGES=("$@")
-[ ${#STAGES[@]} -eq 0 ] && STAGES=(build http criterion profile compile report)
+[ ${#STAGES[@]} -eq 0 ] && STAGES=(build http features scaleout criterion profile compile report)
 mkdir -p "$OUT"
 START=$SECONDS
 
@@ -73,34 +82,43 @@ stage_build() {
     need cargo
     log "building the servers (release)"
     cargo build --release -p benches --features rmcp,criterion --bins
+    # The example apart: built with the benches, its features (Redis, webhooks, JWT) would be
+    # compiled into the minimal server too.
+    log "building the example service (release)"
+    cargo build --release -p examples --bin catalog
 }
 
 # --------------------------------------------------------------------------------------------
 # http
 
-CALL_BODY='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3}}}'
 META='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"}}'
-MODERN_BODY='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3},'"$META"'}}'
-EXPECTED='"structuredContent":{"result":5}'
 # resources/read of the bench://items/{id} template and prompts/get of review (2026-07-28 only);
 # the bodies are benches/src/lib.rs's MODERN_READ_BODY and MODERN_PROMPT_BODY.
 READ_BODY='{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"bench://items/7",'"$META"'}}'
 PROMPT_BODY='{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"review","arguments":{"topic":"benchmarks"},'"$META"'}}'
 
-# A variant is SERVER/ERA (tools/call) or SERVER/ERA/OP.
-VARIANTS=(mcp-runtime/handshake mcp-runtime/modern rmcp/handshake rmcp/modern axum/handshake axum/modern)
+# The servers: the minimal bench server, rmcp, the bare axum ceiling, and the example service
+# `catalog` as it ships (its tracing subscriber at `info`, logging to a file, its listeners on
+# every event kind, translations, the protected group), which answers `Catalog.ping` where
+# the others answer `add`.
+SERVERS=(mcp-runtime rmcp axum catalog)
+declare -A TOOL=([mcp-runtime]=add [rmcp]=add [axum]=add [catalog]=Catalog.ping)
+declare -A ARGS=([mcp-runtime]='{"a":2,"b":3}' [rmcp]='{"a":2,"b":3}' [axum]='{"a":2,"b":3}'
+    [catalog]='{"who":"x"}')
+declare -A RESULT=([mcp-runtime]=5 [rmcp]=5 [axum]=5 [catalog]='"pong, x"')
+
+# A variant is SERVER/ERA (tools/call; ERA `rpc` is a plain JSON-RPC call at /rpc) or
+# SERVER/ERA/OP.
+VARIANTS=(mcp-runtime/handshake mcp-runtime/modern rmcp/handshake rmcp/modern axum/handshake
+    axum/modern catalog/handshake catalog/modern mcp-runtime/rpc axum/rpc catalog/rpc)
 # Their own rounds, with mcp-runtime's 2026-07-28 tools/call again as the reference (the bare
 # axum handler answers tools/call only).
 OTHER_VARIANTS=(mcp-runtime/modern/call mcp-runtime/modern/read mcp-runtime/modern/prompt
     rmcp/modern/read rmcp/modern/prompt)
 declare -A OP_METHOD=([call]=tools/call [read]=resources/read [prompt]=prompts/get)
-# Mcp-Name: params.name, or params.uri for resources/read.
-declare -A OP_NAME=([call]=add [read]=bench://items/7 [prompt]=review)
-declare -A OP_BODY=([call]="$MODERN_BODY" [read]="$READ_BODY" [prompt]="$PROMPT_BODY")
-declare -A OP_EXPECTED=([call]="$EXPECTED" [read]='{\"id\":7,\"name\":\"widget\"}'
-    [prompt]='"text":"Write a short review of benchmarks."')
-declare -A PORT=([mcp-runtime]=39101 [rmcp]=39102 [axum]=39103)
-declare -A MCP_PATH=([mcp-runtime]=/mcp/bench/v1 [rmcp]=/mcp [axum]=/mcp)
+declare -A PORT=([mcp-runtime]=39101 [rmcp]=39102 [axum]=39103 [catalog]=39104)
+declare -A MCP_PATH=([mcp-runtime]=/mcp/bench/v1 [rmcp]=/mcp [axum]=/mcp [catalog]=/mcp/mcp/v1)
+declare -A RPC_PATH=([mcp-runtime]=/rpc/bench/v1 [axum]=/rpc [catalog]=/rpc/mcp/v1)
 declare -A PID=()
 
 server_of() { echo "${1%%/*}"; }
@@ -112,12 +130,53 @@ op_of() {
     local r="${1#*/}"
     if [[ "$r" == */* ]]; then echo "${r#*/}"; else echo call; fi
 }
-expected_of() { echo "${OP_EXPECTED[$(op_of "$1")]}"; }
+bin_of() {
+    if [ "$1" = catalog ]; then echo "$BIN/catalog"; else echo "$BIN/bench-$1"; fi
+}
+
+# body_of VARIANT: the request body.
+body_of() {
+    local s era op
+    s="$(server_of "$1")"
+    era="$(era_of "$1")"
+    op="$(op_of "$1")"
+    case "$era/$op" in
+        rpc/*) echo '{"jsonrpc":"2.0","id":1,"method":"'"${TOOL[$s]}"'","params":'"${ARGS[$s]}"'}' ;;
+        handshake/*) echo '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"'"${TOOL[$s]}"'","arguments":'"${ARGS[$s]}"'}}' ;;
+        modern/read) echo "$READ_BODY" ;;
+        modern/prompt) echo "$PROMPT_BODY" ;;
+        *) echo '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"'"${TOOL[$s]}"'","arguments":'"${ARGS[$s]}"','"$META"'}}' ;;
+    esac
+}
+
+# name_of VARIANT: the 2026-07-28 Mcp-Name (params.name, or params.uri for resources/read).
+name_of() {
+    case "$(op_of "$1")" in
+        read) echo bench://items/7 ;;
+        prompt) echo review ;;
+        *) echo "${TOOL[$(server_of "$1")]}" ;;
+    esac
+}
+
+expected_of() {
+    local s
+    s="$(server_of "$1")"
+    case "$(era_of "$1")/$(op_of "$1")" in
+        rpc/*) echo '"result":'"${RESULT[$s]}" ;;
+        */read) echo '{\"id\":7,\"name\":\"widget\"}' ;;
+        */prompt) echo '"text":"Write a short review of benchmarks."' ;;
+        *) echo '"structuredContent":{"result":'"${RESULT[$s]}"'}' ;;
+    esac
+}
 
 url_of() {
     local s
     s="$(server_of "$1")"
-    echo "http://127.0.0.1:${PORT[$s]}${MCP_PATH[$s]}"
+    if [ "$(era_of "$1")" = rpc ]; then
+        echo "http://127.0.0.1:${PORT[$s]}${RPC_PATH[$s]}"
+    else
+        echo "http://127.0.0.1:${PORT[$s]}${MCP_PATH[$s]}"
+    fi
 }
 
 # curl arguments of a variant's request.
@@ -125,40 +184,49 @@ curl_args() {
     local era op
     era="$(era_of "$1")"
     op="$(op_of "$1")"
-    printf '%s\n' -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream'
-    if [ "$era" = modern ]; then
-        printf '%s\n' -H 'MCP-Protocol-Version: 2026-07-28' -H "Mcp-Method: ${OP_METHOD[$op]}" \
-            -H "Mcp-Name: ${OP_NAME[$op]}" --data-binary "${OP_BODY[$op]}"
-    else
-        printf '%s\n' -H 'MCP-Protocol-Version: 2025-11-25' --data-binary "$CALL_BODY"
-    fi
+    printf '%s\n' -H 'Content-Type: application/json'
+    case "$era" in
+        modern)
+            printf '%s\n' -H 'Accept: application/json, text/event-stream' \
+                -H 'MCP-Protocol-Version: 2026-07-28' -H "Mcp-Method: ${OP_METHOD[$op]}" \
+                -H "Mcp-Name: $(name_of "$1")"
+            ;;
+        handshake)
+            printf '%s\n' -H 'Accept: application/json, text/event-stream' \
+                -H 'MCP-Protocol-Version: 2025-11-25'
+            ;;
+    esac
+    printf '%s\n' --data-binary "$(body_of "$1")"
 }
 
-# The wrk Lua script of a variant; with "verify", it checks every response body too.
-lua_of() {
-    local v="$1" mode="${2:-}" era op expected file
-    era="$(era_of "$v")"
-    op="$(op_of "$v")"
-    expected="$(expected_of "$v")"
-    file="$OUT/lua/${v//\//-}${mode:+-$mode}.lua"
-    mkdir -p "$OUT/lua"
+# lua_script FILE BODY MODE EXPECTED [HEADER VALUE]...: a wrk script posting BODY with the
+# headers; with MODE "verify", it checks every response body for EXPECTED too.
+lua_script() {
+    local file="$1" body="$2" mode="$3" expected="$4"
+    shift 4
+    mkdir -p "$(dirname "$file")"
     {
         echo 'wrk.method = "POST"'
         echo 'wrk.headers["Content-Type"] = "application/json"'
-        echo 'wrk.headers["Accept"] = "application/json, text/event-stream"'
-        if [ "$era" = modern ]; then
-            echo "wrk.body = [==[${OP_BODY[$op]}]==]"
-            echo 'wrk.headers["MCP-Protocol-Version"] = "2026-07-28"'
-            echo "wrk.headers[\"Mcp-Method\"] = \"${OP_METHOD[$op]}\""
-            echo "wrk.headers[\"Mcp-Name\"] = \"${OP_NAME[$op]}\""
-        else
-            echo "wrk.body = [==[$CALL_BODY]==]"
-            echo 'wrk.headers["MCP-Protocol-Version"] = "2025-11-25"'
-        fi
+        echo "wrk.body = [==[$body]==]"
+        while [ $# -ge 2 ]; do
+            echo "wrk.headers[\"$1\"] = [==[$2]==]"
+            shift 2
+        done
         cat <<'LUA'
 local threads = {}
 function setup(thread) table.insert(threads, thread) end
 LUA
+        # A body with `__N__` gets a number of its own per request (a lock key per call).
+        if [[ "$body" == *__N__* ]]; then
+            cat <<'LUA'
+local n = 0
+function request()
+    n = n + 1
+    return wrk.format(nil, nil, nil, (string.gsub(wrk.body, "__N__", tostring(n))))
+end
+LUA
+        fi
         if [ "$mode" = verify ]; then
             cat <<LUA
 local expected = [==[$expected]==]
@@ -185,6 +253,24 @@ function done(summary, latency, requests)
 end
 LUA
     } >"$file"
+}
+
+# The wrk Lua script of a variant; with "verify", it checks every response body too.
+lua_of() {
+    local v="$1" mode="${2:-}" era op file headers=()
+    era="$(era_of "$v")"
+    op="$(op_of "$v")"
+    file="$OUT/lua/${v//\//-}${mode:+-$mode}.lua"
+    case "$era" in
+        modern)
+            headers=(Accept 'application/json, text/event-stream' MCP-Protocol-Version 2026-07-28
+                Mcp-Method "${OP_METHOD[$op]}" Mcp-Name "$(name_of "$v")")
+            ;;
+        handshake)
+            headers=(Accept 'application/json, text/event-stream' MCP-Protocol-Version 2025-11-25)
+            ;;
+    esac
+    lua_script "$file" "$(body_of "$v")" "$mode" "$(expected_of "$v")" "${headers[@]}"
     echo "$file"
 }
 
@@ -193,16 +279,17 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
 start_servers() {
     local s
-    for s in mcp-runtime rmcp axum; do
-        taskset -c "$SERVER_CPU" "$BIN/bench-$s" --listen "127.0.0.1:${PORT[$s]}" \
+    for s in "${SERVERS[@]}"; do
+        # The example as it ships: its own default log level (`info`), logging to a file.
+        env -u RUST_LOG taskset -c "$SERVER_CPU" "$(bin_of "$s")" --listen "127.0.0.1:${PORT[$s]}" \
             2>>"$OUT/server-$s.log" &
         PID[$s]=$!
     done
-    for s in mcp-runtime rmcp axum; do
+    for s in "${SERVERS[@]}"; do
         local i
         for i in $(seq 1 100); do
             curl -s -o /dev/null "http://127.0.0.1:${PORT[$s]}/" && break
-            kill -0 "${PID[$s]}" 2>/dev/null || die "bench-$s exited (see $OUT/server-$s.log)"
+            kill -0 "${PID[$s]}" 2>/dev/null || die "$s exited (see $OUT/server-$s.log)"
             sleep 0.1
         done
     done
@@ -258,14 +345,14 @@ run_rounds() {
 # record_rss KIND: each server's peak and current RSS.
 record_rss() {
     local s st text_kb js_kb
-    for s in mcp-runtime rmcp axum; do
+    for s in "${SERVERS[@]}"; do
         # Peak and current RSS, split into anonymous (heap, stacks) and file-backed (the
         # binary's code and read-only data pages), plus the size of the code itself.
         st="/proc/${PID[$s]}/status"
         kb() { awk -v k="$1:" '$1 == k {print $2}' "$st"; }
-        text_kb=$(size -A "$BIN/bench-$s" | awk '$1 == ".text" {printf "%d", $2 / 1024}')
+        text_kb=$(size -A "$(bin_of "$s")" | awk '$1 == ".text" {printf "%d", $2 / 1024}')
         # The code of the JSON Schema validator (mcp-runtime only), by symbol sizes.
-        js_kb=$(nm -C --print-size -t d "$BIN/bench-$s" 2>/dev/null |
+        js_kb=$(nm -C --print-size -t d "$(bin_of "$s")" 2>/dev/null |
             awk '$3 ~ /^[tTwW]$/ && ($4 ~ /^<?jsonschema::/) {n += $2} END {printf "%d", n / 1024}')
         record http.jsonl "{\"kind\":\"$1\",\"server\":\"$s\",\"vmhwm_kb\":$(kb VmHWM),\"vmrss_kb\":$(kb VmRSS),\"anon_kb\":$(kb RssAnon),\"file_kb\":$(kb RssFile),\"text_kb\":${text_kb:-0},\"jsonschema_text_kb\":${js_kb:-0}}"
     done
@@ -275,19 +362,19 @@ stage_http() {
     need wrk
     need curl
     need taskset
-    [ -x "$BIN/bench-rmcp" ] || die "run the build stage first"
+    [ -x "$BIN/bench-rmcp" ] && [ -x "$BIN/catalog" ] || die "run the build stage first"
     rm -f "$OUT/http.jsonl" "$OUT"/server-*.log
     trap stop_servers EXIT
     start_servers
     local v s
-    for s in mcp-runtime rmcp axum; do
+    for s in "${SERVERS[@]}"; do
         record http.jsonl "{\"kind\":\"rss_start\",\"server\":\"$s\",\"vmrss_kb\":$(awk '/^VmRSS/ {print $2}' "/proc/${PID[$s]}/status"),\"file_kb\":$(awk '/^RssFile/ {print $2}' "/proc/${PID[$s]}/status")}"
     done
     # Every variant must answer the expected result before it is measured (tools/call first:
     # rss_first is what those calls read in).
     for v in "${VARIANTS[@]}"; do check_sample "$v"; done
     # What the first calls (one per era) read in: code pages, mostly.
-    for s in mcp-runtime rmcp axum; do
+    for s in "${SERVERS[@]}"; do
         record http.jsonl "{\"kind\":\"rss_first\",\"server\":\"$s\",\"vmrss_kb\":$(awk '/^VmRSS/ {print $2}' "/proc/${PID[$s]}/status"),\"file_kb\":$(awk '/^RssFile/ {print $2}' "/proc/${PID[$s]}/status")}"
     done
     for v in "${OTHER_VARIANTS[@]:1}"; do check_sample "$v"; done
@@ -699,21 +786,24 @@ stage_profile() {
     # Over HTTP: each server under callgrind, 10 s of 1-connection handshake-era tools/call.
     profile_server mcp-runtime 39110
     profile_server axum 39113
+    # The example as it ships, beside the minimal server (the diff is in the report).
+    profile_server catalog 39114
 }
 
-# profile_server SERVER PORT: the server under callgrind while wrk -c1 calls it for 10 s.
+# profile_server SERVER PORT: the server under callgrind while wrk -c1 calls it for 10 s (its
+# log, for the example, goes to valgrind's log file).
 profile_server() {
     local s="$1" port="$2" P="$OUT/profile" vpid i line
-    log "callgrind: bench-$s under wrk -c1 (10 s)"
-    valgrind --tool=callgrind --callgrind-out-file="$P/callgrind.http-$s.out" \
-        "$BIN/bench-$s" --listen "127.0.0.1:$port" 2>"$P/valgrind.http-$s.log" &
+    log "callgrind: $s under wrk -c1 (10 s)"
+    env -u RUST_LOG valgrind --tool=callgrind --callgrind-out-file="$P/callgrind.http-$s.out" \
+        "$(bin_of "$s")" --listen "127.0.0.1:$port" 2>"$P/valgrind.http-$s.log" &
     vpid=$!
     for i in $(seq 1 100); do
         curl -s -o /dev/null "http://127.0.0.1:$port/" && break
         sleep 0.2
     done
     # Only the requests are counted: the counters are zeroed once the server answers.
-    callgrind_control -z "$vpid" >/dev/null || die "callgrind_control could not reach bench-$s"
+    callgrind_control -z "$vpid" >/dev/null || die "callgrind_control could not reach $s"
     line="$(taskset -c "$CLIENT_CPU" wrk -t1 -c1 -d10s -s "$(lua_of "$s/handshake")" \
         "http://127.0.0.1:$port${MCP_PATH[$s]}" | sed -n 's/^RESULT //p')"
     kill "$vpid"
@@ -721,6 +811,203 @@ profile_server() {
     record profile.jsonl "{\"server\":\"$s\",\"http\":$line}"
     callgrind_annotate --inclusive=yes --tree=calling "$P/callgrind.http-$s.out" \
         >"$P/tree.http-$s.txt" 2>/dev/null
+}
+
+# --------------------------------------------------------------------------------------------
+# features
+
+FEATURE_PORT=39130
+REDIS_PORT=39120
+REDIS_PID=
+
+start_redis() {
+    need redis-server
+    redis-server --port "$1" --bind 127.0.0.1 --save '' --appendonly no \
+        >"$OUT/redis-$1.log" 2>&1 &
+    REDIS_PID=$!
+    local i
+    for i in $(seq 1 50); do
+        redis-cli -p "$1" ping >/dev/null 2>&1 && return
+        sleep 0.1
+    done
+    die "redis-server did not start on port $1"
+}
+
+stop_redis() {
+    [ -n "$REDIS_PID" ] && { kill "$REDIS_PID" 2>/dev/null || true; wait "$REDIS_PID" 2>/dev/null || true; }
+    REDIS_PID=
+}
+
+# feature_request FEATURE: sets F_URL, F_BODY, F_EXPECT and F_HEADERS (name value ...) from
+# `bench-features FEATURE --describe`; with a session, opens it on the running server first.
+feature_request() {
+    local d
+    d="$("$BIN/bench-features" "$1" --describe)"
+    F_URL="http://127.0.0.1:$FEATURE_PORT$(jq -r .path <<<"$d")"
+    F_BODY="$(jq -r .body <<<"$d")"
+    F_EXPECT="$(jq -r .expect <<<"$d")"
+    mapfile -t F_HEADERS < <(jq -r '.headers | to_entries[] | .key, .value' <<<"$d")
+    F_HEADERS+=(Accept 'application/json, text/event-stream' MCP-Protocol-Version 2025-11-25)
+    if [ "$(jq -r .session <<<"$d")" = true ]; then
+        local sid
+        sid="$(curl -s -D - -o /dev/null "$F_URL" -H 'Content-Type: application/json' \
+            -H 'Accept: application/json, text/event-stream' \
+            --data '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1.0.0"}}}' |
+            awk -F': ' 'tolower($1) == "mcp-session-id" {print $2}' | tr -d '\r')"
+        [ -n "$sid" ] || die "$1: initialize gave no session"
+        F_HEADERS+=(Mcp-Session-Id "$sid")
+        curl -s -o /dev/null "$F_URL" -H 'Content-Type: application/json' \
+            -H 'Accept: application/json, text/event-stream' -H 'MCP-Protocol-Version: 2025-11-25' \
+            -H "Mcp-Session-Id: $sid" --data '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+    fi
+}
+
+# check_feature FEATURE: one request with curl must answer 200 with the expected text.
+check_feature() {
+    local args=() i out
+    for ((i = 0; i < ${#F_HEADERS[@]}; i += 2)); do args+=(-H "${F_HEADERS[i]}: ${F_HEADERS[i + 1]}"); done
+    out="$(curl -s -w '\n%{http_code}' "$F_URL" -H 'Content-Type: application/json' "${args[@]}" \
+        --data-binary "${F_BODY//__N__/0}")"
+    [[ "$out" == *"$F_EXPECT"* && "${out##*$'\n'}" == 200 ]] || die "feature $1 answered: $out"
+}
+
+wait_port() {
+    local i
+    for i in $(seq 1 200); do
+        curl -s -o /dev/null "http://127.0.0.1:$1/" && return
+        kill -0 "$2" 2>/dev/null || die "the server on port $1 exited"
+        sleep 0.1
+    done
+    die "nothing answers on port $1"
+}
+
+FEATURES=(none tracing-info tracing-info-default tracing-warn listeners translations translations-lang auth
+    cache-memory cache-redis lock-memory lock-redis dto20 result10k session progress)
+
+# The marginal cost of each feature: the minimal server (`bench-features none`) with one feature
+# added, pinned to core 1 like the http stage's servers. Server CPU per request under wrk -c32
+# (ROUNDS rounds, features alternating), then instructions per request under callgrind (wrk -c1).
+stage_features() {
+    need wrk
+    need jq
+    need valgrind
+    [ -x "$BIN/bench-features" ] || die "run the build stage first"
+    rm -f "$OUT/features.jsonl" "$OUT/features-server.log"
+    start_redis "$REDIS_PORT"
+    trap 'stop_redis; [ -n "${FPID:-}" ] && kill "$FPID" 2>/dev/null' EXIT
+    local r f line before after script secs="${BENCH_FEATURE_DURATION:-4}" n=${#FEATURES[@]} i
+    for r in $(seq 1 "$ROUNDS"); do
+        for i in $(seq 0 $((n - 1))); do
+            f="${FEATURES[$(((i + r - 1) % n))]}"
+            log "features round $r/$ROUNDS: $f"
+            taskset -c "$SERVER_CPU" "$BIN/bench-features" "$f" --listen "127.0.0.1:$FEATURE_PORT" \
+                --redis "redis://127.0.0.1:$REDIS_PORT" 2>>"$OUT/features-server.log" &
+            FPID=$!
+            wait_port "$FEATURE_PORT" "$FPID"
+            feature_request "$f"
+            check_feature "$f"
+            script="$OUT/lua/feature-$f.lua"
+            lua_script "$script" "$F_BODY" verify "$F_EXPECT" "${F_HEADERS[@]}"
+            # Warm-up (validators compiled, connections to Redis made), then the measured run.
+            taskset -c "$CLIENT_CPU" wrk -t1 -c32 -d1s -s "$script" "$F_URL" >/dev/null
+            before="$(cpu_ticks "$FPID")"
+            line="$(taskset -c "$CLIENT_CPU" wrk -t1 -c32 -d"${secs}s" -s "$script" "$F_URL" |
+                sed -n 's/^RESULT //p')"
+            after="$(cpu_ticks "$FPID")"
+            kill "$FPID"
+            wait "$FPID" 2>/dev/null || true
+            FPID=
+            [ -n "$line" ] || die "wrk printed no result for feature $f"
+            record features.jsonl "{\"kind\":\"load\",\"round\":$r,\"feature\":\"$f\",${line:1:-1},\"server_cpu_ticks\":$((after - before)),\"clk_tck\":$(getconf CLK_TCK)}"
+        done
+    done
+    local P="$OUT/profile" vpid
+    mkdir -p "$P"
+    for f in "${FEATURES[@]}"; do
+        log "features: callgrind of $f under wrk -c1 (${secs} s)"
+        valgrind --tool=callgrind --callgrind-out-file="$P/callgrind.feature-$f.out" \
+            "$BIN/bench-features" "$f" --listen "127.0.0.1:$FEATURE_PORT" \
+            --redis "redis://127.0.0.1:$REDIS_PORT" 2>"$P/valgrind.feature-$f.log" &
+        vpid=$!
+        FPID=$vpid
+        wait_port "$FEATURE_PORT" "$vpid"
+        feature_request "$f"
+        check_feature "$f"
+        script="$OUT/lua/feature-$f.lua"
+        lua_script "$script" "$F_BODY" verify "$F_EXPECT" "${F_HEADERS[@]}"
+        # One untimed second first, so the first call's one-off work (a validator compiled,
+        # Redis connected) is not counted; then the counters are zeroed.
+        taskset -c "$CLIENT_CPU" wrk -t1 -c1 -d1s -s "$script" "$F_URL" >/dev/null
+        callgrind_control -z "$vpid" >/dev/null || die "callgrind_control could not reach $f"
+        line="$(taskset -c "$CLIENT_CPU" wrk -t1 -c1 -d"$((secs * 2))s" -s "$script" "$F_URL" |
+            sed -n 's/^RESULT //p')"
+        kill "$vpid"
+        wait "$vpid" || true
+        FPID=
+        [ -n "$line" ] || die "wrk printed no result for feature $f under callgrind"
+        record features.jsonl "{\"kind\":\"callgrind\",\"feature\":\"$f\",${line:1:-1}}"
+    done
+    stop_redis
+    trap - EXIT
+}
+
+# --------------------------------------------------------------------------------------------
+# scaleout
+
+# Three `catalog` instances on one Redis behind HAProxy against one instance, on this machine's
+# two cores (nothing pinned: the instances, Redis, HAProxy and wrk share both), 2026-07-28
+# tools/call of Catalog.ping at 32 connections.
+stage_scaleout() {
+    need wrk
+    need haproxy
+    need redis-server
+    [ -x "$BIN/catalog" ] || die "run the build stage first"
+    rm -f "$OUT/scaleout.jsonl" "$OUT"/scaleout-*.log
+    local rport=39121 hport=39150 ports=(39151 39152 39153) pids=() hpid= r p cfg="$OUT/haproxy.cfg"
+    start_redis "$rport"
+    trap 'stop_redis; kill ${pids[*]:-} ${hpid:-} 2>/dev/null || true' EXIT
+    for p in "${ports[@]}"; do
+        env -u RUST_LOG REDIS_URL="redis://127.0.0.1:$rport" CATALOG_REQUEST_STATE_KEY=bench-shared-key \
+            "$BIN/catalog" --listen "127.0.0.1:$p" 2>>"$OUT/scaleout-catalog-$p.log" &
+        pids+=($!)
+        wait_port "$p" "$!"
+    done
+    # As the scale-out test configures it (examples/tests/scaleout.rs), health checks included.
+    {
+        printf 'global\n    maxconn 1024\n'
+        printf 'defaults\n    mode http\n    timeout connect 1s\n    timeout client 15s\n    timeout server 15s\n'
+        printf '    retries 3\n    option redispatch 1\n    retry-on conn-failure empty-response\n'
+        printf 'frontend fe\n    bind 127.0.0.1:%s\n    default_backend three\n' "$hport"
+        printf 'frontend fe1\n    bind 127.0.0.1:%s\n    default_backend one\n' "$((hport + 10))"
+        printf 'backend three\n    balance roundrobin\n'
+        for p in "${ports[@]}"; do printf '    server s%s 127.0.0.1:%s check inter 1s\n' "$p" "$p"; done
+        printf 'backend one\n    server s 127.0.0.1:%s check inter 1s\n' "${ports[0]}"
+    } >"$cfg"
+    haproxy -f "$cfg" -db >"$OUT/scaleout-haproxy.log" 2>&1 &
+    hpid=$!
+    wait_port "$hport" "$hpid"
+    local v=catalog/modern script
+    script="$(lua_of "$v" verify)"
+    declare -A SURL=([direct]="http://127.0.0.1:${ports[0]}/mcp/mcp/v1"
+        [haproxy-1]="http://127.0.0.1:$((hport + 10))/mcp/mcp/v1"
+        [haproxy-3]="http://127.0.0.1:$hport/mcp/mcp/v1")
+    local setups=(direct haproxy-1 haproxy-3) n=3 i set line
+    for set in "${setups[@]}"; do
+        taskset -c "$CLIENT_CPU" wrk -t1 -c32 -d1s -s "$script" "${SURL[$set]}" >/dev/null
+    done
+    for r in $(seq 1 "$ROUNDS"); do
+        for i in 0 1 2; do
+            set="${setups[$(((i + r - 1) % n))]}"
+            log "scale-out round $r/$ROUNDS: $set"
+            line="$(wrk -t1 -c32 -d"${DURATION}s" -s "$script" "${SURL[$set]}" | sed -n 's/^RESULT //p')"
+            [ -n "$line" ] || die "wrk printed no result for $set"
+            record scaleout.jsonl "{\"round\":$r,\"setup\":\"$set\",${line:1}"
+        done
+    done
+    kill "${pids[@]}" "$hpid" 2>/dev/null || true
+    wait "${pids[@]}" "$hpid" 2>/dev/null || true
+    stop_redis
+    trap - EXIT
 }
 
 # --------------------------------------------------------------------------------------------
@@ -751,12 +1038,12 @@ stage_report() {
 rm -f "$OUT/stages.jsonl.new"
 for stage in "${STAGES[@]}"; do
     case "$stage" in
-        build | http | criterion | compile | profile | report) ;;
+        build | http | features | scaleout | criterion | compile | profile | report) ;;
         *) die "unknown stage $stage" ;;
     esac
 done
 # A full run starts the stage timings afresh.
-[ ${#STAGES[@]} -eq 6 ] && rm -f "$OUT/stages.jsonl"
+[ ${#STAGES[@]} -eq 8 ] && rm -f "$OUT/stages.jsonl"
 for i in "${!STAGES[@]}"; do
     stage="${STAGES[$i]}"
     t=$SECONDS

@@ -66,6 +66,129 @@ pub fn review(
     ))]
 }
 
+/// The group of the feature-cost servers (`bench-features`): `/mcp/feat/v1`.
+pub const FEAT: ApiGroup = ApiGroup::mcp("feat");
+
+/// The same `sum`, in a protected group (`/mcp/secure/v1`): the auth check's cost.
+pub const SECURE: ApiGroup = ApiGroup::mcp("secure").protected();
+
+/// Adds two integers: the feature-cost baseline (`add` in its own group).
+#[rpc_method(name = "sum", groups = [FEAT, SECURE])]
+pub fn sum(
+    /// The first addend
+    a: i64,
+    /// The second addend
+    b: i64,
+) -> i64 {
+    a + b
+}
+
+/// `sum`, its results cached for a minute (a hit after the first call).
+#[rpc_method(name = "sum_cached", groups = [FEAT], cache(ttl = "60s"))]
+pub fn sum_cached(
+    /// The first addend
+    a: i64,
+    /// The second addend
+    b: i64,
+) -> i64 {
+    a + b
+}
+
+/// `sum` under a lock on `a` (taken and released by every call).
+#[rpc_method(name = "sum_locked", groups = [FEAT], lock(param = "a", ttl = "10s"))]
+pub fn sum_locked(
+    /// The first addend
+    a: i64,
+    /// The second addend
+    b: i64,
+) -> i64 {
+    a + b
+}
+
+/// `sum` that reports progress once (an SSE answer when the client sent a progress token).
+#[rpc_method(name = "sum_progress", groups = [FEAT])]
+pub fn sum_progress(
+    ctx: &RequestContext,
+    /// The first addend
+    a: i64,
+    /// The second addend
+    b: i64,
+) -> i64 {
+    ctx.report_progress(1.0, Some(1.0), None);
+    a + b
+}
+
+/// A record of 20 fields, each with a constraint the schema checks.
+#[derive(Debug, serde::Serialize, serde::Deserialize, JsonSchema)]
+#[allow(missing_docs)]
+pub struct Dto20 {
+    #[schemars(length(min = 1, max = 64))]
+    pub f01: String,
+    #[schemars(range(min = 0, max = 1000))]
+    pub f02: i64,
+    pub f03: bool,
+    #[schemars(length(min = 1, max = 64))]
+    pub f04: String,
+    #[schemars(range(min = 0, max = 1000))]
+    pub f05: i64,
+    pub f06: f64,
+    #[schemars(length(min = 1, max = 64))]
+    pub f07: String,
+    #[schemars(range(min = 0, max = 1000))]
+    pub f08: i64,
+    pub f09: bool,
+    #[schemars(length(min = 1, max = 64))]
+    pub f10: String,
+    #[schemars(range(min = 0, max = 1000))]
+    pub f11: i64,
+    pub f12: f64,
+    #[schemars(length(min = 1, max = 64))]
+    pub f13: String,
+    #[schemars(range(min = 0, max = 1000))]
+    pub f14: i64,
+    pub f15: bool,
+    #[schemars(length(min = 1, max = 64))]
+    pub f16: String,
+    #[schemars(range(min = 0, max = 1000))]
+    pub f17: i64,
+    pub f18: f64,
+    #[schemars(length(min = 1, max = 64))]
+    pub f19: String,
+    pub f20: Vec<u32>,
+}
+
+/// Takes a 20-field record (validated against its schema) and returns the sum of its integers.
+#[rpc_method(name = "dto20", groups = [FEAT])]
+pub fn dto20(
+    /// The record
+    record: Dto20,
+) -> i64 {
+    record.f02 + record.f05 + record.f08 + record.f11 + record.f14 + record.f17
+}
+
+/// One row of `big`'s result.
+#[derive(serde::Serialize, JsonSchema)]
+pub struct Row {
+    /// The row number
+    pub n: u32,
+    /// Its name
+    pub name: String,
+    /// Its tags
+    pub tags: [&'static str; 2],
+}
+
+/// About 10 KB of structured result: 100 rows.
+#[rpc_method(name = "big", groups = [FEAT])]
+pub fn big() -> Vec<Row> {
+    (0..100)
+        .map(|n| Row {
+            n,
+            name: format!("row number {n:03} of the large result"),
+            tags: ["benchmark", "structured"],
+        })
+        .collect()
+}
+
 /// A handshake-era `tools/call` of `add` (2 + 3).
 pub const CALL_BODY: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3}}}"#;
 
@@ -187,6 +310,23 @@ pub fn serde_baseline(body: &[u8]) -> Option<Vec<u8>> {
         })
     };
     serde_json::to_vec(&resp).ok()
+}
+
+/// The JSON-RPC ceiling: parse a plain JSON-RPC `add` request with serde_json and write
+/// `{"jsonrpc":"2.0","id":..,"result":a+b}`.
+///
+/// `None` when the body is not a call of `add` with integer `a` and `b`.
+pub fn serde_jsonrpc_baseline(body: &[u8]) -> Option<Vec<u8>> {
+    let req: Value = serde_json::from_slice(body).ok()?;
+    if req.get("method")?.as_str()? != "add" {
+        return None;
+    }
+    let params = req.get("params")?;
+    let sum = params
+        .get("a")?
+        .as_i64()?
+        .checked_add(params.get("b")?.as_i64()?)?;
+    serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": req.get("id"), "result": sum})).ok()
 }
 
 /// Polls a future that must finish without waiting (every handler here is synchronous).
@@ -313,6 +453,8 @@ mod tests {
             let out = String::from_utf8(mcp_in_process(ep, body.as_bytes()).into_vec()).unwrap();
             assert!(out.contains(expected), "{out}");
         }
+        let rpc = serde_jsonrpc_baseline(JSONRPC_CALL_BODY.as_bytes()).unwrap();
+        assert_eq!(rpc, br#"{"jsonrpc":"2.0","id":1,"result":5}"#);
         let base = String::from_utf8(serde_baseline(CALL_BODY.as_bytes()).unwrap()).unwrap();
         assert_eq!(
             base,

@@ -90,15 +90,26 @@ impl AfterResponse {
         }
     }
 
-    /// Runs every queued job in the background.
+    /// Runs every queued job: each is polled once here, and only one that has to wait is
+    /// spawned as background work. Listeners that answer at once (plain functions) then cost
+    /// no task per call.
     pub fn run(&self) {
         let jobs = self
             .jobs
             .lock()
             .map(|mut j| std::mem::take(&mut *j))
             .unwrap_or_default();
-        for job in jobs {
-            self.background.spawn(job);
+        for mut job in jobs {
+            let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+            // A job that panics here must not take the connection writing the response down.
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                job.as_mut().poll(&mut cx)
+            })) {
+                Ok(std::task::Poll::Ready(())) => {}
+                // Polled again at once by the task, which registers a waker that works.
+                Ok(std::task::Poll::Pending) => self.background.spawn(job),
+                Err(_) => tracing::warn!("a post_response job panicked"),
+            }
         }
     }
     /// Whether jobs are queued.

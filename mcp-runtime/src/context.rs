@@ -332,6 +332,7 @@ impl ContextBuilder {
     /// The context.
     pub fn build(self) -> RequestContext {
         RequestContext::new(
+            RequestId::next(),
             self.method,
             self.group,
             self.version,
@@ -366,7 +367,9 @@ impl RequestContext {
         }
     }
 
+    #[allow(clippy::too_many_arguments)] // one per field of the context, all given by the core
     pub(crate) fn new(
+        id: RequestId,
         method: &'static str,
         group: &'static str,
         version: u32,
@@ -377,7 +380,7 @@ impl RequestContext {
     ) -> Self {
         Self {
             inner: Arc::new(Inner {
-                id: RequestId::next(),
+                id,
                 method,
                 group,
                 version,

@@ -51,6 +51,8 @@ pub mod group;
 pub mod i18n;
 pub(crate) mod ids;
 pub mod jsonrpc;
+#[cfg(feature = "fmt")]
+pub mod log;
 pub mod mcp;
 pub mod output;
 pub mod record;

@@ -16,8 +16,11 @@ async fn main() -> ExitCode {
     // Colours only on a terminal: escape codes in a log file are noise, and writing them costs
     // a good part of what logging a call costs.
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    // `LogFields`: each call's `rpc.call` span has a dozen fields, which the default field
+    // formatter styles one by one even without colours.
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        .fmt_fields(mcp_runtime::log::LogFields)
         .with_ansi(ansi)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),

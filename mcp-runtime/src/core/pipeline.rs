@@ -17,6 +17,7 @@ use super::cache::{SharedCache, cache_key};
 use super::events::{Event, EventKind, Listeners};
 use super::lock::{LockGuard, SharedLocks, lock_key};
 use crate::catalog::{Catalog, MethodInfo};
+use crate::context::RequestId;
 use crate::context::{CallExtras, Face, RequestContext, StateMap};
 use crate::env::Environment;
 use crate::error::{RpcError, codes};
@@ -238,19 +239,16 @@ impl Core {
             );
             return Calling(CallingState::Done(Some(Err(e))));
         }
-        let span = call_span(catalog, info, face);
-        // Who called (OpenTelemetry's `enduser.id`): the identity's subject, never the token.
-        if let Some(who) = extras.identity.as_deref()
-            && !span.is_disabled()
-        {
-            span.record("enduser.id", who.subject.as_str());
-        }
+        // The id is drawn here so the span gets it at creation: a `record` later costs a
+        // subscriber that formats fields (tracing-subscriber's `fmt`) a second formatting pass.
+        let id = RequestId::next();
+        let span = call_span(catalog, info, face, id, extras.identity.as_deref());
         if let Some(cancel) = extras.cancel.clone()
             && !self.runs_now(info)
         {
             // A call its client can cancel: dropped (lock released, no `post_response`) when
             // the signal is set.
-            let inner = self.call_traced(catalog, info, params, face, extras, span);
+            let inner = self.call_traced(catalog, info, params, face, extras, (id, span));
             return Calling(CallingState::Running(Box::pin(async move {
                 tokio::select! {
                     biased;
@@ -263,17 +261,22 @@ impl Core {
             // Nothing to wait for: run it here, without building the pipeline's future.
             if span.is_disabled() {
                 return Calling(CallingState::Done(Some(
-                    self.run_now(catalog, info, params, face, extras),
+                    self.run_now(catalog, info, params, face, extras, id),
                 )));
             }
             let started = std::time::Instant::now();
-            let result = span.in_scope(|| self.run_now(catalog, info, params, face, extras));
+            let result = span.in_scope(|| self.run_now(catalog, info, params, face, extras, id));
             record_outcome(&span, started, &result);
             return Calling(CallingState::Done(Some(result)));
         }
-        Calling(CallingState::Running(
-            self.call_traced(catalog, info, params, face, extras, span),
-        ))
+        Calling(CallingState::Running(self.call_traced(
+            catalog,
+            info,
+            params,
+            face,
+            extras,
+            (id, span),
+        )))
     }
 
     /// The pipeline's future, in its span when a subscriber wants it (else neither the clock
@@ -285,16 +288,16 @@ impl Core {
         params: Option<Value>,
         face: Face,
         extras: CallExtras,
-        span: tracing::Span,
+        (id, span): (RequestId, tracing::Span),
     ) -> futures_util::future::BoxFuture<'a, Result<Output, RpcError>> {
         use tracing::Instrument as _;
         if span.is_disabled() {
-            return Box::pin(self.call_inner(catalog, info, params, face, extras));
+            return Box::pin(self.call_inner(catalog, info, params, face, extras, id));
         }
         Box::pin(async move {
             let started = std::time::Instant::now();
             let result = self
-                .call_inner(catalog, info, params, face, extras)
+                .call_inner(catalog, info, params, face, extras, id)
                 .instrument(span.clone())
                 .await;
             record_outcome(&span, started, &result);
@@ -320,14 +323,15 @@ impl Core {
         params: Option<Value>,
         face: Face,
         extras: CallExtras,
+        id: RequestId,
     ) -> Result<Output, RpcError> {
         let after = extras.after_response.clone();
-        let ctx = self.context(catalog, info, face, extras);
+        let ctx = self.context(catalog, info, face, extras, id);
         let Handler::Sync(f) = info.def.handler else {
             return Err(RpcError::internal("not a synchronous method"));
         };
         let out = self
-            .prepare(info, &ctx, params, face)
+            .prepare(info, params, face)
             .and_then(|(params, _)| validated(info, params, self.violations))
             .and_then(|params| invoke_sync(f, ctx.clone(), params, &self.env));
         match out {
@@ -348,8 +352,10 @@ impl Core {
         info: &MethodInfo,
         face: Face,
         extras: CallExtras,
+        id: RequestId,
     ) -> RequestContext {
         RequestContext::new(
+            id,
             info.def.name,
             catalog.group().name(),
             catalog.version(),
@@ -364,7 +370,6 @@ impl Core {
     fn prepare(
         &self,
         info: &MethodInfo,
-        ctx: &RequestContext,
         params: Option<Value>,
         face: Face,
     ) -> Result<(Params, bool), RpcError> {
@@ -375,10 +380,6 @@ impl Core {
             && let Some(Value::Object(opts)) = params.remove("$rpc")
         {
             ignore_cache = opts.get("ignoreCache") == Some(&Value::Bool(true));
-        }
-        let span = tracing::Span::current();
-        if !span.is_disabled() {
-            span.record("rpc.request_id", tracing::field::display(ctx.request_id()));
         }
         Ok((params, ignore_cache))
     }
@@ -412,10 +413,11 @@ impl Core {
         params: Option<Value>,
         face: Face,
         extras: CallExtras,
+        id: RequestId,
     ) -> Result<Output, RpcError> {
         let after = extras.after_response.clone();
-        let ctx = self.context(catalog, info, face, extras);
-        let (mut params, mut ignore_cache) = match self.prepare(info, &ctx, params, face) {
+        let ctx = self.context(catalog, info, face, extras, id);
+        let (mut params, mut ignore_cache) = match self.prepare(info, params, face) {
             Ok(p) => p,
             Err(e) => return Err(self.failed(&ctx, e).await),
         };
@@ -588,8 +590,15 @@ impl Core {
     }
 }
 
-/// The `rpc.call` span of a call (disabled when no subscriber wants it).
-fn call_span(catalog: &Catalog, info: &MethodInfo, face: Face) -> tracing::Span {
+/// The `rpc.call` span of a call (disabled when no subscriber wants it), with every field
+/// known before the call at creation: a formatting subscriber formats them in one pass.
+fn call_span(
+    catalog: &Catalog,
+    info: &MethodInfo,
+    face: Face,
+    id: RequestId,
+    who: Option<&crate::context::Identity>,
+) -> tracing::Span {
     tracing::info_span!(
         "rpc.call",
         otel.kind = "server",
@@ -599,26 +608,58 @@ fn call_span(catalog: &Catalog, info: &MethodInfo, face: Face) -> tracing::Span 
         rpc.group = catalog.group().name(),
         rpc.api_version = catalog.version(),
         rpc.face = ?face,
-        rpc.request_id = tracing::field::Empty,
-        enduser.id = tracing::field::Empty,
+        rpc.request_id = %id,
+        // Who called (OpenTelemetry's `enduser.id`): the identity's subject, never the token;
+        // absent (not empty) without one.
+        enduser.id = who.map(|w| w.subject.as_str()),
         rpc.jsonrpc.error_code = tracing::field::Empty,
         outcome = tracing::field::Empty,
         duration_us = tracing::field::Empty,
     )
 }
 
-/// Records the outcome and duration of a call on its span.
+/// The span's fields written when the call ends, found once: `rpc.call` has one callsite.
+struct OutcomeFields {
+    duration: tracing::field::Field,
+    outcome: tracing::field::Field,
+    code: tracing::field::Field,
+}
+
+fn outcome_fields(span: &tracing::Span) -> Option<&'static OutcomeFields> {
+    static FIELDS: std::sync::OnceLock<Option<OutcomeFields>> = std::sync::OnceLock::new();
+    FIELDS
+        .get_or_init(|| {
+            let fields = span.metadata()?.fields();
+            Some(OutcomeFields {
+                duration: fields.field("duration_us")?,
+                outcome: fields.field("outcome")?,
+                code: fields.field("rpc.jsonrpc.error_code")?,
+            })
+        })
+        .as_ref()
+}
+
+/// Records the outcome and duration of a call on its span, in one `record` (one pass of a
+/// formatting subscriber, not one per field).
 fn record_outcome(
     span: &tracing::Span,
     started: std::time::Instant,
     result: &Result<Output, RpcError>,
 ) {
-    span.record("duration_us", started.elapsed().as_micros() as u64);
+    let (Some(meta), Some(f)) = (span.metadata(), outcome_fields(span)) else {
+        return;
+    };
+    let duration = started.elapsed().as_micros() as u64;
     match result {
-        Ok(_) => span.record("outcome", "ok"),
-        Err(e) => span
-            .record("outcome", "error")
-            .record("rpc.jsonrpc.error_code", e.code()),
+        Ok(_) => span.record_all(&meta.fields().value_set(&[
+            (&f.duration, Some(&duration as &dyn tracing::field::Value)),
+            (&f.outcome, Some(&"ok" as &dyn tracing::field::Value)),
+        ])),
+        Err(e) => span.record_all(&meta.fields().value_set(&[
+            (&f.duration, Some(&duration as &dyn tracing::field::Value)),
+            (&f.outcome, Some(&"error" as &dyn tracing::field::Value)),
+            (&f.code, Some(&e.code() as &dyn tracing::field::Value)),
+        ])),
     };
 }
 

@@ -64,12 +64,17 @@ pub(crate) struct Async {
 impl Async {
     /// The trace headers of a request.
     pub(crate) fn trace_headers(headers: &HeaderMap) -> Vec<(HeaderName, HeaderValue)> {
-        TRACE_HEADERS
+        // Looked up by `HeaderName`: a `&str` name would be parsed again for every request.
+        static NAMES: [HeaderName; 5] = [
+            HeaderName::from_static(TRACE_HEADERS[0]),
+            HeaderName::from_static(TRACE_HEADERS[1]),
+            HeaderName::from_static(TRACE_HEADERS[2]),
+            HeaderName::from_static(TRACE_HEADERS[3]),
+            HeaderName::from_static(TRACE_HEADERS[4]),
+        ];
+        NAMES
             .iter()
-            .filter_map(|n| {
-                let v = headers.get(*n)?;
-                Some((HeaderName::from_static(n), v.clone()))
-            })
+            .filter_map(|n| Some((n.clone(), headers.get(n)?.clone())))
             .collect()
     }
 }

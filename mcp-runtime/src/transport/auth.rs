@@ -196,7 +196,11 @@ pub(crate) fn metadata_path(route: &str) -> String {
 }
 
 /// The layer's function: checks the token before anything is parsed.
-pub(crate) async fn require_token(State(g): State<Guard>, req: Request, next: Next) -> Response {
+pub(crate) async fn require_token(
+    State(g): State<Arc<Guard>>,
+    req: Request,
+    next: Next,
+) -> Response {
     let origin = match g.policy.admit(req.method(), req.headers()) {
         Ok(origin) => origin,
         Err(refused) => return refused.into_response(),
@@ -311,7 +315,7 @@ fn refuse(g: &Guard, req: &Request, decision: Option<AuthDecision>) -> Response 
 }
 
 /// Serves the protected-resource metadata (RFC 9728) of one MCP route.
-pub(crate) async fn resource_metadata(State(g): State<Guard>, req: Request<Body>) -> Response {
+pub(crate) async fn resource_metadata(State(g): State<Arc<Guard>>, req: Request<Body>) -> Response {
     let origin = match g.policy.admit(req.method(), req.headers()) {
         Ok(origin) => origin,
         Err(refused) => return refused.into_response(),

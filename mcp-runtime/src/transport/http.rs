@@ -116,15 +116,16 @@ fn guard(
     group: ApiGroup,
     face: Face,
     path: &str,
-) -> super::auth::Guard {
-    super::auth::Guard {
+) -> Arc<super::auth::Guard> {
+    // Shared: axum clones a middleware's state for every request.
+    Arc::new(super::auth::Guard {
         config: server.auth.clone(),
         policy: policy.clone(),
         group: group.name(),
         face,
         path: path.to_owned(),
         env: server.core.env().clone(),
-    }
+    })
 }
 
 /// Puts the auth layer in front of a protected group's route.

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 
@@ -32,10 +32,14 @@ pub(crate) struct McpRoute {
     pub detached: Arc<Detached>,
 }
 
-const SESSION: &str = "mcp-session-id";
-const VERSION: &str = "mcp-protocol-version";
+// Names, not `&str`s: a `&str` name is parsed into a header name again at every lookup.
+const SESSION: HeaderName = HeaderName::from_static("mcp-session-id");
+const VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
+const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
+const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 
-fn header<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
+fn header(h: &HeaderMap, name: HeaderName) -> Option<&str> {
     h.get(name).and_then(|v| v.to_str().ok())
 }
 
@@ -80,7 +84,7 @@ struct Accept {
 
 impl Accept {
     fn of(h: &HeaderMap) -> Self {
-        let Some(a) = header(h, "accept") else {
+        let Some(a) = header(h, header::ACCEPT) else {
             return Self {
                 given: false,
                 json: true,
@@ -277,7 +281,7 @@ async fn post_request(route: Arc<McpRoute>, parts: Parts, body: Body) -> Respons
     };
     let headers = &parts.headers;
     let picked = route.ep.translations.pick_limited(
-        header(headers, "accept-language"),
+        header(headers, header::ACCEPT_LANGUAGE),
         route.ep.limits.language_ranges,
     );
     let precomputed = route.ep.language_header(picked);
@@ -744,7 +748,7 @@ async fn modern_request(
         return answer_response(a);
     }
     if headers.get_all("mcp-method").iter().count() != 1
-        || header(headers, "mcp-method") != Some(msg.method.as_str())
+        || header(headers, MCP_METHOD) != Some(msg.method.as_str())
     {
         return mismatch("mcp-method header does not match the request body's method");
     }
@@ -756,7 +760,7 @@ async fn modern_request(
         _ => None,
     };
     if let Some(key) = named {
-        let given = header(headers, "mcp-name").and_then(decode_header_value);
+        let given = header(headers, MCP_NAME).and_then(decode_header_value);
         let body = msg
             .params
             .as_ref()
@@ -888,7 +892,7 @@ async fn get_inner(route: &McpRoute, parts: &Parts) -> Response {
         Err(answer) => return answer,
     };
     // Resumption of an interrupted POST stream (SEP-1699), else the session's change stream.
-    match header(&parts.headers, "last-event-id") {
+    match header(&parts.headers, LAST_EVENT_ID) {
         Some(last) => match ep.streams.resume(sid, last) {
             Some((stream, from)) => match route.detached.stream() {
                 Some(slot) => sse_response(super::detached::with_slot(stream.body(from), slot)),
