@@ -1,4 +1,16 @@
-//! Random identifiers: MCP session and stream ids, lock tokens.
+//! Random identifiers (MCP session and stream ids, lock tokens) and the hex encoding of ids,
+//! keys and digests.
+
+/// Appends `bytes` as lowercase hex: on every cached or locked call and every new id, so a
+/// table lookup, not a `format!` per byte.
+pub(crate) fn push_hex(out: &mut String, bytes: &[u8]) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(bytes.len() * 2);
+    for b in bytes {
+        out.push(char::from(HEX[usize::from(b >> 4)]));
+        out.push(char::from(HEX[usize::from(b & 15)]));
+    }
+}
 
 /// A secure random id (128 bits, hex): visible ASCII as the transport requires.
 pub fn random_id() -> String {
@@ -10,5 +22,7 @@ pub fn random_id() -> String {
             .unwrap_or_default();
         b[..16].copy_from_slice(&t.as_nanos().to_le_bytes());
     }
-    b.iter().map(|x| format!("{x:02x}")).collect()
+    let mut id = String::with_capacity(32);
+    push_hex(&mut id, &b);
+    id
 }

@@ -87,9 +87,7 @@ pub fn cache_key(group: &str, method: &str, version: u32, params: &Value) -> Str
         }
     }
     let _ = write!(key, ":{method}:v{version}:");
-    for b in digest {
-        let _ = write!(key, "{b:02x}");
-    }
+    crate::ids::push_hex(&mut key, &digest);
     key
 }
 
@@ -97,12 +95,9 @@ pub fn cache_key(group: &str, method: &str, version: u32, params: &Value) -> Str
 /// subject itself never reaches the store). A call whose context has an identity
 /// ([`crate::RequestContext::identity`]) is cached per caller.
 pub fn for_caller(mut key: String, subject: &str) -> String {
-    use std::fmt::Write as _;
     let digest = Sha256::digest(subject.as_bytes());
     key.push_str(":@");
-    for b in &digest[..16] {
-        let _ = write!(key, "{b:02x}");
-    }
+    crate::ids::push_hex(&mut key, &digest[..16]);
     key
 }
 

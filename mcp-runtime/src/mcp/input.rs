@@ -820,12 +820,8 @@ fn digest(v: &Value) -> String {
     }
     let mut h = Sha256::new();
     write(&mut h, v);
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(64);
-    for b in h.finalize() {
-        out.push(HEX[usize::from(b >> 4)] as char);
-        out.push(HEX[usize::from(b & 15)] as char);
-    }
+    crate::ids::push_hex(&mut out, &h.finalize());
     out
 }
 
