@@ -62,6 +62,35 @@ struct Buffered<'a, 'w> {
 }
 
 impl Buffered<'_, '_> {
+    /// One ASCII byte (a separator or a quote): most writes are one, and need no copy call.
+    fn byte(&mut self, b: u8) -> fmt::Result {
+        debug_assert!(b.is_ascii());
+        if self.len == BUF {
+            self.flush()?;
+        }
+        self.buf[self.len] = b;
+        self.len += 1;
+        Ok(())
+    }
+
+    /// A number in decimal, as `{}` writes it, without the formatting machinery.
+    fn number(&mut self, negative: bool, mut n: u64) -> fmt::Result {
+        let mut digits = [0u8; 20];
+        let mut i = digits.len();
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        if negative {
+            self.byte(b'-')?;
+        }
+        digits[i..].iter().try_for_each(|&d| self.byte(d))
+    }
+
     fn flush(&mut self) -> fmt::Result {
         let pending = std::str::from_utf8(&self.buf[..self.len]).map_err(|_| fmt::Error)?;
         self.len = 0;
@@ -97,7 +126,7 @@ impl Visitor<'_, '_> {
             return false;
         }
         if !self.first {
-            self.result = self.w.write_str(" ");
+            self.result = self.w.byte(b' ');
         }
         self.first = false;
         if name != "message" {
@@ -105,7 +134,7 @@ impl Visitor<'_, '_> {
             self.result = self
                 .result
                 .and_then(|()| self.w.write_str(name))
-                .and_then(|()| self.w.write_str("="));
+                .and_then(|()| self.w.byte(b'='));
         }
         true
     }
@@ -127,12 +156,24 @@ impl Visit for Visitor<'_, '_> {
         } else if plain(value) {
             // What `{:?}` writes, without its per-character escaping.
             self.w
-                .write_str("\"")
+                .byte(b'"')
                 .and_then(|()| self.w.write_str(value))
-                .and_then(|()| self.w.write_str("\""))
+                .and_then(|()| self.w.byte(b'"'))
         } else {
             write!(self.w, "{value:?}")
         };
+    }
+
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        if self.name(field) && self.result.is_ok() {
+            self.result = self.w.number(false, value);
+        }
+    }
+
+    fn record_i64(&mut self, field: &Field, value: i64) {
+        if self.name(field) && self.result.is_ok() {
+            self.result = self.w.number(value < 0, value.unsigned_abs());
+        }
     }
 
     fn record_bool(&mut self, field: &Field, value: bool) {
@@ -185,6 +226,9 @@ mod tests {
                 r#type = "x",
                 n = 7u64,
                 neg = -3i64,
+                min = i64::MIN,
+                max = u64::MAX,
+                zero = 0u64,
                 ok = true,
                 f = 1.5f64,
                 face = ?Some(1),
@@ -227,7 +271,7 @@ mod tests {
         );
         assert_eq!(
             format!("{short}\n"),
-            " INFO rpc.call{rpc.method=\"Catalog.ping\" type=\"x\" n=7 neg=-3 ok=true f=1.5 \
+            " INFO rpc.call{rpc.method=\"Catalog.ping\" type=\"x\" n=7 neg=-3 min=-9223372036854775808 max=18446744073709551615 zero=0 ok=true f=1.5 \
              face=Some(1) quote=\"a \\\"b\\\"\\n\\u{7}é\" outcome=\"ok\"}: call 1 done \
              code=-32603 text=\"x y\"\n"
         );
