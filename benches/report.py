@@ -230,8 +230,8 @@ def marginal(fw, profile, key="wall_s"):
 # --- profile --------------------------------------------------------------------------------
 
 
-def callgrind_total(name):
-    f = os.path.join(OUT, "profile", f"callgrind.{name}.out")
+def callgrind_total(name, where="profile"):
+    f = os.path.join(OUT, where, f"callgrind.{name}.out")
     if not os.path.exists(f):
         return None
     for line in open(f):
@@ -532,7 +532,7 @@ def f_marginal(feature):
 
 def f_ir(feature):
     r = f_cg.get(feature)
-    tot_ = callgrind_total(f"feature-{feature}")
+    tot_ = callgrind_total(f"feature-{feature}", "features")
     return None if not r or not tot_ or not r["requests"] else tot_ / r["requests"]
 
 

@@ -921,7 +921,9 @@ stage_features() {
             record features.jsonl "{\"kind\":\"load\",\"round\":$r,\"feature\":\"$f\",${line:1:-1},\"server_cpu_ticks\":$((after - before)),\"clk_tck\":$(getconf CLK_TCK)}"
         done
     done
-    local P="$OUT/profile" vpid
+    # Not under profile/: the profile stage starts that directory afresh.
+    local P="$OUT/features" vpid
+    rm -rf "$P"
     mkdir -p "$P"
     for f in "${FEATURES[@]}"; do
         log "features: callgrind of $f under wrk -c1 (${secs} s)"
