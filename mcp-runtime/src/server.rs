@@ -600,6 +600,17 @@ impl ServerBuilder {
         });
         let sessions: Arc<dyn SessionStore> =
             sessions.unwrap_or_else(|| Arc::new(MemorySessions::new(max, idle)));
+        // Sessions in Redis: any instance can serve a session's request, so its resumable
+        // streams are copied there too (any instance can resume them). Otherwise they stay in
+        // the memory of the instance that opened them, at no cost.
+        #[cfg(not(feature = "redis"))]
+        let shared_streams: Option<Arc<dyn crate::mcp::session::SharedStreams>> = None;
+        #[cfg(feature = "redis")]
+        let shared_streams = sessions.redis_store().map(|store| {
+            let streams =
+                crate::mcp::redis_streams::RedisStreams::new(store.clone(), limits.sse_timeout);
+            Arc::new(streams) as Arc<dyn crate::mcp::session::SharedStreams>
+        });
         let mut mcp = BTreeMap::new();
         for catalog in registry.catalogs().filter(|c| c.group().is_mcp()) {
             let name = catalog.group().name();
@@ -614,7 +625,8 @@ impl ServerBuilder {
                 translations.clone(),
                 debug,
                 limits.clone(),
-            );
+            )
+            .with_shared_streams(stateful.then(|| shared_streams.clone()).flatten());
             mcp.insert((name, catalog.version()), Arc::new(ep));
         }
         let config = self.config;

@@ -66,6 +66,12 @@ impl RedisStore {
     pub(crate) fn connection(&self) -> ConnectionManager {
         self.con.clone()
     }
+
+    /// The client, for a connection of one's own (a blocking read would hold up every
+    /// command on the shared one).
+    pub(crate) fn client(&self) -> &redis::Client {
+        &self.client
+    }
 }
 
 impl CacheStore for RedisStore {

@@ -396,6 +396,16 @@ pub(crate) fn error_body(
 }
 
 impl McpEndpoint {
+    /// Copies the endpoint's resumable streams to `shared` (sessions shared between
+    /// instances: any of them can resume a stream).
+    pub(crate) fn with_shared_streams(
+        mut self,
+        shared: Option<Arc<dyn super::session::SharedStreams>>,
+    ) -> Self {
+        self.streams = EventStreams::default().with_shared(shared);
+        self
+    }
+
     // Crate-internal: called once per (group, version) by the server builder.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(

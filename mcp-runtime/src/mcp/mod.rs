@@ -14,6 +14,8 @@ pub mod prompt;
 pub(crate) mod protocol;
 #[cfg(feature = "redis")]
 pub mod redis_sessions;
+#[cfg(feature = "redis")]
+pub(crate) mod redis_streams;
 pub mod resource;
 pub mod session;
 mod surface;

@@ -160,6 +160,9 @@ impl SessionStore for RedisSessions {
             Ok(done.is_some())
         })
     }
+    fn redis_store(&self) -> Option<&RedisStore> {
+        Some(&self.store)
+    }
     fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, crate::RpcError>> {
         Box::pin(async move {
             let mut con = self.store.connection();
@@ -191,7 +194,7 @@ fn session_err(e: redis::RedisError) -> crate::RpcError {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::net::TcpListener;
     use std::process::{Child, Command, Stdio};
     use std::time::Duration;
@@ -201,14 +204,14 @@ mod tests {
     use crate::mcp::SessionStore;
 
     /// A `redis-server` on a free port, without persistence; killed on drop. `None` (the test
-    /// is skipped) when it is not installed, except on CI.
-    struct Redis {
+    /// is skipped) when it is not installed, except on CI. (The stream tests use it too.)
+    pub(crate) struct Redis {
         child: Child,
         port: u16,
     }
 
     impl Redis {
-        fn start() -> Option<Self> {
+        pub(crate) fn start() -> Option<Self> {
             let bin = std::env::var("MCP_TEST_REDIS").unwrap_or_else(|_| "redis-server".into());
             if Command::new(&bin).arg("--version").output().is_err() {
                 assert!(
@@ -240,7 +243,7 @@ mod tests {
             panic!("redis-server did not start");
         }
 
-        fn store(&self) -> RedisStore {
+        pub(crate) fn store(&self) -> RedisStore {
             RedisStore::connect(&format!("redis://127.0.0.1:{}", self.port)).unwrap()
         }
 

@@ -23,6 +23,15 @@ pub trait SessionStore: Send + Sync + 'static {
     fn set<'a>(&'a self, id: &'a str, state: &'a str) -> BoxFuture<'a, Result<bool, RpcError>>;
     /// Ends a session; returns whether it existed.
     fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, RpcError>>;
+
+    /// The Redis connection the sessions live on, if they do ([`super::RedisSessions`]): any
+    /// instance can then serve a session's request, so its resumable SSE streams are copied to
+    /// that Redis too (any instance can resume them). `None` (the default) keeps streams in
+    /// the memory of the instance that opened them.
+    #[cfg(feature = "redis")]
+    fn redis_store(&self) -> Option<&crate::core::RedisStore> {
+        None
+    }
 }
 
 /// What a store keeps of a session, as one short text, so a request reads it in one round
@@ -328,17 +337,64 @@ impl EventStream {
             .unwrap_or(true)
     }
 
-    /// How many events (frames) the stream has sent so far.
     /// The number of the oldest event still kept.
+    #[cfg(test)]
     fn oldest(&self) -> usize {
         self.state.lock().map(|s| s.first).unwrap_or(usize::MAX)
     }
 
+    /// How many events (frames) the stream has sent so far.
     fn sent(&self) -> usize {
         self.state
             .lock()
             .map(|s| s.first + s.frames.len())
             .unwrap_or(0)
+    }
+
+    /// The stream's id (`None` for a stream that is not resumable).
+    // Used by the Redis copy only.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) fn id(&self) -> Option<&str> {
+        self.id.as_deref()
+    }
+
+    /// Tells of every change (a frame, a closed connection, the end).
+    // Used by the Redis copy only.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) fn subscribe(&self) -> watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+
+    /// What a copy of the stream elsewhere ([`SharedStreams`]) has to catch up on from event
+    /// `from`: at most `max` of the kept frames with their numbers (starting past `from` when
+    /// older ones were dropped from the window), how many times the server closed the client's
+    /// connection, and whether the stream is done with nothing left after these frames.
+    // Used by the Redis copy only.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) fn copy_from(&self, from: usize, max: usize) -> Copied {
+        let Ok(st) = self.state.lock() else {
+            // A poisoned stream has nothing more to give: the copy ends.
+            return Copied {
+                frames: Vec::new(),
+                disconnects: 0,
+                done: true,
+            };
+        };
+        let start = from.max(st.first);
+        let frames: Vec<(usize, Bytes)> = st
+            .frames
+            .iter()
+            .enumerate()
+            .skip(start - st.first)
+            .take(max)
+            .map(|(i, f)| (st.first + i, f.clone()))
+            .collect();
+        let end = start + frames.len();
+        Copied {
+            frames,
+            disconnects: st.disconnects,
+            done: st.done_at.is_some() && end >= st.first + st.frames.len(),
+        }
     }
 
     /// The frames from index `from` on, until the stream is done or the server closes the
@@ -387,6 +443,73 @@ impl Notifier for EventStream {
     }
 }
 
+/// A part of a stream for its copy elsewhere: see [`EventStream::copy_from`].
+#[derive(Debug)]
+#[cfg_attr(not(feature = "redis"), allow(dead_code))]
+pub(crate) struct Copied {
+    /// Events with their numbers, oldest first.
+    pub frames: Vec<(usize, Bytes)>,
+    /// How many times the server closed the client's connection so far.
+    pub disconnects: u64,
+    /// The stream is finished and `frames` reach its last event.
+    pub done: bool,
+}
+
+/// Where resumable streams are copied so that another instance can resume them (sessions in
+/// Redis: their streams are too, see `mcp::redis_streams`). The call keeps running on the
+/// instance that opened its stream; the copy serves resumptions that reach another one.
+pub(crate) trait SharedStreams: Send + Sync + 'static {
+    /// Starts copying a stream `session` just opened, in the background, until it finishes;
+    /// never blocks or slows its writer.
+    fn copy(&self, session: &str, stream: Arc<EventStream>);
+
+    /// A stream this instance does not hold, from event `next` on (the events after a
+    /// `Last-Event-ID`) and then its live events until it finishes: `None` when `session`
+    /// does not own such a stream or `next` is refused (not sent yet, or out of the window
+    /// of [`MAX_STREAM_EVENTS`]), an error when the shared store cannot be reached.
+    fn resume<'a>(
+        &'a self,
+        session: &'a str,
+        stream: &'a str,
+        next: usize,
+    ) -> BoxFuture<'a, Result<Option<axum::body::Body>, RpcError>>;
+}
+
+/// Reads a `Last-Event-ID` (`<stream>_<n>`): the stream id and the number of the next event.
+/// `None` when it is not of that form or `n + 1` overflows.
+pub(crate) fn parse_last_event_id(last_event_id: &str) -> Option<(&str, usize)> {
+    let (sid, seq) = last_event_id.rsplit_once('_')?;
+    let seq: usize = seq.parse().ok()?;
+    Some((sid, seq.checked_add(1)?))
+}
+
+/// Whether a stream that has sent `sent` events can be resumed from event `next`: one it has
+/// sent (or the next one), within the newest [`MAX_STREAM_EVENTS`] (what [`EventStream`]
+/// keeps).
+pub(crate) fn in_window(sent: usize, next: usize) -> bool {
+    next <= sent && next >= sent.saturating_sub(MAX_STREAM_EVENTS)
+}
+
+/// What a `Last-Event-ID` finds: see [`EventStreams::find`].
+pub(crate) enum Found<'a> {
+    /// The stream is here: its events from this number on.
+    Here(Arc<EventStream>, usize),
+    /// The stream is not here: ask the shared copy for stream `.1` from event `.2` on.
+    Elsewhere(Arc<dyn SharedStreams>, &'a str, usize),
+    /// No resumption: another session's stream, an event out of the window or not sent, an
+    /// id of another form, or (without a shared copy) a stream this instance does not hold.
+    Refused,
+}
+
+/// What this instance knows of a `Last-Event-ID`.
+enum Here {
+    Found(Arc<EventStream>, usize),
+    /// The stream is here, and the resumption refused (or the id is of no stream at all).
+    Refused,
+    /// No stream of that id here.
+    Absent,
+}
+
 /// How many resumable streams one session may have by default: 16. When a session opens
 /// one more, its oldest is forgotten (it keeps running; it can no longer be resumed).
 pub const MAX_STREAMS_PER_SESSION: usize = 16;
@@ -408,6 +531,9 @@ pub struct EventStreams {
     per_session: usize,
     total: usize,
     inner: Mutex<StreamMap>,
+    /// Where streams are copied for other instances (sessions in Redis); `None` keeps them
+    /// here only, at no cost.
+    shared: Option<Arc<dyn SharedStreams>>,
 }
 
 #[derive(Default)]
@@ -472,7 +598,14 @@ impl EventStreams {
             per_session: per_session.max(1),
             total: total.max(1),
             inner: Mutex::default(),
+            shared: None,
         }
+    }
+
+    /// Also copies every stream to `shared`, so that other instances can resume it.
+    pub(crate) fn with_shared(mut self, shared: Option<Arc<dyn SharedStreams>>) -> Self {
+        self.shared = shared;
+        self
     }
 
     /// How many streams can be resumed.
@@ -523,25 +656,58 @@ impl EventStreams {
             .or_default()
             .push_back(id.clone());
         m.streams.insert(id, (session.to_owned(), s.clone()));
+        drop(m);
+        if let Some(shared) = &self.shared {
+            shared.copy(session, s.clone());
+        }
         s
     }
 
     /// The stream and next frame index for a `Last-Event-ID`, if it belongs to `session` and
     /// names an event the stream has sent (`<stream>_<n>`; any other `n` is refused).
     pub fn resume(&self, session: &str, last_event_id: &str) -> Option<(Arc<EventStream>, usize)> {
-        let (sid, seq) = last_event_id.rsplit_once('_')?;
-        let seq: usize = seq.parse().ok()?;
-        let next = seq.checked_add(1)?;
+        match self.find_here(session, last_event_id) {
+            Here::Found(s, next) => Some((s, next)),
+            Here::Refused | Here::Absent => None,
+        }
+    }
+
+    /// Where a `Last-Event-ID` of `session` resumes: here when this instance holds the
+    /// stream (answered as [`EventStreams::resume`] does), else from the shared copy if
+    /// there is one.
+    pub(crate) fn find<'a>(&self, session: &str, last_event_id: &'a str) -> Found<'a> {
+        match self.find_here(session, last_event_id) {
+            Here::Found(s, next) => Found::Here(s, next),
+            Here::Refused => Found::Refused,
+            Here::Absent => match (&self.shared, parse_last_event_id(last_event_id)) {
+                (Some(shared), Some((sid, next))) => Found::Elsewhere(shared.clone(), sid, next),
+                _ => Found::Refused,
+            },
+        }
+    }
+
+    fn find_here(&self, session: &str, last_event_id: &str) -> Here {
+        let Some((sid, next)) = parse_last_event_id(last_event_id) else {
+            return Here::Refused;
+        };
         let s = {
-            let m = self.inner.lock().ok()?;
-            let (owner, s) = m.streams.get(sid)?;
+            let Ok(m) = self.inner.lock() else {
+                return Here::Absent;
+            };
+            let Some((owner, s)) = m.streams.get(sid) else {
+                return Here::Absent;
+            };
             if owner != session {
-                return None;
+                return Here::Refused;
             }
             s.clone()
         };
         // Events already dropped from the window cannot be replayed: no resumption then.
-        (next <= s.sent() && next >= s.oldest()).then_some((s, next))
+        if in_window(s.sent(), next) {
+            Here::Found(s, next)
+        } else {
+            Here::Refused
+        }
     }
 
     /// Drops the streams of an ended session.
@@ -729,5 +895,114 @@ mod tests {
             text.starts_with(&format!("id: {sid}_{}\n", last + 1)),
             "{text}"
         );
+    }
+
+    #[test]
+    fn last_event_ids_parse_to_the_stream_and_the_next_event() {
+        assert_eq!(parse_last_event_id("abc_0"), Some(("abc", 1)));
+        assert_eq!(parse_last_event_id("a_b_7"), Some(("a_b", 8)));
+        for bad in [
+            "abc",
+            "abc_",
+            "abc_-1",
+            "abc_x",
+            &format!("abc_{}", usize::MAX),
+        ] {
+            assert_eq!(parse_last_event_id(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_window_is_what_a_stream_keeps() {
+        // The same answers as a stream's own bounds, around both edges.
+        let e = EventStreams::default();
+        let s = e.open("s", 0);
+        for _ in 0..MAX_STREAM_EVENTS + 10 {
+            s.push_message(b"{}");
+        }
+        let sent = s.sent();
+        for next in [0, 1, 10, 11, 12, sent - 1, sent, sent + 1] {
+            let kept = next <= s.sent() && next >= s.oldest();
+            assert_eq!(in_window(sent, next), kept, "{next}");
+        }
+        assert!(in_window(0, 0) && in_window(3, 0) && !in_window(3, 4));
+    }
+
+    #[test]
+    fn a_copy_reads_the_kept_frames_in_parts_and_sees_closes_and_the_end() {
+        let s = EventStream::new(Some("x".into()), 0);
+        for _ in 0..4 {
+            s.push_message(b"{}");
+        }
+        let part = s.copy_from(0, 3);
+        let numbers: Vec<usize> = part.frames.iter().map(|(n, _)| *n).collect();
+        assert_eq!(numbers, [0, 1, 2]);
+        assert!(part.frames[0].1.starts_with(b"id: x_0\n"));
+        assert!(!part.done);
+        s.close_stream();
+        s.finish();
+        // Done only with the last frame in the part.
+        let part = s.copy_from(3, 1);
+        assert_eq!(
+            (part.frames.len(), part.disconnects, part.done),
+            (1, 1, false)
+        );
+        let part = s.copy_from(3, 10);
+        assert_eq!((part.frames.len(), part.done), (2, true));
+        assert!(s.copy_from(5, 10).done);
+        // Past the window, a copy starts at the oldest kept frame.
+        let s = EventStream::new(Some("y".into()), 0);
+        for _ in 0..MAX_STREAM_EVENTS + 5 {
+            s.push_message(b"{}");
+        }
+        assert_eq!(s.copy_from(2, 1).frames[0].0, 6);
+    }
+
+    /// A shared store that remembers what it was given and holds no stream.
+    #[derive(Default)]
+    struct Recorder(Mutex<Vec<(String, String)>>);
+
+    impl SharedStreams for Recorder {
+        fn copy(&self, session: &str, stream: Arc<EventStream>) {
+            let id = stream.id().unwrap_or_default().to_owned();
+            self.0.lock().unwrap().push((session.to_owned(), id));
+        }
+        fn resume<'a>(
+            &'a self,
+            _: &'a str,
+            _: &'a str,
+            _: usize,
+        ) -> BoxFuture<'a, Result<Option<axum::body::Body>, RpcError>> {
+            Box::pin(std::future::ready(Ok(None)))
+        }
+    }
+
+    #[test]
+    fn streams_here_resume_here_and_others_go_to_the_shared_copy() {
+        let shared = Arc::new(Recorder::default());
+        let e = EventStreams::default().with_shared(Some(shared.clone()));
+        let s = e.open("s", 0);
+        let sid = id_of(&s).to_owned();
+        assert_eq!(*shared.0.lock().unwrap(), [("s".to_owned(), sid.clone())]);
+        assert!(matches!(
+            e.find("s", &format!("{sid}_0")),
+            Found::Here(_, 1)
+        ));
+        // Here but refused: not asked elsewhere.
+        for refused in [format!("{sid}_1"), format!("{sid}_")] {
+            assert!(matches!(e.find("s", &refused), Found::Refused), "{refused}");
+        }
+        assert!(matches!(e.find("t", &format!("{sid}_0")), Found::Refused));
+        // Not here: the shared copy is asked, from the next event.
+        match e.find("s", "other_4") {
+            Found::Elsewhere(_, stream, next) => assert_eq!((stream, next), ("other", 5)),
+            _ => panic!("not asked elsewhere"),
+        }
+        assert!(matches!(e.find("s", "other_x"), Found::Refused));
+        // Without a shared copy, a stream not here is refused.
+        assert!(matches!(
+            EventStreams::default().find("s", "other_4"),
+            Found::Refused
+        ));
     }
 }

@@ -22,7 +22,7 @@ use crate::edge::write;
 use crate::mcp::LogLevel;
 use crate::mcp::handler::{Answer, McpEndpoint, Message, error_body, set_level_param};
 use crate::mcp::protocol::{self, Era};
-use crate::mcp::session::{SessionState, SessionStore};
+use crate::mcp::session::{Found, SessionState, SessionStore};
 use serde_json::Value;
 
 /// What one MCP route holds.
@@ -213,7 +213,8 @@ pub(super) fn store_unavailable(e: &crate::RpcError) -> Response {
     plain_error(StatusCode::SERVICE_UNAVAILABLE, -32603, e.message())
 }
 
-/// A `Last-Event-ID` naming no stream this instance keeps (or keeps no longer).
+/// A `Last-Event-ID` naming no stream this session can resume (here, or in the shared store
+/// when sessions are shared).
 fn missing_stream() -> Response {
     plain_error(StatusCode::NOT_FOUND, -32600, "Stream not found")
 }
@@ -893,12 +894,23 @@ async fn get_inner(route: &McpRoute, parts: &Parts) -> Response {
     };
     // Resumption of an interrupted POST stream (SEP-1699), else the session's change stream.
     match header(&parts.headers, LAST_EVENT_ID) {
-        Some(last) => match ep.streams.resume(sid, last) {
-            Some((stream, from)) => match route.detached.stream() {
+        Some(last) => match ep.streams.find(sid, last) {
+            Found::Here(stream, from) => match route.detached.stream() {
                 Some(slot) => sse_response(super::detached::with_slot(stream.body(from), slot)),
                 None => busy(),
             },
-            None => missing_stream(),
+            // Opened on another instance: its copy in the shared store (sessions in Redis).
+            Found::Elsewhere(shared, stream, next) => {
+                match shared.resume(sid, stream, next).await {
+                    Ok(Some(body)) => match route.detached.stream() {
+                        Some(slot) => sse_response(super::detached::with_slot(body, slot)),
+                        None => busy(),
+                    },
+                    Ok(None) => missing_stream(),
+                    Err(e) => store_unavailable(&e),
+                }
+            }
+            Found::Refused => missing_stream(),
         },
         None if Accept::of(&parts.headers).sse => {
             let state = SessionState::parse(&text);

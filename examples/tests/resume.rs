@@ -1,0 +1,246 @@
+//! SSE resumption through another instance: two `catalog` instances on one Redis (started
+//! here on a free port), where sessions, and so their resumable streams, are kept. A
+//! `tools/call` answered on a stream of instance A resumes on instance B with
+//! `Last-Event-ID`: the events after that id, then the live ones until the call's answer, while
+//! the call runs on A.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+mod common;
+use common::{Redis, Spawned};
+
+fn http() -> reqwest::Client {
+    reqwest::Client::builder()
+        .no_proxy()
+        .timeout(Duration::from_secs(15))
+        .build()
+        .expect("client")
+}
+
+/// One SSE event.
+#[derive(Debug, PartialEq)]
+struct Event {
+    id: Option<String>,
+    event: Option<String>,
+    retry: Option<String>,
+    data: String,
+}
+
+/// The complete events of an SSE text (a partial last one is left out).
+fn events(text: &str) -> Vec<Event> {
+    let complete = text.rfind("\n\n").map_or("", |end| &text[..end]);
+    complete
+        .split("\n\n")
+        .filter(|f| !f.is_empty())
+        .map(|frame| {
+            let mut e = Event {
+                id: None,
+                event: None,
+                retry: None,
+                data: String::new(),
+            };
+            for line in frame.split('\n') {
+                let (field, value) = line
+                    .split_once(':')
+                    .unwrap_or_else(|| panic!("bad SSE line {line:?}"));
+                let value = value.strip_prefix(' ').unwrap_or(value).to_owned();
+                match field {
+                    "id" => e.id = Some(value),
+                    "event" => e.event = Some(value),
+                    "retry" => e.retry = Some(value),
+                    "data" => e.data = value,
+                    other => panic!("unexpected SSE field {other:?} in {frame:?}"),
+                }
+            }
+            e
+        })
+        .collect()
+}
+
+/// A handshake-era session of group `mcp` on `url` (initialize, then initialized).
+async fn session(c: &reqwest::Client, url: &str) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "resume", "version": "1"}}});
+    let r = c
+        .post(url)
+        .header("accept", "application/json")
+        .json(&init)
+        .send()
+        .await
+        .expect("initialize");
+    assert_eq!(r.status(), 200);
+    let sid = r
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .expect("a session")
+        .to_owned();
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let r = c
+        .post(url)
+        .header("accept", "application/json")
+        .header("mcp-session-id", &sid)
+        .header("mcp-protocol-version", "2025-11-25")
+        .json(&note)
+        .send()
+        .await
+        .expect("initialized");
+    assert_eq!(r.status(), 202);
+    sid
+}
+
+/// `GET` with a `Last-Event-ID`: status, content type and body.
+async fn resume(
+    c: &reqwest::Client,
+    url: &str,
+    session: &str,
+    last: &str,
+) -> (u16, Option<String>, String) {
+    let r = c
+        .get(url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("last-event-id", last)
+        .send()
+        .await
+        .expect("resume");
+    let status = r.status().as_u16();
+    let ty = r
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    (status, ty, r.text().await.expect("body"))
+}
+
+const STEPS: u32 = 6;
+
+/// Event `n` of the `Jobs.run` call's stream: the priming event is 0, progress `i` is event
+/// `i`, the answer event `STEPS + 1`.
+fn message(n: u32) -> Value {
+    if n <= STEPS {
+        json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {
+            "progressToken": "job-1", "progress": f64::from(n), "total": f64::from(STEPS),
+            "message": format!("step {n} of {STEPS}")}})
+    } else {
+        let report = json!({"steps": STEPS});
+        json!({"jsonrpc": "2.0", "id": 7, "result": {
+            "content": [{"type": "text", "text": report.to_string()}],
+            "structuredContent": {"result": report}, "isError": false}})
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_opened_on_one_instance_resumes_on_another_with_last_event_id() {
+    let Some(redis) = Redis::start() else { return };
+    let url = redis.url();
+    let env = [("REDIS_URL", url.as_str()), ("CATALOG_STATEFUL", "mcp")];
+    let (a, b) = (Spawned::catalog(&env), Spawned::catalog(&env));
+    let (url_a, url_b) = (a.url("mcp"), b.url("mcp"));
+    let c = http();
+    let sid = session(&c, &url_a).await;
+
+    // On A: a call reporting progress every 150 ms, answered on a resumable stream.
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "Jobs.run", "arguments": {"steps": STEPS, "step_ms": 150},
+        "_meta": {"progressToken": "job-1"}}});
+    let mut r = c
+        .post(&url_a)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", &sid)
+        .header("mcp-protocol-version", "2025-11-25")
+        .json(&call)
+        .send()
+        .await
+        .expect("tools/call");
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["content-type"], "text/event-stream");
+    // The priming event and the first two progress events, then the connection drops.
+    let mut text = String::new();
+    while events(&text).len() < 3 {
+        let chunk = r.chunk().await.expect("read").expect("more events");
+        text.push_str(std::str::from_utf8(&chunk).expect("utf-8"));
+    }
+    drop(r);
+    let first = events(&text);
+    let primed = first[0].id.clone().expect("an id");
+    let stream = primed
+        .strip_suffix("_0")
+        .expect("the priming event is 0")
+        .to_owned();
+    assert_eq!(
+        first[0],
+        Event {
+            id: Some(primed.clone()),
+            event: None,
+            retry: Some("1000".into()),
+            data: String::new(),
+        }
+    );
+    let read = u32::try_from(first.len()).expect("few") - 1;
+    for (n, e) in (1..).zip(&first[1..]) {
+        assert_eq!(e.id.as_deref(), Some(format!("{stream}_{n}").as_str()));
+        assert_eq!(
+            serde_json::from_str::<Value>(&e.data).expect("json"),
+            message(n)
+        );
+    }
+    let last = format!("{stream}_{read}");
+    // Some events pass while the client is away: replayed from Redis, the rest followed live.
+    tokio::time::sleep(Duration::from_millis(350)).await;
+
+    // On B, which never saw the stream: exactly the events after the last one read, in
+    // order, up to the call's answer.
+    let (status, ty, rest) = resume(&c, &url_b, &sid, &last).await;
+    assert_eq!(status, 200, "{rest}");
+    assert_eq!(ty.as_deref(), Some("text/event-stream"));
+    let got = events(&rest);
+    assert!(rest.ends_with("\n\n"), "{rest:?}");
+    let want: Vec<u32> = (read + 1..=STEPS + 1).collect();
+    assert_eq!(got.len(), want.len(), "{rest}");
+    for (e, n) in got.iter().zip(want) {
+        assert_eq!(
+            (e.id.as_deref(), e.event.as_deref(), e.retry.as_deref()),
+            (
+                Some(format!("{stream}_{n}").as_str()),
+                Some("message"),
+                None
+            ),
+            "{rest}"
+        );
+        assert_eq!(
+            serde_json::from_str::<Value>(&e.data).expect("json"),
+            message(n)
+        );
+    }
+    // The same bytes A replays from its own memory.
+    let (status, _, here) = resume(&c, &url_a, &sid, &last).await;
+    assert_eq!((status, here.as_str()), (200, rest.as_str()));
+    // After the answer: an empty, finished stream, on either instance.
+    let end = format!("{stream}_{}", STEPS + 1);
+    for url in [&url_a, &url_b] {
+        let (status, _, body) = resume(&c, url, &sid, &end).await;
+        assert_eq!((status, body.as_str()), (200, ""));
+    }
+
+    // Refused exactly as A refuses: another session's stream, and an event not sent.
+    let refused = json!({"jsonrpc": "2.0", "id": null,
+        "error": {"code": -32600, "message": "Stream not found"}});
+    let other = session(&c, &url_b).await;
+    let past = format!("{stream}_{}", STEPS + 2);
+    for (session, last) in [(&other, &last), (&other, &primed), (&sid, &past)] {
+        for url in [&url_a, &url_b] {
+            let (status, ty, body) = resume(&c, url, session, last).await;
+            assert_eq!(status, 404, "{url} {last}: {body}");
+            assert_eq!(ty.as_deref(), Some("application/json"));
+            let body: Value = serde_json::from_str(&body).expect("json");
+            assert_eq!(body, refused, "{url} {last}");
+        }
+    }
+    drop((a, b));
+    drop(redis);
+}
