@@ -248,15 +248,15 @@ def short(name):
     return (m.group(1) if m else name).strip()
 
 
-def top_functions(name, n=20):
-    """The n functions of a run with the highest self cost, read from the raw callgrind file.
+def raw_self_costs(name):
+    """Self cost by function of a run, read from the raw callgrind file.
 
     Not from `callgrind_annotate --inclusive=no`: for a server whose counters were zeroed while
     it ran (`callgrind_control -z`), valgrind 3.19's annotate puts the whole cost on `clone`.
     """
     f = os.path.join(OUT, "profile", f"callgrind.{name}.out")
     if not os.path.exists(f):
-        return []
+        return {}
     names, cost = {}, {}
     fn, after_calls = None, False
     for line in open(f, errors="replace"):
@@ -277,6 +277,20 @@ def top_functions(name, n=20):
                     fn = names.get(m.group(1), m.group(1))
         elif line.startswith("calls="):
             after_calls = True
+    return cost
+
+
+def self_costs(name):
+    """Self cost by short function name (entries of one function in several crates summed)."""
+    out = {}
+    for k, v in raw_self_costs(name).items():
+        out[short(k)] = out.get(short(k), 0) + v
+    return out
+
+
+def top_functions(name, n=20):
+    """The n functions of a run with the highest self cost."""
+    cost = raw_self_costs(name)
     total = sum(cost.values()) or 1
     top = sorted(cost.items(), key=lambda kv: -kv[1])[:n]
     return [(ir, 100.0 * ir / total, short(fname)) for fname, ir in top]
@@ -1014,35 +1028,6 @@ if per or http_per:
         for ir, pct, name in top:
             w(f"| {ir / div:,.0f} | {pct:.1f} | `{esc(name)}` |")
         w("")
-def self_costs(name):
-    """Self cost by function of a run (the raw callgrind file, as `top_functions` reads it)."""
-    f = os.path.join(OUT, "profile", f"callgrind.{name}.out")
-    if not os.path.exists(f):
-        return {}
-    names, cost = {}, {}
-    fn, after_calls = None, False
-    for line in open(f, errors="replace"):
-        c = line[:1]
-        if c.isdigit() or c in "+-*":
-            if after_calls:
-                after_calls = False
-            elif fn is not None:
-                cost[fn] = cost.get(fn, 0) + int(line.split()[-1])
-        elif line.startswith(("fn=", "cfn=")):
-            m = re.match(r"c?fn=\((\d+)\)(?: (.*))?$", line.rstrip("\n"))
-            if m:
-                if m.group(2) is not None:
-                    names[m.group(1)] = m.group(2)
-                if c == "f":
-                    fn = names.get(m.group(1), m.group(1))
-        elif line.startswith("calls="):
-            after_calls = True
-    out = {}
-    for k, v in cost.items():
-        out[short(k)] = out.get(short(k), 0) + v
-    return out
-
-
 if "catalog" in http_per and "mcp-runtime" in http_per:
     cr, mr_ = http_runs["catalog"]["requests"], http_runs["mcp-runtime"]["requests"]
     a_, b_ = self_costs("http-catalog"), self_costs("http-mcp-runtime")

@@ -25,8 +25,9 @@ use tracing_subscriber::fmt::format::Writer;
 
 /// Formats fields as `name=value`, separated by spaces, without ANSI styling; `message` is
 /// written bare and `log.*` fields (from the `log` crate bridge) are left out, as
-/// `tracing-subscriber`'s `DefaultFields` does. Use it with `.fmt_fields(LogFields)` on a
-/// subscriber that writes without colours (`.with_ansi(false)`).
+/// `tracing-subscriber`'s `DefaultFields` does. Use it with `.fmt_fields(LogFields)`; with
+/// colours on (`.with_ansi(true)`), the level and the span names stay coloured and the fields
+/// are written plain.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LogFields;
 
