@@ -381,8 +381,9 @@ def goal(text, measured, met):
     goals.append((text, measured, "n/a" if met is None else ("**met**" if met else "**not met**")))
 
 
-def both(f):
-    xs = [f(v) for v in ("mcp-runtime/handshake", "mcp-runtime/modern")]
+def both(f, server="mcp-runtime"):
+    """f of a server's tools/call in both eras, or None when either is missing."""
+    xs = [f(f"{server}/{era}") for era in ("handshake", "modern")]
     return None if any(x is None for x in xs) else xs
 
 
@@ -404,18 +405,13 @@ goal(
     "n/a" if xs is None else f"{xs[0]:.2f}× (handshake), {xs[1]:.2f}× (2026-07-28)",
     None if xs is None else all(x <= 1.2 for x in xs),
 )
-def shipped(f):
-    xs = [f(v) for v in ("catalog/handshake", "catalog/modern")]
-    return None if any(x is None for x in xs) else xs
-
-
-xs = shipped(lambda v: s[v]["vs_axum"])
+xs = both(lambda v: s[v]["vs_axum"], "catalog")
 goal(
     "the example as shipped (`catalog`: `info` logging, listeners, translations), tools/call ≥ 0.8× bare axum, both eras",
     "n/a" if xs is None else f"{xs[0]:.2f}× (handshake), {xs[1]:.2f}× (2026-07-28)",
     None if xs is None else all(x >= 0.8 for x in xs),
 )
-xs = shipped(lambda v: s[v]["vs_rmcp"])
+xs = both(lambda v: s[v]["vs_rmcp"], "catalog")
 goal(
     "the example as shipped, tools/call ≥ 2.5× rmcp, both eras",
     "n/a" if xs is None else f"{xs[0]:.2f}× (handshake), {xs[1]:.2f}× (2026-07-28)",
@@ -427,7 +423,7 @@ goal(
     "n/a" if x is None else f"{x:.2f}× (the minimal server: {ratio(s['mcp-runtime/rpc']['vs_axum'])})",
     None if x is None else x >= 0.8,
 )
-p99 = shipped(lambda v: med(round_ratios(lat, v, on("axum", v), lambda r: r["p99_us"])))
+p99 = both(lambda v: med(round_ratios(lat, v, on("axum", v), lambda r: r["p99_us"])), "catalog")
 goal(
     "the example as shipped, tools/call p99 at 1 connection within 1.2× the ceiling's",
     "n/a" if p99 is None else f"{p99[0]:.2f}× (handshake), {p99[1]:.2f}× (2026-07-28)",

@@ -59,39 +59,6 @@ fn events(text: &str) -> Vec<Event> {
         .collect()
 }
 
-/// A handshake-era session of group `mcp` on `url` (initialize, then initialized).
-async fn session(c: &reqwest::Client, url: &str) -> String {
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "resume", "version": "1"}}});
-    let r = c
-        .post(url)
-        .header("accept", "application/json")
-        .json(&init)
-        .send()
-        .await
-        .expect("initialize");
-    assert_eq!(r.status(), 200);
-    let sid = r
-        .headers()
-        .get("mcp-session-id")
-        .and_then(|v| v.to_str().ok())
-        .expect("a session")
-        .to_owned();
-    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let r = c
-        .post(url)
-        .header("accept", "application/json")
-        .header("mcp-session-id", &sid)
-        .header("mcp-protocol-version", "2025-11-25")
-        .json(&note)
-        .send()
-        .await
-        .expect("initialized");
-    assert_eq!(r.status(), 202);
-    sid
-}
-
 /// `GET` with a `Last-Event-ID`: status, content type and body.
 async fn resume(
     c: &reqwest::Client,
@@ -142,7 +109,7 @@ async fn a_stream_opened_on_one_instance_resumes_on_another_with_last_event_id()
     let (a, b) = (Spawned::catalog(&env), Spawned::catalog(&env));
     let (url_a, url_b) = (a.url("mcp"), b.url("mcp"));
     let c = http();
-    let sid = session(&c, &url_a).await;
+    let sid = common::mcp_session(&c, &url_a).await;
 
     // On A: a call reporting progress every 150 ms, answered on a resumable stream.
     let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
@@ -230,7 +197,7 @@ async fn a_stream_opened_on_one_instance_resumes_on_another_with_last_event_id()
     // Refused exactly as A refuses: another session's stream, and an event not sent.
     let refused = json!({"jsonrpc": "2.0", "id": null,
         "error": {"code": -32600, "message": "Stream not found"}});
-    let other = session(&c, &url_b).await;
+    let other = common::mcp_session(&c, &url_b).await;
     let past = format!("{stream}_{}", STEPS + 2);
     for (session, last) in [(&other, &last), (&other, &primed), (&sid, &past)] {
         for url in [&url_a, &url_b] {

@@ -212,38 +212,6 @@ async fn one(c: &reqwest::Client, base: &str, session: &str, n: usize) -> Result
     }
 }
 
-/// A handshake-era session of group `mcp` (initialize, then initialized), through `base`.
-async fn session(c: &reqwest::Client, base: &str) -> String {
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "load", "version": "1"}}});
-    let r = c
-        .post(format!("{base}/mcp/mcp/v1"))
-        .header("accept", "application/json")
-        .json(&init)
-        .send()
-        .await
-        .expect("initialize");
-    let sid = r
-        .headers()
-        .get("mcp-session-id")
-        .and_then(|v| v.to_str().ok())
-        .expect("a session")
-        .to_owned();
-    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let r = c
-        .post(format!("{base}/mcp/mcp/v1"))
-        .header("accept", "application/json")
-        .header("mcp-session-id", &sid)
-        .header("mcp-protocol-version", "2025-11-25")
-        .json(&note)
-        .send()
-        .await
-        .expect("initialized");
-    assert_eq!(r.status(), 202);
-    sid
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_instances_behind_haproxy_lose_only_what_was_in_flight_on_a_killed_one() {
     let Some(redis) = Redis::start() else { return };
@@ -322,7 +290,7 @@ async fn three_instances_behind_haproxy_lose_only_what_was_in_flight_on_a_killed
             stop.clone(),
             sent.clone(),
         );
-        let sid = session(&c, &base).await;
+        let sid = common::mcp_session(&c, &format!("{base}/mcp/mcp/v1")).await;
         workers.push(tokio::spawn(async move {
             let mut failed_before = Vec::new();
             let mut failed_after = Vec::new();

@@ -147,3 +147,36 @@ impl Drop for Redis {
         self.stop();
     }
 }
+
+/// A handshake-era MCP session on the endpoint `url` (initialize, then initialized): its id.
+pub async fn mcp_session(c: &reqwest::Client, url: &str) -> String {
+    let init = serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"}}});
+    let r = c
+        .post(url)
+        .header("accept", "application/json")
+        .json(&init)
+        .send()
+        .await
+        .expect("initialize");
+    assert_eq!(r.status(), 200);
+    let sid = r
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .expect("a session")
+        .to_owned();
+    let note = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let r = c
+        .post(url)
+        .header("accept", "application/json")
+        .header("mcp-session-id", &sid)
+        .header("mcp-protocol-version", "2025-11-25")
+        .json(&note)
+        .send()
+        .await
+        .expect("initialized");
+    assert_eq!(r.status(), 202);
+    sid
+}
