@@ -1068,10 +1068,9 @@ async fn conformance_content_tools_exact_blocks() {
         let req = json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{"name":name}});
         let (status, h, text) = post(&url, &session, &req.to_string()).await;
         assert_eq!(status, 200, "{name}");
-        assert_eq!(hdr(&h, "content-type"), Some("text/event-stream"), "{name}");
-        let events = sse_events(&text);
-        let stream = priming(&events[0]);
-        assert_messages(&events[1..], &stream, 1, &[ok(json!(id), result)]);
+        // They answer at once without sending anything: plain JSON, even in a session.
+        assert_eq!(hdr(&h, "content-type"), Some("application/json"), "{name}");
+        assert_eq!(parse(&text), ok(json!(id), result), "{name}");
     }
 
     // A client that accepts only JSON gets a plain JSON answer on the session.
@@ -1903,20 +1902,32 @@ async fn session_ping_and_server_discover_legacy() {
 }
 
 #[tokio::test]
-async fn session_tools_call_answers_on_sse_with_priming_event() {
+async fn session_tools_call_answers_at_once_in_json_and_on_sse_with_priming_when_it_waits() {
     let url = format!("{}/mcp/conformance/v1", example().await);
     let sid = open_session(&url, "2025-11-25").await;
+    let headers = [
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    // Answered on its first poll, with nothing sent before: JSON, nothing to resume.
     let req =
         json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"test_simple_text"}});
-    let (status, h, text) = post(
-        &url,
-        &[
-            ("mcp-session-id", &sid),
-            ("mcp-protocol-version", "2025-11-25"),
-        ],
-        &req.to_string(),
-    )
-    .await;
+    let (status, h, text) = post(&url, &headers, &req.to_string()).await;
+    assert_eq!(status, 200);
+    assert_eq!(hdr(&h, "content-type"), Some("application/json"));
+    assert_eq!(hdr(&h, "mcp-session-id"), None);
+    assert_eq!(
+        parse(&text),
+        ok(
+            json!(3),
+            json!({"content": [{"type": "text", "text": "This is a simple text response for testing."}], "isError": false})
+        )
+    );
+
+    // Still running after its first poll: a resumable stream, primed.
+    let req = json!({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{
+        "name":"slow_compute","arguments":{"seconds":1,"label":"waited"}}});
+    let (status, h, text) = post(&url, &headers, &req.to_string()).await;
     assert_eq!(status, 200);
     assert_eq!(hdr(&h, "content-type"), Some("text/event-stream"));
     assert_eq!(hdr(&h, "cache-control"), Some("no-cache, no-transform"));
@@ -1937,8 +1948,8 @@ async fn session_tools_call_answers_on_sse_with_priming_event() {
     assert_eq!(
         parse(&data),
         ok(
-            json!(3),
-            json!({"content": [{"type": "text", "text": "This is a simple text response for testing."}], "isError": false})
+            json!(4),
+            json!({"content": [{"type": "text", "text": "waited: computed in 1 s"}], "isError": false})
         )
     );
 }
@@ -3533,16 +3544,18 @@ async fn a_handshake_call_asks_on_its_stream_and_gets_the_posted_answer() {
             "isError": false})
         )
     );
-    // The session declared no sampling: the call is refused, nothing is sent on the stream.
-    let (status, _, text) = post(
+    // The session declared no sampling: the call is refused at once, in plain JSON (it sent
+    // nothing, so no stream is opened).
+    let (status, h, text) = post(
         &url,
         &[("mcp-session-id", &sid)],
         &call(8, "test_sampling", json!({"prompt": "Hi"})).to_string(),
     )
     .await;
     assert_eq!(status, 200);
+    assert_eq!(hdr(&h, "content-type"), Some("application/json"));
     assert_eq!(
-        data_frames(&text),
+        [parse(&text)],
         [err_data(
             json!(8),
             -32021,
@@ -3566,9 +3579,10 @@ async fn a_handshake_task_asks_through_tasks_result_and_ends_with_the_answer() {
     // The task is created at once; the call goes on and asks.
     let created = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
         "name": "confirm_delete", "arguments": {"filename": "a.txt"}, "task": {}}});
-    let (_, _, text) = post(&url, &both, &created.to_string()).await;
-    let created = data_frames(&text);
-    let id = created[0]["result"]["task"]["taskId"]
+    let (_, h, text) = post(&url, &both, &created.to_string()).await;
+    assert_eq!(hdr(&h, "content-type"), Some("application/json"), "{text}");
+    let created = parse(&text);
+    let id = created["result"]["task"]["taskId"]
         .as_str()
         .expect("a task")
         .to_owned();

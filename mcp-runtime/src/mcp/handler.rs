@@ -1143,6 +1143,9 @@ impl McpEndpoint {
         let mut members = self.open_result(id, era, 128, true);
         match result {
             Ok(Output::Json(raw)) => {
+                // The result goes in twice (escaped as text, then as is): one allocation
+                // for both, not a doubling per few KB of a large result.
+                members.reserve(2 * raw.get().len() + 96);
                 members.extend_from_slice(b"\"content\":[{\"type\":\"text\",\"text\":");
                 let _ = serde_json::to_writer(&mut members, raw.get());
                 members.extend_from_slice(b"}],\"structuredContent\":{\"result\":");

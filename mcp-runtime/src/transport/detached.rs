@@ -3,8 +3,8 @@
 //! [`crate::Limits::sse_streams`]); a live stream's call is cancelled when its client goes.
 
 use std::pin::Pin;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll};
 
 use axum::body::{Body, Bytes};
@@ -120,6 +120,86 @@ impl Notifier for Live {
     fn notify(&self, message: Vec<u8>) {
         // Progress is advisory: a reader that does not keep up loses some, never the answer.
         let _ = self.tx.try_send((write::sse_event(None, &message), false));
+    }
+}
+
+/// A call's stream, opened only when the call needs one: by its first message (a
+/// notification, a request to its client, a closed connection), or by the transport when the
+/// call is still running after its first poll. A call that answers at once without sending
+/// anything is answered in plain JSON: no stream, no task, no events kept.
+pub(crate) struct Deferred<S, F> {
+    open: F,
+    stream: OnceLock<Arc<S>>,
+}
+
+impl<S, F: Fn() -> Arc<S>> Deferred<S, F> {
+    pub(crate) fn new(open: F) -> Self {
+        Self {
+            open,
+            stream: OnceLock::new(),
+        }
+    }
+
+    /// The stream, opened now if nothing opened it yet.
+    pub(crate) fn stream(&self) -> &Arc<S> {
+        self.stream.get_or_init(&self.open)
+    }
+
+    /// Whether the call has sent anything (its stream is open).
+    pub(crate) fn is_open(&self) -> bool {
+        self.stream.get().is_some()
+    }
+}
+
+impl<S: Notifier, F: Fn() -> Arc<S> + Send + Sync> Notifier for Deferred<S, F> {
+    fn notify(&self, message: Vec<u8>) {
+        self.stream().notify(message);
+    }
+    fn close_stream(&self) -> bool {
+        self.stream().close_stream()
+    }
+}
+
+/// A live stream whose body does not exist yet: what the call sends waits in its queue.
+pub(crate) struct LiveStream {
+    live: Live,
+    rx: Mutex<Option<mpsc::Receiver<(Bytes, bool)>>>,
+}
+
+impl LiveStream {
+    pub(crate) fn new() -> Arc<Self> {
+        let (live, rx) = Live::channel();
+        Arc::new(Self {
+            live,
+            rx: Mutex::new(Some(rx)),
+        })
+    }
+
+    /// Sends the last event; the body ends after it.
+    pub(crate) async fn finish(&self, event: Bytes) {
+        self.live.finish(event).await;
+    }
+
+    /// The queue, for the response body (once).
+    pub(crate) fn take_queue(&self) -> Option<mpsc::Receiver<(Bytes, bool)>> {
+        self.rx.lock().ok()?.take()
+    }
+
+    /// The events queued so far, for a call that has already answered: its whole body.
+    pub(crate) fn drain(&self) -> Vec<Bytes> {
+        let mut events = Vec::new();
+        if let Some(mut rx) = self.take_queue() {
+            while let Ok((event, _)) = rx.try_recv() {
+                events.push(event);
+            }
+        }
+        events
+    }
+}
+
+impl Notifier for LiveStream {
+    fn notify(&self, message: Vec<u8>) {
+        self.live.notify(message);
     }
 }
 

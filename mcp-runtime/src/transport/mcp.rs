@@ -4,7 +4,9 @@
 //! reader (MCP dialect), the batch executor and the writer.
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -13,7 +15,7 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 
-use super::detached::Detached;
+use super::detached::{Deferred, Detached, LiveStream};
 use super::http::{answer_body, frames_body, json_response};
 use crate::context::{CallExtras, CancelSignal, Notifier};
 use crate::edge::policy::Policy;
@@ -606,7 +608,7 @@ async fn handshake_request(
         && (session.is_some() || wants_progress);
     if sse {
         let session = session.map(|s| (s, caps.unwrap_or_else(|| serde_json::json!({}))));
-        return spawn_sse(route, msg, era, session, log_level, caller);
+        return stream_or_json(route, msg, era, session, log_level, caller).await;
     }
     json_answer(&route.ep, msg, era, log_level, caller).await
 }
@@ -632,13 +634,18 @@ async fn json_answer(
     super::http::run_after(answer_response(answer), after)
 }
 
-/// A call answered on an SSE stream: resumable (its events kept for `Last-Event-ID`) when it
-/// belongs to a session, else live (events not kept; the call is cancelled when the client
-/// goes). Either way bounded in number ([`crate::Limits::detached_calls`],
+/// A call that may answer on an SSE stream: resumable (its events kept for `Last-Event-ID`)
+/// when it belongs to a session, else live (events not kept; the call is cancelled when the
+/// client goes). Either way bounded in number ([`crate::Limits::detached_calls`],
 /// [`crate::Limits::sse_streams`]) and in time ([`crate::Limits::sse_timeout`]). A session's
 /// call may ask its client (elicitation, sampling, roots) on its stream, within the
 /// capabilities the session's `initialize` declared.
-fn spawn_sse(
+///
+/// The call is polled once here: one that answers at once without sending anything is
+/// answered in plain JSON (nothing to resume, no task, no stream); one that answers at once
+/// after sending notifications gets its whole stream as one body; only a call that waits is
+/// spawned, its stream opened by its first message or now.
+async fn stream_or_json(
     route: &McpRoute,
     msg: Message,
     era: Era,
@@ -652,7 +659,8 @@ fn spawn_sse(
     };
     let limit = ep.limits.sse_timeout;
     let id = msg.id.clone();
-    // The call, run detached: its answer as JSON bytes; past the SSE limit, an error.
+    // The call, run detached: its answer (`None` when it was cancelled); past the SSE limit,
+    // an error.
     let asks = session
         .as_ref()
         .map(|(sid, caps)| (sid.clone(), caps.clone()));
@@ -685,17 +693,21 @@ fn spawn_sse(
             };
             let answer = match tokio::time::timeout(limit, ep.serve(msg, era, extras)).await {
                 // A cancelled call is not answered.
-                Ok(_) if cancel.as_ref().is_some_and(CancelSignal::is_cancelled) => Vec::new(),
-                Ok(answer) => answer.body.into_vec(),
-                Err(_) => error_body(
-                    id.as_ref(),
-                    -32603,
-                    &format!(
-                        "The call ran past the SSE limit of {} ms",
-                        limit.as_millis()
-                    ),
-                    None,
-                ),
+                Ok(_) if cancel.as_ref().is_some_and(CancelSignal::is_cancelled) => None,
+                Ok(answer) => Some(answer),
+                Err(_) => Some(Answer {
+                    status: 200,
+                    body: error_body(
+                        id.as_ref(),
+                        -32603,
+                        &format!(
+                            "The call ran past the SSE limit of {} ms",
+                            limit.as_millis()
+                        ),
+                        None,
+                    )
+                    .into(),
+                }),
             };
             drop(permit);
             drop(registered);
@@ -704,27 +716,65 @@ fn spawn_sse(
     };
     match session {
         Some((sid, _)) => {
-            let stream = ep.streams.open(&sid, ep.opts.retry_ms);
-            let s = stream.clone();
-            tokio::spawn(async move {
-                let answer = run(s.clone()).await;
-                if !answer.is_empty() {
-                    s.push_message(&answer);
+            let retry_ms = ep.opts.retry_ms;
+            let streams = ep.clone();
+            let stream = Arc::new(Deferred::new(move || streams.streams.open(&sid, retry_ms)));
+            let mut call = Box::pin(run(stream.clone()));
+            match poll_once(call.as_mut()).await {
+                Poll::Ready(Some(answer)) if !stream.is_open() => return answer_response(answer),
+                Poll::Ready(answer) => {
+                    let s = stream.stream();
+                    if let Some(a) = answer {
+                        s.push_message(&a.body.into_vec());
+                    }
+                    s.finish();
                 }
-                s.finish();
-            });
-            sse_response(super::detached::with_slot(stream.body(0), slot))
+                Poll::Pending => {
+                    let s = stream.stream().clone();
+                    tokio::spawn(async move {
+                        if let Some(a) = call.await {
+                            s.push_message(&a.body.into_vec());
+                        }
+                        s.finish();
+                    });
+                }
+            }
+            let body = stream.stream().clone().body(0);
+            sse_response(super::detached::with_slot(body, slot))
         }
         None => {
-            let (live, rx) = super::detached::Live::channel();
-            let live = Arc::new(live);
-            let task = tokio::spawn(async move {
-                let answer = run(live.clone()).await;
-                live.finish(write::sse_event(None, &answer)).await;
-            });
-            sse_response(super::detached::live_body(rx, task.abort_handle(), slot))
+            let stream = Arc::new(Deferred::new(LiveStream::new));
+            let mut call = Box::pin(run(stream.clone()));
+            let answer = |a: Option<Answer>| {
+                write::sse_event(None, &a.map(|a| a.body.into_vec()).unwrap_or_default())
+            };
+            match poll_once(call.as_mut()).await {
+                Poll::Ready(Some(a)) if !stream.is_open() => answer_response(a),
+                // Everything is here: the events and the answer, written as one body.
+                Poll::Ready(a) => {
+                    let mut events = stream.stream().drain();
+                    events.push(answer(a));
+                    sse_response(frames_body(events))
+                }
+                Poll::Pending => {
+                    let live = stream.stream().clone();
+                    let Some(rx) = live.take_queue() else {
+                        return busy();
+                    };
+                    let task = tokio::spawn(async move {
+                        let a = call.await;
+                        live.finish(answer(a)).await;
+                    });
+                    sse_response(super::detached::live_body(rx, task.abort_handle(), slot))
+                }
+            }
         }
     }
+}
+
+/// Polls `fut` once, with the handler's waker: a call that is done at once needs no task.
+async fn poll_once<F: Future + ?Sized>(mut fut: Pin<&mut F>) -> Poll<F::Output> {
+    std::future::poll_fn(|cx| Poll::Ready(fut.as_mut().poll(cx))).await
 }
 
 async fn modern_request(
@@ -788,7 +838,7 @@ async fn modern_request(
         .is_some_and(|t| ep.progress_token_ok(t));
     let wants_logs = matches!(protocol::meta_log_level(msg.params.as_ref()), Ok(Some(_)));
     if McpEndpoint::is_call(&msg.method) && (wants_progress || wants_logs) && accept.sse {
-        return spawn_sse(route, msg, Era::Modern, None, None, caller);
+        return stream_or_json(route, msg, Era::Modern, None, None, caller).await;
     }
     json_answer(ep, msg, Era::Modern, None, caller).await
 }
