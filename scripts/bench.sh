@@ -80,6 +80,11 @@ need() {
 
 stage_build() {
     need cargo
+    # What was built: the commit, and whether the checkout had changes (the report says so).
+    local commit clean=false
+    commit="$(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)"
+    [ -z "$(git -C "$ROOT" status --porcelain 2>/dev/null || echo x)" ] && clean=true
+    printf '{"commit": "%s", "clean": %s}\n' "$commit" "$clean" >"$OUT/source.json"
     log "building the servers (release)"
     cargo build --release -p benches --features rmcp,criterion --bins
     # The example apart: built with the benches, its features (Redis, webhooks, JWT) would be
