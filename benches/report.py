@@ -514,8 +514,8 @@ FEATURE_INFO = {
     "lock-redis": ("locks in Redis", "`sum_locked`: taken and released", True),
     "dto20": ("nothing", "`dto20`: a 20-field record validated against its schema (lengths, ranges)", False),
     "result10k": ("nothing", "`big`: a 10 KB structured result (100 rows)", False),
-    "session": ("sessions for the group (`mcp_stateful`)", "the same call in a session: answered on a resumable SSE stream", False),
-    "progress": ("nothing", "`sum_progress`, with a progress token: one `notifications/progress` (an SSE answer)", False),
+    "session": ("sessions for the group (`mcp_stateful`)", "the same call in a session (it answers at once, so in JSON; a call that waits gets a resumable SSE stream)", False),
+    "progress": ("nothing", "`sum_progress`, with a progress token: one `notifications/progress`, then the answer (an SSE answer, written as one body since the call does not wait)", False),
 }
 FEATURE_ORDER = [f for f in FEATURE_INFO]
 f_load = [r for r in features if r.get("kind") == "load"]
