@@ -806,8 +806,9 @@ if f_load:
     w("Why the rows over 1 µs cost what they do: `dto20` parses and validates a 20-field record against its "
       "compiled JSON Schema (every length and range checked) and deserializes it, about twice the work of the "
       "whole `sum` call; `result10k` serializes 10 KB twice (the structured content and its text copy, as the "
-      "MCP tools spec asks); `session` and `progress` answer on an SSE stream (a task per call, event framing, "
-      "and for a session a resumable stream kept for `Last-Event-ID`), which a plain JSON answer does not need; "
+      "MCP tools spec asks); `session` looks the session up in its store and checks the call against it (its "
+      "call answers at once, so in plain JSON: no stream); `progress` writes its notification and the answer as "
+      "SSE events, in one body since the call does not wait (a call that waits pays a task and a stream besides); "
       "`cache-memory` hashes the canonical arguments with SHA-256 for the key (a key an attacker cannot "
       "collide) and copies the stored answer. The Redis rows add a round trip to a local Redis (its CPU on "
       "the server side: the command, the reply, the connection's task).")

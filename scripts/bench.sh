@@ -222,10 +222,13 @@ lua_script() {
 local threads = {}
 function setup(thread) table.insert(threads, thread) end
 LUA
-        # A body with `__N__` gets a number of its own per request (a lock key per call).
+        # A body with `__N__` gets a number of its own per request (a lock key per call). Runs
+        # start from a number of their own (the second of the run): a run's last calls, cut off
+        # when its server is stopped, leave their Redis locks to expire, and a later run
+        # counting from 0 again would meet them.
         if [[ "$body" == *__N__* ]]; then
             cat <<'LUA'
-local n = 0
+local n = (os.time() % 100000) * 1000000
 function request()
     n = n + 1
     return wrk.format(nil, nil, nil, (string.gsub(wrk.body, "__N__", tostring(n))))
