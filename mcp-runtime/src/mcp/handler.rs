@@ -1218,9 +1218,9 @@ fn invalid_arguments(tool: &str, e: &RpcError) -> (String, Value) {
 mod tests {
     use super::*;
 
-    /// Nine distinct scope sets: 512 possible views, more than an endpoint keeps.
-    fn nine_sets() -> ScopeViews<u64> {
-        let sets = (0..9)
+    /// `n` distinct scope sets, `[s0]` to `[s{n-1}]`.
+    fn views(n: usize) -> ScopeViews<u64> {
+        let sets = (0..n)
             .map(|i| {
                 let scope: &'static str = Box::leak(format!("s{i}").into_boxed_str());
                 let set: &'static [&'static str] = Box::leak(vec![scope].into_boxed_slice());
@@ -1245,7 +1245,8 @@ mod tests {
 
     #[test]
     fn views_are_one_bit_per_granted_set_and_at_most_256_are_kept() {
-        let views = nine_sets();
+        // Nine sets: 512 possible views, more than an endpoint keeps.
+        let views = views(9);
         assert_eq!(views.view(None), Some(0));
         for bits in 0..512u64 {
             let view = views.view(Some(&granted(bits))).expect("under 64 sets");
@@ -1264,17 +1265,6 @@ mod tests {
 
     #[test]
     fn past_64_scope_sets_no_view_is_computed() {
-        let sets = (0..65)
-            .map(|i| {
-                let scope: &'static str = Box::leak(format!("s{i}").into_boxed_str());
-                let set: &'static [&'static str] = Box::leak(vec![scope].into_boxed_slice());
-                set
-            })
-            .collect();
-        let views: ScopeViews<u64> = ScopeViews {
-            sets,
-            kept: Default::default(),
-        };
-        assert_eq!(views.view(Some(&granted(1))), None);
+        assert_eq!(views(65).view(Some(&granted(1))), None);
     }
 }
