@@ -895,6 +895,16 @@ FEATURES=(none tracing-info tracing-info-default tracing-warn listeners translat
 # The marginal cost of each feature: the minimal server (`bench-features none`) with one feature
 # added, pinned to core 1 like the http stage's servers. Server CPU per request under wrk -c32
 # (ROUNDS rounds, features alternating), then instructions per request under callgrind (wrk -c1).
+# Once the feature server `$2` of feature `$1` listens: its request described and checked by
+# hand, and the wrk script that sends it ($script).
+feature_ready() {
+    wait_port "$FEATURE_PORT" "$2"
+    feature_request "$1"
+    check_feature "$1"
+    script="$OUT/lua/feature-$1.lua"
+    lua_script "$script" "$F_BODY" verify "$F_EXPECT" "${F_HEADERS[@]}"
+}
+
 stage_features() {
     need wrk
     need jq
@@ -911,11 +921,7 @@ stage_features() {
             taskset -c "$SERVER_CPU" "$BIN/bench-features" "$f" --listen "127.0.0.1:$FEATURE_PORT" \
                 --redis "redis://127.0.0.1:$REDIS_PORT" 2>>"$OUT/features-server.log" &
             FPID=$!
-            wait_port "$FEATURE_PORT" "$FPID"
-            feature_request "$f"
-            check_feature "$f"
-            script="$OUT/lua/feature-$f.lua"
-            lua_script "$script" "$F_BODY" verify "$F_EXPECT" "${F_HEADERS[@]}"
+            feature_ready "$f" "$FPID"
             # Warm-up (validators compiled, connections to Redis made), then the measured run.
             taskset -c "$CLIENT_CPU" wrk -t1 -c32 -d1s -s "$script" "$F_URL" >/dev/null
             before="$(cpu_ticks "$FPID")"
@@ -940,11 +946,7 @@ stage_features() {
             --redis "redis://127.0.0.1:$REDIS_PORT" 2>"$P/valgrind.feature-$f.log" &
         vpid=$!
         FPID=$vpid
-        wait_port "$FEATURE_PORT" "$vpid"
-        feature_request "$f"
-        check_feature "$f"
-        script="$OUT/lua/feature-$f.lua"
-        lua_script "$script" "$F_BODY" verify "$F_EXPECT" "${F_HEADERS[@]}"
+        feature_ready "$f" "$vpid"
         # One untimed second first, so the first call's one-off work (a validator compiled,
         # Redis connected) is not counted; then the counters are zeroed.
         taskset -c "$CLIENT_CPU" wrk -t1 -c1 -d1s -s "$script" "$F_URL" >/dev/null

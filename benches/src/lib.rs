@@ -274,11 +274,7 @@ pub fn serde_baseline(body: &[u8]) -> Option<Vec<u8>> {
     if params.get("name")?.as_str()? != "add" {
         return None;
     }
-    let args = params.get("arguments")?;
-    let sum = args
-        .get("a")?
-        .as_i64()?
-        .checked_add(args.get("b")?.as_i64()?)?;
+    let sum = add_of(params.get("arguments")?)?;
     // The 2026-07-28 envelope gets that era's result shape (`resultType`, the `_meta` stamp),
     // so the ceiling does the same work as the servers measured against it.
     let modern = params
@@ -321,12 +317,15 @@ pub fn serde_jsonrpc_baseline(body: &[u8]) -> Option<Vec<u8>> {
     if req.get("method")?.as_str()? != "add" {
         return None;
     }
-    let params = req.get("params")?;
-    let sum = params
-        .get("a")?
-        .as_i64()?
-        .checked_add(params.get("b")?.as_i64()?)?;
+    let sum = add_of(req.get("params")?)?;
     serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": req.get("id"), "result": sum})).ok()
+}
+
+/// `a + b` of the baselines' arguments, `None` unless both are integers and the sum fits.
+fn add_of(args: &Value) -> Option<i64> {
+    args.get("a")?
+        .as_i64()?
+        .checked_add(args.get("b")?.as_i64()?)
 }
 
 /// Polls a future that must finish without waiting (every handler here is synchronous).
