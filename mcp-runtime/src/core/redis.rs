@@ -218,14 +218,26 @@ impl super::changes::Relay for RedisRelay {
     }
 }
 
-/// Tasks shared between instances: each task's view at `<prefix>mcp:task:<id>` (JSON, kept
-/// for its TTL), `…:alive` while its instance runs it (refreshed every 3 s, kept 10 s), the
+/// Tasks shared between instances: each task's view at `<prefix>mcp:task:<id>` (a hash of
+/// its JSON `view` and the `rev` that wrote it, kept for its TTL), `…:alive` while its instance runs it (refreshed every 3 s, kept 10 s), the
 /// answers handed to it at `…:answers`, and hand-over notices on the channel
 /// `<prefix>mcp:tasks`.
 pub(crate) struct RedisTasks {
     store: RedisStore,
     channel: String,
+    put: std::sync::Arc<redis::Script>,
 }
+
+/// Writes a task's view unless a later revision is stored (KEYS: view, alive; ARGV: rev,
+/// JSON, keep ms, alive ms or 0). Writes are spawned and can arrive out of order.
+const PUT_TASK: &str = r"
+local r = redis.call('HGET', KEYS[1], 'rev')
+if r and tonumber(r) >= tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'rev', ARGV[1], 'view', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+if ARGV[4] ~= '0' then redis.call('SET', KEYS[2], '1', 'PX', ARGV[4]) end
+return 1
+";
 
 const ALIVE_MS: u64 = 10_000;
 const HEARTBEAT: Duration = Duration::from_secs(3);
@@ -233,7 +245,12 @@ const HEARTBEAT: Duration = Duration::from_secs(3);
 impl RedisTasks {
     pub(crate) fn new(store: RedisStore) -> Self {
         let channel = store.key("mcp:tasks");
-        Self { store, channel }
+        let put = std::sync::Arc::new(redis::Script::new(PUT_TASK));
+        Self {
+            store,
+            channel,
+            put,
+        }
     }
 
     fn key(&self, id: &str) -> String {
@@ -292,7 +309,7 @@ async fn hand_over(store: &RedisStore, tasks: &super::Tasks, notice: &str) {
 }
 
 impl super::tasks::TaskMirror for RedisTasks {
-    fn put(&self, task: super::tasks::Stored, keep: Duration) {
+    fn put(&self, task: super::tasks::Stored, rev: u64, keep: Duration) {
         let Ok(rt) = tokio::runtime::Handle::try_current() else {
             return;
         };
@@ -301,17 +318,19 @@ impl super::tasks::TaskMirror for RedisTasks {
         };
         let running = !matches!(task.status.as_str(), "completed" | "failed" | "cancelled");
         let key = self.key(&task.id);
-        let mut con = self.store.con.clone();
+        let (mut con, script) = (self.store.con.clone(), self.put.clone());
         let keep_ms = u64::try_from(keep.as_millis()).unwrap_or(u64::MAX).max(1);
         rt.spawn(async move {
-            let mut pipe = redis::pipe();
-            pipe.cmd("SET").arg(&key).arg(json).arg("PX").arg(keep_ms);
-            if running {
+            let done: redis::RedisResult<i64> = script
+                .key(&key)
+                .key(format!("{key}:alive"))
+                .arg(rev)
+                .arg(json)
+                .arg(keep_ms)
                 // Alive from its first write, not only from the next heartbeat.
-                let alive = format!("{key}:alive");
-                pipe.cmd("SET").arg(alive).arg(1).arg("PX").arg(ALIVE_MS);
-            }
-            let done: redis::RedisResult<()> = pipe.query_async(&mut con).await;
+                .arg(if running { ALIVE_MS } else { 0 })
+                .invoke_async(&mut con)
+                .await;
             if let Err(e) = done {
                 tracing::warn!(error = %e, "task not stored in Redis");
             }
@@ -322,14 +341,17 @@ impl super::tasks::TaskMirror for RedisTasks {
         Box::pin(async move {
             let key = self.key(id);
             let mut con = self.store.con.clone();
-            let (task, alive): (Option<String>, Option<String>) = redis::cmd("MGET")
+            let (task, alive): (Option<String>, bool) = redis::pipe()
+                .cmd("HGET")
                 .arg(&key)
+                .arg("view")
+                .cmd("EXISTS")
                 .arg(format!("{key}:alive"))
                 .query_async(&mut con)
                 .await
                 .ok()?;
             let task = serde_json::from_str(&task?).ok()?;
-            Some((task, alive.is_some()))
+            Some((task, alive))
         })
     }
 
@@ -392,6 +414,11 @@ impl super::tasks::TaskMirror for RedisTasks {
                 match store.client.get_async_pubsub().await {
                     Ok(mut pubsub) => {
                         if pubsub.subscribe(&channel).await.is_ok() {
+                            // Answers stored while this instance was not subscribed (at
+                            // startup, or while Redis was away) are taken now.
+                            for id in tasks.running_ids() {
+                                hand_over(&store, &tasks, &format!("a {id}")).await;
+                            }
                             let mut messages = pubsub.on_message();
                             while let Some(msg) = messages.next().await {
                                 if let Ok(notice) = msg.get_payload::<String>() {
@@ -405,5 +432,65 @@ impl super::tasks::TaskMirror for RedisTasks {
                 tokio::time::sleep(Duration::from_secs(1)).await;
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::RedisTasks;
+    use crate::core::tasks::{FINAL_REV, Stored, TaskMirror as _};
+    use crate::mcp::redis_sessions::tests::Redis;
+
+    fn stored(id: &str, status: &str) -> Stored {
+        Stored {
+            id: id.into(),
+            owner: String::new(),
+            status: status.into(),
+            status_message: None,
+            created_ms: 1,
+            updated_ms: 1,
+            ttl_ms: 60_000,
+            poll_ms: 500,
+            input_requests: serde_json::Map::new(),
+            result: None,
+            error: None,
+        }
+    }
+
+    /// Puts `task` and waits until `marker`, put after it on the same connection, is stored:
+    /// `task`'s write has then been applied or dropped.
+    async fn put_then_settle(tasks: &RedisTasks, task: Stored, rev: u64, marker: &str) {
+        let keep = Duration::from_secs(60);
+        tasks.put(task, rev, keep);
+        tasks.put(stored(marker, "working"), 1, keep);
+        for _ in 0..100 {
+            if tasks.get(marker).await.is_some() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("{marker} was never stored");
+    }
+
+    #[tokio::test]
+    async fn a_task_write_that_arrives_late_never_replaces_a_newer_one() {
+        let Some(redis) = Redis::start() else { return };
+        let tasks = RedisTasks::new(redis.store().with_prefix("t:"));
+        put_then_settle(&tasks, stored("a", "completed"), 2, "m1").await;
+        // The `working` write of revision 1 arrives after the `completed` of revision 2.
+        put_then_settle(&tasks, stored("a", "working"), 1, "m2").await;
+        let (task, alive) = tasks.get("a").await.expect("stored");
+        assert_eq!((task.status.as_str(), alive), ("completed", false));
+        // A newer revision replaces it; a view marked final (another instance saw the
+        // running one stop) is never replaced.
+        put_then_settle(&tasks, stored("b", "working"), 3, "m3").await;
+        let (task, alive) = tasks.get("b").await.expect("stored");
+        assert_eq!((task.status.as_str(), alive), ("working", true));
+        put_then_settle(&tasks, stored("b", "failed"), FINAL_REV, "m4").await;
+        put_then_settle(&tasks, stored("b", "completed"), 4, "m5").await;
+        let (task, _) = tasks.get("b").await.expect("stored");
+        assert_eq!(task.status, "failed");
     }
 }

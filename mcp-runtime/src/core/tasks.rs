@@ -13,6 +13,7 @@
 //! `working` forever.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -157,7 +158,9 @@ impl Stored {
 /// Where tasks are shared between instances (Redis).
 pub(crate) trait TaskMirror: Send + Sync + 'static {
     /// Stores a task's view, kept `keep` (fire and forget: the running instance has it).
-    fn put(&self, task: Stored, keep: Duration);
+    /// Writes are sent concurrently and may arrive out of order: one whose `rev` is not above
+    /// the stored one's is dropped, so a late `working` never hides a `completed`.
+    fn put(&self, task: Stored, rev: u64, keep: Duration);
     /// A task and whether the instance running it is alive.
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Option<(Stored, bool)>>;
     /// Hands the client's answers to the instance running task `id`.
@@ -216,6 +219,9 @@ pub struct Tasks {
 struct Inner {
     tasks: Mutex<HashMap<String, Entry>>,
     mirror: Option<Arc<dyn TaskMirror>>,
+    /// The revision of the last mirrored write (taken under the tasks' lock, so in the order
+    /// of the changes).
+    revs: AtomicU64,
     /// Where task changes are announced (`notifications/tasks` on listen streams).
     changes: Option<super::Changes>,
     max_tasks: usize,
@@ -232,6 +238,9 @@ impl std::fmt::Debug for Tasks {
             .finish_non_exhaustive()
     }
 }
+
+/// The revision of a view no later write replaces (exact in Lua's doubles).
+pub(crate) const FINAL_REV: u64 = 1 << 52;
 
 fn unknown() -> RpcError {
     RpcError::invalid_params("Unknown taskId")
@@ -250,6 +259,7 @@ impl Tasks {
             inner: Arc::new(Inner {
                 tasks: Mutex::default(),
                 mirror: None,
+                revs: AtomicU64::new(0),
                 changes: None,
                 max_tasks: max_tasks.max(1),
                 max_running: max_running.max(1),
@@ -288,7 +298,8 @@ impl Tasks {
         if let Some(m) = &self.inner.mirror {
             let keep = e.expires.saturating_duration_since(Instant::now())
                 + Duration::from_millis(e.view.poll_interval_ms);
-            m.put(Stored::of(&e.view, &e.owner), keep);
+            let rev = self.inner.revs.fetch_add(1, Ordering::Relaxed) + 1;
+            m.put(Stored::of(&e.view, &e.owner), rev, keep);
         }
     }
 
@@ -376,7 +387,10 @@ impl Tasks {
                     );
                     v.input_requests.clear();
                     v.updated = SystemTime::now();
-                    mirror.put(Stored::of(&v, owner), Duration::from_millis(v.ttl_ms));
+                    // Final: the client was told it failed, so a late write of the stopped
+                    // instance must not bring it back.
+                    let keep = Duration::from_millis(v.ttl_ms);
+                    mirror.put(Stored::of(&v, owner), FINAL_REV, keep);
                 }
                 Ok(v)
             }
