@@ -70,8 +70,16 @@ impl RequestId {
 }
 
 impl fmt::Display for RequestId {
+    /// `rpc-` and at least eight hex digits (`rpc-{:08x}`), written in one piece without the
+    /// formatting machinery: every call's span writes it.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "rpc-{:08x}", self.0)
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut buf = *b"rpc-0000000000000000";
+        let digits = (64 - self.0.leading_zeros()).div_ceil(4).max(8) as usize;
+        for (i, b) in buf[4..4 + digits].iter_mut().rev().enumerate() {
+            *b = HEX[((self.0 >> (4 * i)) & 0xf) as usize];
+        }
+        f.write_str(std::str::from_utf8(&buf[..4 + digits]).map_err(|_| fmt::Error)?)
     }
 }
 
@@ -639,4 +647,16 @@ pub(crate) fn missing_state<T>() -> RpcError {
         "no state of type `{}`: add it with ServerBuilder::state",
         std::any::type_name::<T>()
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RequestId;
+
+    #[test]
+    fn request_ids_read_as_rpc_and_at_least_eight_hex_digits() {
+        for n in [0, 1, 0xabc, 0xdead_beef, 0x1_0000_0000, u64::MAX] {
+            assert_eq!(RequestId(n).to_string(), format!("rpc-{n:08x}"), "{n}");
+        }
+    }
 }

@@ -6,9 +6,17 @@
 pub(crate) fn push_hex(out: &mut String, bytes: &[u8]) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     out.reserve(bytes.len() * 2);
-    for b in bytes {
-        out.push(char::from(HEX[usize::from(b >> 4)]));
-        out.push(char::from(HEX[usize::from(b & 15)]));
+    // Through a stack buffer, 32 bytes at a time: one `push_str` of checked ASCII instead of
+    // a `push` (with its UTF-8 encoding) per digit.
+    let mut buf = [0u8; 64];
+    for chunk in bytes.chunks(32) {
+        for (pair, b) in buf.chunks_exact_mut(2).zip(chunk) {
+            pair[0] = HEX[usize::from(b >> 4)];
+            pair[1] = HEX[usize::from(b & 15)];
+        }
+        if let Ok(digits) = std::str::from_utf8(&buf[..chunk.len() * 2]) {
+            out.push_str(digits);
+        }
     }
 }
 
@@ -25,4 +33,18 @@ pub fn random_id() -> String {
     let mut id = String::with_capacity(32);
     push_hex(&mut id, &b);
     id
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn hex_is_two_lowercase_digits_a_byte_at_any_length() {
+        for len in [0, 1, 16, 31, 32, 33, 64, 100] {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 37 + 5) as u8).collect();
+            let mut out = String::from("x:");
+            super::push_hex(&mut out, &bytes);
+            let expected: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+            assert_eq!(out, format!("x:{expected}"), "{len}");
+        }
+    }
 }

@@ -300,6 +300,55 @@ async fn a_listener_panicking_before_its_future_is_an_internal_error_on_both_fac
     still_serving(&addr).await;
 }
 
+/// A listener that says it answers at once, then waits on `Catalog.tree`.
+struct WaitsThoughItSaysNot;
+
+impl mcp_runtime::core::Listener for WaitsThoughItSaysNot {
+    fn handle<'a, 'b: 'a>(
+        &'a self,
+        event: &'a mut mcp_runtime::core::Event<'b>,
+    ) -> futures_util::future::BoxFuture<'a, Result<(), mcp_runtime::RpcError>> {
+        let waits = event.method() == "Catalog.tree";
+        Box::pin(async move {
+            if waits {
+                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            }
+            Ok(())
+        })
+    }
+
+    fn answers_at_once(&self) -> bool {
+        true
+    }
+}
+
+#[tokio::test]
+async fn a_listener_that_says_it_answers_at_once_and_waits_fails_the_call_not_the_server() {
+    let server = example_prod()
+        .listener(EventKind::Request, 0, WaitsThoughItSaysNot)
+        .build()
+        .unwrap();
+    let addr = serve(server).await;
+    let b = catalog_tree_on_rpc(&addr).await;
+    let message = "Method 'Catalog.tree' waited on a listener that says it answers at once";
+    assert_eq!(
+        json(&b),
+        json!({"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":message,
+            "data":{"exception":"Ufo\\RpcError\\RpcInternalException"}}})
+    );
+    let (s, b) = post_json(&addr, "/mcp/mcp/v1", r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"Catalog.tree","arguments":{}}}"#,
+    )
+    .await;
+    assert_eq!(s, 200);
+    assert_eq!(
+        json(&b)["result"]["content"][0]["text"],
+        json!({"code": -32603, "message": message,
+            "data": {"exception": "Ufo\\RpcError\\RpcInternalException"}})
+        .to_string()
+    );
+    still_serving(&addr).await;
+}
+
 #[tokio::test]
 async fn two_thousand_requests_with_64_in_flight_all_succeed() {
     let addr = serve(example_prod().build().unwrap()).await;

@@ -3792,10 +3792,14 @@ async fn a_modern_call_whose_client_goes_away_stops_and_releases_its_lock() {
         "tools/call",
         json!({"name": "Orders.pay", "arguments": {"order_id": 7, "hold_ms": 5000}}),
     );
-    let sending = tokio::spawn(async move {
-        let headers = modern_headers("tools/call", Some("Orders.pay"));
-        post_json(&url, &headers, &req).await
-    });
+    let send = || {
+        let (url, req) = (url.clone(), req.clone());
+        tokio::spawn(async move {
+            let headers = modern_headers("tools/call", Some("Orders.pay"));
+            post_json(&url, &headers, &req).await
+        })
+    };
+    let mut sending = send();
     // Wait until the payment runs (it holds the lock), then close the connection.
     let deadline = tokio::time::Instant::now() + TIMEOUT;
     while server
@@ -3805,6 +3809,10 @@ async fn a_modern_call_whose_client_goes_away_stops_and_releases_its_lock() {
         .is_ok()
     {
         assert!(tokio::time::Instant::now() < deadline, "the call started");
+        if sending.is_finished() {
+            // It came while this probe held the lock, and was refused: sent again.
+            sending = send();
+        }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     let before = POSTS.load(std::sync::atomic::Ordering::SeqCst);

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures_util::future::BoxFuture;
-use serde_json::Value;
+use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 /// Why a cache or lock backend failed (e.g. Redis is unreachable).
@@ -34,35 +34,42 @@ pub trait CacheStore: Send + Sync + 'static {
 pub use crate::record::CachePolicy;
 
 /// Writes `v` as JSON with every object's keys sorted (list order is kept: `[3,1,2]` and
-/// `[1,2,3]` are different calls).
-pub fn canonical_json(v: &Value, out: &mut String) {
+/// `[1,2,3]` are different calls). Scalars and keys are written by serde_json's serializer
+/// straight into `out` (the same text as `to_string`, without a `String` and a formatting
+/// pass for each).
+pub(crate) fn write_canonical(v: &Value, out: &mut Vec<u8>) {
     match v {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(k.clone()).to_string());
-                out.push(':');
-                canonical_json(&map[k], out);
-            }
-            out.push('}');
-        }
+        Value::Object(map) => write_canonical_map(map, out),
         Value::Array(items) => {
-            out.push('[');
+            out.push(b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
-                canonical_json(item, out);
+                write_canonical(item, out);
             }
-            out.push(']');
+            out.push(b']');
         }
-        other => out.push_str(&other.to_string()),
+        // Writing into a `Vec` cannot fail.
+        other => drop(serde_json::to_writer(&mut *out, other)),
     }
+}
+
+/// An object of [`write_canonical`]: its members sorted by key.
+pub(crate) fn write_canonical_map(map: &Map<String, Value>, out: &mut Vec<u8>) {
+    let mut members: Vec<(&String, &Value)> = map.iter().collect();
+    // Keys are unique: an unstable sort gives the one order.
+    members.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    out.push(b'{');
+    for (i, (k, v)) in members.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        drop(serde_json::to_writer(&mut *out, k));
+        out.push(b':');
+        write_canonical(v, out);
+    }
+    out.push(b'}');
 }
 
 /// The cache key of a call:
@@ -73,10 +80,26 @@ pub fn canonical_json(v: &Value, out: &mut String) {
 /// other. A `%` or `:` in the group name is escaped (`%25`, `%3A`), so no two groups share a
 /// prefix.
 pub fn cache_key(group: &str, method: &str, version: u32, params: &Value) -> String {
+    let mut canon = Vec::with_capacity(64);
+    write_canonical(params, &mut canon);
+    key_of(group, method, version, &canon)
+}
+
+/// [`cache_key`] of params given as an object, without making a `Value` of them.
+pub(crate) fn cache_key_of_map(
+    group: &str,
+    method: &str,
+    version: u32,
+    params: &Map<String, Value>,
+) -> String {
+    let mut canon = Vec::with_capacity(64);
+    write_canonical_map(params, &mut canon);
+    key_of(group, method, version, &canon)
+}
+
+fn key_of(group: &str, method: &str, version: u32, canon: &[u8]) -> String {
     use std::fmt::Write as _;
-    let mut canon = String::new();
-    canonical_json(params, &mut canon);
-    let digest = Sha256::digest(canon.as_bytes());
+    let digest = Sha256::digest(canon);
     let mut key = String::with_capacity(16 + group.len() + method.len() + 12 + 64);
     key.push_str("rpc:cache:");
     for c in group.chars() {
@@ -86,7 +109,10 @@ pub fn cache_key(group: &str, method: &str, version: u32, params: &Value) -> Str
             c => key.push(c),
         }
     }
-    let _ = write!(key, ":{method}:v{version}:");
+    key.push(':');
+    key.push_str(method);
+    key.push_str(":v");
+    let _ = write!(key, "{version}:");
     crate::ids::push_hex(&mut key, &digest);
     key
 }
@@ -214,6 +240,25 @@ mod tests {
     use super::*;
     use crate::env::Environment;
     use serde_json::json;
+
+    #[test]
+    fn canonical_text_is_serde_jsons_with_sorted_keys() {
+        let v = json!({"b": 1, "a": {"y": "é\"\n", "x": [3, 1.5, null, true, {"d": 0, "c": -2}]}});
+        let mut out = Vec::new();
+        super::write_canonical(&v, &mut out);
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            r#"{"a":{"x":[3,1.5,null,true,{"c":-2,"d":0}],"y":"é\"\n"},"b":1}"#
+        );
+        // The key of an object is the key of the same object as a `Value`.
+        let Value::Object(map) = &v else {
+            unreachable!()
+        };
+        assert_eq!(
+            cache_key_of_map("g", "M", 1, map),
+            cache_key("g", "M", 1, &v)
+        );
+    }
 
     #[test]
     fn canonical_keys_ignore_object_order_but_keep_list_order() {

@@ -179,6 +179,14 @@ pub trait Listener: Send + Sync + 'static {
     fn handle_now(&self, _event: &mut Event<'_>) -> Option<Result<(), RpcError>> {
         None
     }
+
+    /// Whether [`Self::handle_now`] always answers `Some`. When every listener a call awaits
+    /// does, a call of a synchronous method (no cache, lock or time limit) runs on the spot,
+    /// without a future of its own. A listener that says so and then waits fails the call
+    /// (-32603). Default: `false`.
+    fn answers_at_once(&self) -> bool {
+        false
+    }
 }
 
 /// A synchronous closure as a listener.
@@ -197,6 +205,10 @@ where
 
     fn handle_now(&self, event: &mut Event<'_>) -> Option<Result<(), RpcError>> {
         Some((self.0)(event))
+    }
+
+    fn answers_at_once(&self) -> bool {
+        true
     }
 }
 
@@ -236,6 +248,9 @@ struct Entry {
 #[derive(Clone, Default)]
 pub struct Listeners {
     by_kind: [Vec<Entry>; 6],
+    /// Whether a call may wait on one (see [`Listeners::awaits_any`]), kept up to date by
+    /// [`Listeners::add`]: read on every call.
+    waits: bool,
 }
 
 impl std::fmt::Debug for Listeners {
@@ -259,6 +274,8 @@ impl Listeners {
         name: impl Into<Arc<str>>,
         listener: Arc<dyn Listener>,
     ) {
+        // `post_response` runs after the response is written: never awaited by the call.
+        self.waits |= kind != EventKind::PostResponse && !listener.answers_at_once();
         let list = &mut self.by_kind[kind.index()];
         list.push(Entry {
             priority,
@@ -284,12 +301,11 @@ impl Listeners {
         !self.by_kind[kind.index()].is_empty()
     }
 
-    /// Whether a call has listeners to await: any but `post_response`, which runs after the
-    /// response is written.
+    /// Whether a call may have to wait on a listener: one of any kind but `post_response`
+    /// (which runs after the response is written) that does not
+    /// [answer at once](Listener::answers_at_once).
     pub fn awaits_any(&self) -> bool {
-        EventKind::ALL
-            .iter()
-            .any(|&k| k != EventKind::PostResponse && self.has(k))
+        self.waits
     }
 
     /// Runs the listeners of an event in order; the first failure (or panic) stops and is returned.

@@ -1,13 +1,14 @@
 //! Method locks: a second concurrent call with the same key is refused (`-32400`).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 
-use super::cache::{StoreError, canonical_json};
+use super::cache::{StoreError, write_canonical};
 
 /// A lock backend: in-process ([`MemoryLocks`]) or shared (`RedisStore`, with the `redis` feature).
 pub trait LockStore: Send + Sync + 'static {
@@ -32,7 +33,10 @@ pub fn lock_key(
 ) -> String {
     let mut key = format!("rpc:lock:{method}:");
     if let Some(p) = policy.param {
-        canonical_json(params.get(p).unwrap_or(&Value::Null), &mut key);
+        let mut canon = Vec::with_capacity(32);
+        write_canonical(params.get(p).unwrap_or(&Value::Null), &mut canon);
+        // Only JSON text was written, which is UTF-8: this borrows.
+        key.push_str(&String::from_utf8_lossy(&canon));
     }
     key
 }
@@ -49,12 +53,15 @@ impl LockStore for MemoryLocks {
         key: &'a str,
         ttl: Duration,
     ) -> BoxFuture<'a, Result<Option<String>, StoreError>> {
+        // A token here only has to be unique in this process (no one outside can present
+        // one): a counter, not a random id and its system call on every locked call.
+        static NEXT: AtomicU64 = AtomicU64::new(1);
         let now = Instant::now();
-        let token = crate::ids::random_id();
         let taken = match self.held.lock() {
             Ok(mut m) => match m.get(key) {
                 Some((_, until)) if *until > now => None,
                 _ => {
+                    let token = NEXT.fetch_add(1, Ordering::Relaxed).to_string();
                     m.insert(key.to_owned(), (token.clone(), now + ttl));
                     Some(token)
                 }

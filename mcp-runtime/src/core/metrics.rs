@@ -71,6 +71,10 @@ impl Listener for MetricsListener {
     fn handle_now(&self, event: &mut Event<'_>) -> Option<Result<(), RpcError>> {
         Some(self.now(event))
     }
+
+    fn answers_at_once(&self) -> bool {
+        true
+    }
 }
 
 impl MetricsListener {

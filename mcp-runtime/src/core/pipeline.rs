@@ -13,7 +13,7 @@ use bytes::Bytes;
 use futures_util::FutureExt;
 use serde_json::Value;
 
-use super::cache::{SharedCache, cache_key};
+use super::cache::SharedCache;
 use super::events::{Event, EventKind, Listeners};
 use super::lock::{LockGuard, SharedLocks, lock_key};
 use crate::catalog::{Catalog, MethodInfo};
@@ -306,8 +306,8 @@ impl Core {
     }
 
     /// Whether a call of `info` can finish without suspending: a synchronous method with no
-    /// cache, no lock, no time limit and no awaited listener (`post_response` work is queued,
-    /// not awaited).
+    /// cache, no lock, no time limit, and listeners (if any) that answer at once
+    /// (`post_response` work is queued, not awaited).
     fn runs_now(&self, info: &MethodInfo) -> bool {
         matches!(info.def.handler, Handler::Sync(_))
             && info.def.lock.is_none()
@@ -316,6 +316,10 @@ impl Core {
             && !self.listeners.awaits_any()
     }
 
+    /// A call that [`Self::runs_now`] allows, run on the spot: the pipeline's future polled
+    /// once where it stands, neither boxed nor spawned. Nothing in it can wait (a synchronous
+    /// method, no cache, lock or limit, listeners that answer at once), so one poll finishes
+    /// it; one that waits all the same (a listener broke its word) fails rather than stalls.
     fn run_now(
         &self,
         catalog: &Catalog,
@@ -325,24 +329,14 @@ impl Core {
         extras: CallExtras,
         id: RequestId,
     ) -> Result<Output, RpcError> {
-        let after = extras.after_response.clone();
-        let ctx = self.context(catalog, info, face, extras, id);
-        let Handler::Sync(f) = info.def.handler else {
-            return Err(RpcError::internal("not a synchronous method"));
-        };
-        let out = self
-            .prepare(info, params, face)
-            .and_then(|(params, _)| validated(info, params, self.violations))
-            .and_then(|params| invoke_sync(f, ctx.clone(), params, &self.env));
-        match out {
-            Ok(out) => {
-                self.queue_post_response(ctx, &out, after);
-                Ok(out)
-            }
-            Err(e) => {
-                self.log_failure(&ctx, &e);
-                Err(e)
-            }
+        let call = std::pin::pin!(self.call_inner(catalog, info, params, face, extras, id));
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        match call.poll(&mut cx) {
+            std::task::Poll::Ready(result) => result,
+            std::task::Poll::Pending => Err(RpcError::internal(format!(
+                "Method '{}' waited on a listener that says it answers at once",
+                info.def.name
+            ))),
         }
     }
 
@@ -704,6 +698,15 @@ fn invoke_sync(
 /// The cache key of the effective arguments: defaults filled in, so `{}` and `{"key":"a"}`
 /// (with `key` defaulting to `"a"`) are one entry.
 fn effective_key(info: &MethodInfo, group: &str, version: u32, params: &Params) -> String {
+    use crate::record::ParamKind;
+    // Most calls give every param a default would fill: their params are the key as they are.
+    let filled = |p: &&crate::record::ParamDef| {
+        matches!(p.kind, ParamKind::Default(_) | ParamKind::Optional)
+            && !params.contains_key(p.name)
+    };
+    if !info.def.params.iter().any(|p| filled(&p)) {
+        return super::cache::cache_key_of_map(group, info.def.name, version, params);
+    }
     let mut effective = params.clone();
     for p in info.def.params {
         if let crate::record::ParamKind::Default(f) = p.kind {
@@ -712,7 +715,7 @@ fn effective_key(info: &MethodInfo, group: &str, version: u32, params: &Params) 
             effective.entry(p.name).or_insert(Value::Null);
         }
     }
-    cache_key(group, info.def.name, version, &Value::Object(effective))
+    super::cache::cache_key_of_map(group, info.def.name, version, &effective)
 }
 
 /// Builds a future and runs it, catching a panic in either step: an async handler or a

@@ -88,8 +88,17 @@ return v
 ";
 
 /// Ends a session: KEYS = session, index; ARGV = id. Returns how many keys it deleted.
+/// Ends a session: KEYS = session, index, the session's stream list, the stream index;
+/// ARGV = session id, the stream keys' prefix. The copies of its resumable streams go with it
+/// (at most `MAX_STREAMS_PER_SESSION`), rather than waiting for their expiry; a copy still
+/// being written then stops.
 const REMOVE_SESSION: &str = r"
 redis.call('ZREM', KEYS[2], ARGV[1])
+for _, stream in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do
+  redis.call('DEL', ARGV[2] .. stream)
+  redis.call('ZREM', KEYS[4], stream)
+end
+redis.call('DEL', KEYS[3])
 return redis.call('DEL', KEYS[1])
 ";
 
@@ -171,7 +180,10 @@ impl SessionStore for RedisSessions {
                 .remove
                 .key(self.store.key(&format!("mcp:session:{id}")))
                 .key(self.store.key(SESSION_INDEX))
+                .key(self.store.key(&format!("mcp:session:{id}:streams")))
+                .key(self.store.key(super::redis_streams::STREAM_INDEX))
                 .arg(id)
+                .arg(self.store.key("mcp:stream:"))
                 .invoke_async(&mut con)
                 .await
                 .map_err(session_err)?;

@@ -360,7 +360,7 @@ impl SharedStreams for RedisStreams {
 }
 
 /// Every stream id by opening time (Redis `TIME`, milliseconds).
-const STREAM_INDEX: &str = "mcp:streams";
+pub(crate) const STREAM_INDEX: &str = "mcp:streams";
 
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1)
@@ -884,6 +884,60 @@ mod tests {
             .await
             .unwrap();
         assert!(ttl > 290_000 && ttl <= 300_000, "{ttl}");
+    }
+
+    #[tokio::test]
+    async fn ending_a_session_deletes_its_stream_copies() {
+        use crate::mcp::{RedisSessions, SessionStore};
+        let Some(redis) = Redis::start() else { return };
+        let sessions = RedisSessions::new(redis.store());
+        let sid = sessions.create("2025-11-25").await.unwrap();
+        let (a, b) = (instance(&redis), instance(&redis));
+        let (mine, other) = (a.open(&sid, 0), a.open("other", 0));
+        for s in [&mine, &other] {
+            s.push_message(b"{}");
+            copied(&redis, &id_of(s), EVENT).await;
+        }
+        let (id, kept) = (id_of(&mine), id_of(&other));
+        assert!(sessions.remove(&sid).await.unwrap());
+        let mut con = redis.store().connection();
+        let left: i64 = redis::cmd("EXISTS")
+            .arg(format!("mcp:stream:{id}"))
+            .arg(format!("mcp:session:{sid}:streams"))
+            .query_async(&mut con)
+            .await
+            .unwrap();
+        assert_eq!(left, 0, "the session's stream and its list are gone");
+        let indexed: Vec<String> = redis::cmd("ZRANGE")
+            .arg(STREAM_INDEX)
+            .arg(0)
+            .arg(-1)
+            .query_async(&mut con)
+            .await
+            .unwrap();
+        assert_eq!(indexed, std::slice::from_ref(&kept));
+        assert!(
+            elsewhere(&b, &sid, &format!("{id}_0"))
+                .await
+                .unwrap()
+                .is_none()
+        );
+        // Another session's stream stays resumable.
+        assert!(
+            elsewhere(&b, "other", &format!("{kept}_0"))
+                .await
+                .unwrap()
+                .is_some()
+        );
+        // The running stream's next events are not copied back.
+        mine.push_message(b"{}");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let back: i64 = redis::cmd("EXISTS")
+            .arg(format!("mcp:stream:{id}"))
+            .query_async(&mut con)
+            .await
+            .unwrap();
+        assert_eq!(back, 0);
     }
 
     #[tokio::test]

@@ -214,14 +214,6 @@ fn rpc_post(
 ) -> impl Future<Output = Response> + Send {
     let (mut parts, body) = req.into_parts();
     let admitted = ep.policy.admit(&parts.method, &parts.headers);
-    // Only a server with webhooks keeps the trace headers an asynchronous call passes on.
-    let asyncs = ep.server.callbacks.as_ref().map(|client| {
-        Box::new(Async {
-            client: client.clone(),
-            catalog: ep.catalog.clone(),
-            headers: Async::trace_headers(&parts.headers),
-        })
-    });
     let identity = parts
         .extensions
         .get::<Arc<crate::context::Identity>>()
@@ -229,6 +221,15 @@ fn rpc_post(
     // What `rpc.discover` needs, kept as the request gave it (read only if it is called) and
     // only when there is something to keep: most calls carry no language and are not nested.
     let accept_language = parts.headers.get(header::ACCEPT_LANGUAGE).cloned();
+    // Only a server with webhooks keeps the headers (an asynchronous call passes on their
+    // trace headers); read last, so they can be moved.
+    let asyncs = ep.server.callbacks.as_ref().map(|client| {
+        Box::new(Async {
+            client: client.clone(),
+            catalog: ep.catalog.clone(),
+            headers: std::mem::take(&mut parts.headers),
+        })
+    });
     let original = parts
         .extensions
         .remove::<OriginalUri>()
