@@ -105,25 +105,40 @@ fn register(l: &Listener, func: &ItemFn) -> TokenStream {
     let krate = &l.krate;
     let (variant, priority) = (&l.variant, l.priority);
     let rt = quote!(#krate::__private);
-    let call = if func.sig.asyncness.is_some() {
-        quote!(::std::boxed::Box::pin(#ident(__ev)))
+    // A plain `fn` is called as it is (the pipeline catches its panics): a call whose
+    // listeners are all plain runs without a future of its own.
+    let (listener, handler) = if func.sig.asyncness.is_some() {
+        (
+            quote! {
+                fn __listener<'a, 'b>(
+                    __ev: &'a mut #rt::Event<'b>,
+                ) -> #rt::BoxFuture<'a, ::core::result::Result<(), #rt::RpcError>> {
+                    ::std::boxed::Box::pin(#ident(__ev))
+                }
+            },
+            quote!(#rt::ListenerFn::Async(__listener)),
+        )
     } else {
-        // Called inside the future, so a panic is caught where the future is polled.
-        quote!(::std::boxed::Box::pin(async move { #ident(__ev) }))
+        (
+            quote! {
+                fn __listener<'a, 'b>(
+                    __ev: &'a mut #rt::Event<'b>,
+                ) -> ::core::result::Result<(), #rt::RpcError> {
+                    #ident(__ev)
+                }
+            },
+            quote!(#rt::ListenerFn::Sync(__listener)),
+        )
     };
     quote! {
         #[doc(hidden)]
         const _: () = {
-            fn __listener<'a, 'b>(
-                __ev: &'a mut #rt::Event<'b>,
-            ) -> #rt::BoxFuture<'a, ::core::result::Result<(), #rt::RpcError>> {
-                #call
-            }
+            #listener
             #rt::inventory::submit! {
                 #rt::ListenerDef {
                     kind: #rt::EventKind::#variant,
                     priority: #priority,
-                    handler: __listener,
+                    handler: #handler,
                     name: ::core::concat!(::core::module_path!(), "::", ::core::stringify!(#ident)),
                 }
             }

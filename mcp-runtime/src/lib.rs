@@ -161,7 +161,7 @@ pub mod __private {
 
     pub use crate::context::{FromContext, RequestContext};
     pub use crate::core::params::{finish, json_params, or_default, required, run_check};
-    pub use crate::core::{CachePolicy, Event, EventKind, ListenerDef, LockPolicy};
+    pub use crate::core::{CachePolicy, Event, EventKind, ListenerDef, ListenerFn, LockPolicy};
     pub use crate::error::{RpcError, Violation};
     pub use crate::group::{ApiGroup, is_valid_tool_name};
     pub use crate::mcp::completion::{Completer, Completion, CompletionRequest};

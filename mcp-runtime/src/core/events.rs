@@ -212,16 +212,25 @@ where
     }
 }
 
-/// An async listener registered by `#[rpc_listener]`, collected with `inventory`.
+/// A listener registered by `#[rpc_listener]`, collected with `inventory`.
 pub struct ListenerDef {
     /// The event.
     pub kind: EventKind,
     /// Higher runs first.
     pub priority: i32,
     /// The function.
-    pub handler: for<'a, 'b> fn(&'a mut Event<'b>) -> BoxFuture<'a, Result<(), RpcError>>,
+    pub handler: ListenerFn,
     /// Its Rust path, for logs.
     pub name: &'static str,
+}
+
+/// The function of a `#[rpc_listener]`, as the macro found it.
+#[derive(Debug, Clone, Copy)]
+pub enum ListenerFn {
+    /// A plain `fn`: it answers at once ([`Listener::answers_at_once`]).
+    Sync(for<'a, 'b> fn(&'a mut Event<'b>) -> Result<(), RpcError>),
+    /// An `async fn`.
+    Async(for<'a, 'b> fn(&'a mut Event<'b>) -> BoxFuture<'a, Result<(), RpcError>>),
 }
 
 inventory::collect!(ListenerDef);
@@ -233,7 +242,21 @@ impl Listener for DefListener {
         &'a self,
         event: &'a mut Event<'b>,
     ) -> BoxFuture<'a, Result<(), RpcError>> {
-        (self.0.handler)(event)
+        match self.0.handler {
+            ListenerFn::Sync(f) => Box::pin(std::future::ready(f(event))),
+            ListenerFn::Async(f) => f(event),
+        }
+    }
+
+    fn handle_now(&self, event: &mut Event<'_>) -> Option<Result<(), RpcError>> {
+        match self.0.handler {
+            ListenerFn::Sync(f) => Some(f(event)),
+            ListenerFn::Async(_) => None,
+        }
+    }
+
+    fn answers_at_once(&self) -> bool {
+        matches!(self.0.handler, ListenerFn::Sync(_))
     }
 }
 
@@ -343,5 +366,59 @@ impl Listeners {
         if let Err(e) = self.emit(event).await {
             tracing::warn!(event = event.kind.name(), method = event.method(), error = ?e.message(), "listener failed");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plain(_: &mut Event<'_>) -> Result<(), RpcError> {
+        Ok(())
+    }
+
+    fn later<'a>(_: &'a mut Event<'_>) -> BoxFuture<'a, Result<(), RpcError>> {
+        Box::pin(async { Ok(()) })
+    }
+
+    static PLAIN: ListenerDef = ListenerDef {
+        kind: EventKind::Request,
+        priority: 0,
+        handler: ListenerFn::Sync(plain),
+        name: "plain",
+    };
+
+    static LATER: ListenerDef = ListenerDef {
+        kind: EventKind::Request,
+        priority: 0,
+        handler: ListenerFn::Async(later),
+        name: "later",
+    };
+
+    #[test]
+    fn calls_wait_only_for_an_awaited_listener_that_may_wait() {
+        let mut l = Listeners::default();
+        assert!(!l.awaits_any());
+        // `post_response` runs after the write: never awaited by the call.
+        l.add(
+            EventKind::PostResponse,
+            0,
+            "later",
+            Arc::new(DefListener(&LATER)),
+        );
+        assert!(!l.awaits_any());
+        // Plain `#[rpc_listener]` functions and closures answer at once.
+        l.add(
+            EventKind::Request,
+            0,
+            "plain",
+            Arc::new(DefListener(&PLAIN)),
+        );
+        let closure = FnListener(|_: &mut Event<'_>| Ok(()));
+        l.add(EventKind::Response, 0, "closure", Arc::new(closure));
+        assert!(!l.awaits_any());
+        assert!(DefListener(&PLAIN).answers_at_once() && !DefListener(&LATER).answers_at_once());
+        l.add(EventKind::Error, 0, "later", Arc::new(DefListener(&LATER)));
+        assert!(l.awaits_any());
     }
 }

@@ -18,7 +18,7 @@ pub use cache::{
     DEFAULT_CACHE_ENTRIES, MemoryCache, StoreError,
 };
 pub use changes::{Change, Changes};
-pub use events::{Event, EventKind, Listener, ListenerDef, Listeners};
+pub use events::{Event, EventKind, Listener, ListenerDef, ListenerFn, Listeners};
 pub use lock::{LockPolicy, LockStore, MemoryLocks};
 pub(crate) use pipeline::{CallRequest, Calling, Core};
 #[cfg(feature = "redis")]
