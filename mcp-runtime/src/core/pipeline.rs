@@ -700,11 +700,11 @@ fn invoke_sync(
 fn effective_key(info: &MethodInfo, group: &str, version: u32, params: &Params) -> String {
     use crate::record::ParamKind;
     // Most calls give every param a default would fill: their params are the key as they are.
-    let filled = |p: &&crate::record::ParamDef| {
+    let filled = |p: &crate::record::ParamDef| {
         matches!(p.kind, ParamKind::Default(_) | ParamKind::Optional)
             && !params.contains_key(p.name)
     };
-    if !info.def.params.iter().any(|p| filled(&p)) {
+    if !info.def.params.iter().any(filled) {
         return super::cache::cache_key_of_map(group, info.def.name, version, params);
     }
     let mut effective = params.clone();

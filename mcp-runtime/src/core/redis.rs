@@ -219,9 +219,9 @@ impl super::changes::Relay for RedisRelay {
 }
 
 /// Tasks shared between instances: each task's view at `<prefix>mcp:task:<id>` (a hash of
-/// its JSON `view` and the `rev` that wrote it, kept for its TTL), `…:alive` while its instance runs it (refreshed every 3 s, kept 10 s), the
-/// answers handed to it at `…:answers`, and hand-over notices on the channel
-/// `<prefix>mcp:tasks`.
+/// its JSON `view` and the `rev` that wrote it, kept for its TTL), `…:alive` while its
+/// instance runs it (refreshed every 3 s, kept 10 s), the answers handed to it at
+/// `…:answers`, and hand-over notices on the channel `<prefix>mcp:tasks`.
 pub(crate) struct RedisTasks {
     store: RedisStore,
     channel: String,

@@ -76,13 +76,12 @@ impl HostPolicy {
     }
 
     fn allows(&self, host: &str) -> bool {
+        // Compared ignoring case, without a lowercase copy of every request's host.
+        let name = strip_port(host);
         match &self.kind {
             Kind::Any | Kind::SameOrigin => true,
-            Kind::Auto => LOOPBACK.contains(&strip_port(host).to_ascii_lowercase().as_str()),
-            Kind::Only(list) => {
-                let h = strip_port(host).to_ascii_lowercase();
-                list.contains(&h)
-            }
+            Kind::Auto => LOOPBACK.iter().any(|l| l.eq_ignore_ascii_case(name)),
+            Kind::Only(list) => list.iter().any(|l| l.eq_ignore_ascii_case(name)),
         }
     }
 

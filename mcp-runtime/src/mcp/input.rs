@@ -1124,11 +1124,46 @@ impl Waiters {
     }
 }
 
+/// The client capabilities a handshake-era call may ask within: read from the session's
+/// state only when the call asks its client or looks at them (most calls never do).
+pub(crate) struct Capabilities {
+    text: Option<String>,
+    value: std::sync::OnceLock<Value>,
+}
+
+impl Capabilities {
+    /// Capabilities already read (stdio keeps them for the connection).
+    pub(crate) fn parsed(value: Value) -> Self {
+        Self {
+            text: None,
+            value: std::sync::OnceLock::from(value),
+        }
+    }
+
+    /// Capabilities as a session's state keeps them (JSON text, if `initialize` declared
+    /// any).
+    pub(crate) fn text(text: Option<String>) -> Self {
+        Self {
+            text,
+            value: std::sync::OnceLock::new(),
+        }
+    }
+
+    fn get(&self) -> &Value {
+        self.value.get_or_init(|| {
+            self.text
+                .as_deref()
+                .and_then(|t| serde_json::from_str(t).ok())
+                .unwrap_or_else(|| json!({}))
+        })
+    }
+}
+
 /// A handshake-era call's way to its client: requests on its SSE stream, answers routed back
 /// from the session's POSTs ([`Waiters`]).
 pub(crate) struct StreamInput {
     pub(crate) notifier: Arc<dyn Notifier>,
-    pub(crate) caps: Value,
+    pub(crate) caps: Capabilities,
     pub(crate) waiters: Arc<Waiters>,
     pub(crate) session: String,
     pub(crate) limits: Arc<Limits>,
@@ -1138,7 +1173,7 @@ pub(crate) struct StreamInput {
 impl StreamInput {
     pub(crate) fn new(
         notifier: Arc<dyn Notifier>,
-        caps: Value,
+        caps: Capabilities,
         waiters: Arc<Waiters>,
         session: String,
         limits: Arc<Limits>,
@@ -1154,7 +1189,7 @@ impl StreamInput {
     }
 
     async fn ask(&self, req: InputRequest) -> Result<Value, RpcError> {
-        if !supports(&self.caps, req.capability) {
+        if !supports(self.caps.get(), req.capability) {
             return Err(refuse_missing(&self.refusal, req.capability));
         }
         let max = self
@@ -1217,7 +1252,7 @@ impl Drop for Pending<'_> {
 
 impl ClientInput for StreamInput {
     fn capabilities(&self) -> &Value {
-        &self.caps
+        self.caps.get()
     }
     fn request(&self, req: InputRequest) -> BoxFuture<'_, Result<Value, RpcError>> {
         Box::pin(self.ask(req))

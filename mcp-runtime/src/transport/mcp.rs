@@ -511,14 +511,10 @@ async fn on_store(
                 return super::changes::subscribe(route, store, sid, state, msg, era).await;
             }
             let session = Some(sid.to_owned());
-            let caps = state
-                .capabilities
-                .as_deref()
-                .and_then(|c| serde_json::from_str(c).ok());
             let call = HandshakeCall {
                 session,
                 log_level: state.log_level,
-                caps,
+                caps: state.capabilities,
             };
             handshake_request(route, accept, msg, version, call, caller).await
         }
@@ -564,8 +560,9 @@ async fn initialize(ep: &McpEndpoint, msg: Message, caller: &Caller) -> Response
 struct HandshakeCall {
     session: Option<String>,
     log_level: Option<LogLevel>,
-    /// The client capabilities `initialize` declared.
-    caps: Option<Value>,
+    /// The client capabilities `initialize` declared, as the session keeps them (JSON text,
+    /// read only by a call that asks its client).
+    caps: Option<String>,
 }
 
 /// A handshake-era request other than `initialize`, with its session if the endpoint keeps
@@ -607,7 +604,7 @@ async fn handshake_request(
         && accept.given
         && (session.is_some() || wants_progress);
     if sse {
-        let session = session.map(|s| (s, caps.unwrap_or_else(|| serde_json::json!({}))));
+        let session = session.map(|s| (s, caps));
         return stream_or_json(route, msg, era, session, log_level, caller).await;
     }
     json_answer(&route.ep, msg, era, log_level, caller).await
@@ -649,7 +646,7 @@ async fn stream_or_json(
     route: &McpRoute,
     msg: Message,
     era: Era,
-    session: Option<(String, Value)>,
+    session: Option<(String, Option<String>)>,
     log_level: Option<LogLevel>,
     caller: &Caller,
 ) -> Response {
@@ -661,13 +658,12 @@ async fn stream_or_json(
     let id = msg.id.clone();
     // The call, run detached: its answer (`None` when it was cancelled); past the SSE limit,
     // an error.
-    let asks = session
-        .as_ref()
-        .map(|(sid, caps)| (sid.clone(), caps.clone()));
+    let (session, caps) = session.map_or((None, None), |(sid, caps)| (Some(sid), caps));
+    let asks = session.clone().map(|sid| (sid, caps));
     // A session's call can be cancelled (`notifications/cancelled`); its registration ends
     // with the call.
     let registered = match (&session, &id) {
-        (Some((sid, _)), Some(id)) => ep.running.register(sid, id, ep.limits.detached_calls),
+        (Some(sid), Some(id)) => ep.running.register(sid, id, ep.limits.detached_calls),
         _ => None,
     };
     let run = {
@@ -678,7 +674,7 @@ async fn stream_or_json(
             let input = asks.map(|(sid, caps)| {
                 Arc::new(crate::mcp::input::StreamInput::new(
                     notifier.clone(),
-                    caps,
+                    crate::mcp::input::Capabilities::text(caps),
                     ep.waiters.clone(),
                     sid,
                     ep.limits.clone(),
@@ -715,7 +711,7 @@ async fn stream_or_json(
         }
     };
     match session {
-        Some((sid, _)) => {
+        Some(sid) => {
             let retry_ms = ep.opts.retry_ms;
             let streams = ep.clone();
             let stream = Arc::new(Deferred::new(move || streams.streams.open(&sid, retry_ms)));

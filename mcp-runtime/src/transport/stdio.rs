@@ -343,7 +343,7 @@ where
             let input = handshake_input.map(|(caps, waiters)| {
                 Arc::new(StreamInput::new(
                     notifier.clone(),
-                    caps,
+                    crate::mcp::input::Capabilities::parsed(caps),
                     waiters,
                     CONNECTION.to_owned(),
                     ep.limits.clone(),
