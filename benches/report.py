@@ -667,12 +667,14 @@ ex_tc = both(lambda v: s[v]["vs_axum"], "catalog")
 ex_rpc = s["catalog/rpc"]["vs_axum"]
 if (ex_tc and min(ex_tc) < 0.8) or (ex_rpc is not None and ex_rpc < 0.8):
     ti, li = med(f_marginal("tracing-info")), med(f_marginal("listeners"))
-    w("**Why the example misses 0.8× where it does:** the ceiling logs nothing and has no listeners; the "
-      "example writes one log line per call at `info`"
+    w("**Why the example misses 0.8× where it does:** the ceiling has no subscriber and no listeners. "
+      "The example's `fmt` subscriber at `info` formats each call's `rpc.call` span when it opens and "
+      "again when its outcome is recorded, though no line is written for a call that logs nothing"
       + ("" if ti is None else f" (+{ti:.2f} µs per call on the feature server)")
-      + " and calls a listener on every event kind"
+      + "; a listener on every event kind counts each event and `post_response` gets a copy of each "
+      "result after the write"
       + ("" if li is None else f" (+{li:.2f} µs)")
-      + ", and `Catalog.ping` does more than `add` (a default parameter, a `format!`). Against the "
+      + "; and `Catalog.ping` formats a `String` where `add` adds two integers. Against the "
       "minimal server running the same framework the gap is those costs alone: see the self-cost "
       "diff of the two under Profile.")
     w("")
