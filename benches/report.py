@@ -923,7 +923,8 @@ if ins:
 w("### Startup")
 w("")
 w("`ServerBuilder::build()` with N run-time methods (the records exist beforehand, as static data would): "
-  "catalog, tools/list pages, endpoints. Validators compile lazily, on a tool's first call. "
+  "catalog, tools/list pages, endpoints. Validators compile lazily, on a tool's first call, and "
+  "the discovery documents (OpenRPC, Postman) on their first request. "
   "Dropping the server, which happens at shutdown, is not counted (criterion's `iter_with_large_drop`).")
 w("")
 w("| methods | build time |")

@@ -760,8 +760,8 @@ impl Server {
     /// exact language of the server (the default language when `None` or unknown).
     pub fn openrpc(&self, group: &str, version: u32, lang: Option<&str>) -> Option<Bytes> {
         let d = self.inner.site.discovery(group, version)?;
-        let (_, docs) = d.language(lang.unwrap_or_default());
-        Some(docs.openrpc.to_bytes(&d.openrpc_url("")))
+        let docs = d.language(lang.unwrap_or_default());
+        Some(docs.openrpc().to_bytes(&d.openrpc_url("")))
     }
 
     /// The Postman collection (v2.1) of a group and version, as `GET
@@ -787,13 +787,13 @@ impl Server {
         base_url: Option<&str>,
     ) -> Option<Bytes> {
         let d = self.inner.site.discovery(group, version)?;
-        let (_, docs) = d.language(lang.unwrap_or_default());
+        let docs = d.language(lang.unwrap_or_default());
         let public = self.inner.site.auth.public_url.as_deref();
         let base = base_url
             .or(public)
             .map(|u| u.trim_end_matches('/').to_owned())
             .unwrap_or_else(|| format!("http://{}", crate::cli::DEFAULT_LISTEN));
-        Some(docs.postman.to_bytes(&base))
+        Some(docs.postman().to_bytes(&base))
     }
 
     /// The translations in use.

@@ -1,7 +1,15 @@
 //! The discovery documents of one catalog: its OpenRPC document (`GET`, `?info` and
-//! `rpc.discover`) and its Postman collection, serialized once per language when the server
-//! is built, each with its one URL left out, and written per request with the URL the
-//! request sees (see [`crate::transport::mount`]). Nothing is serialized per request.
+//! `rpc.discover`) and its Postman collection, each serialized once per language on its first
+//! request, with its one URL left out, and written per request with the URL the request sees
+//! (see [`crate::transport::mount`]). Nothing is serialized again after that.
+//!
+//! Why on first request and not when the server is built: serializing them is most of a
+//! build's work (about 130 k instructions per method for both documents in one language), and
+//! most servers are never asked for most of them (a Postman collection, a language nobody
+//! reads). A server with 10 000 methods then starts in a fraction of the time, and the first
+//! request for one document pays for that document alone.
+
+use std::sync::{Arc, OnceLock};
 
 use axum::body::Bytes;
 
@@ -65,30 +73,80 @@ fn json_string(url: &str) -> Vec<u8> {
 /// The end of the `?info` document: the server object, the array and the document close.
 pub(crate) const INFO_END: &[u8] = b"}]}";
 
-/// The documents of one catalog in one language.
-pub(crate) struct Documents {
+/// The documents of one catalog in one language, each serialized on its first use.
+#[derive(Default)]
+struct Slots {
+    openrpc: OnceLock<Spliced>,
+    postman: OnceLock<Spliced>,
+}
+
+/// The documents of one catalog in one language (see [`Discovery::negotiate`]).
+pub(crate) struct Documents<'a> {
+    discovery: &'a Discovery,
+    lang: &'a str,
+    slots: &'a Slots,
+}
+
+impl Documents<'_> {
+    /// The language of the documents.
+    pub(crate) fn lang(&self) -> &str {
+        self.lang
+    }
+
     /// The OpenRPC document; its head alone (with the URL and [`INFO_END`]) is `?info`.
-    pub openrpc: Spliced,
+    pub(crate) fn openrpc(&self) -> &Spliced {
+        let d = self.discovery;
+        self.slots.openrpc.get_or_init(|| {
+            super::openrpc::spliced(
+                &d.catalog,
+                &d.translations,
+                self.lang,
+                &d.server_name,
+                &d.versions,
+            )
+        })
+    }
+
     /// The Postman collection; the URL is its `baseUrl` variable.
-    pub postman: Spliced,
+    pub(crate) fn postman(&self) -> &Spliced {
+        let d = self.discovery;
+        self.slots.postman.get_or_init(|| {
+            super::postman::spliced(
+                &d.catalog,
+                &super::postman::Collection {
+                    translations: &d.translations,
+                    lang: self.lang,
+                    server_name: &d.server_name,
+                    path: &d.path,
+                    token_header: d.token_header.as_deref(),
+                },
+            )
+        })
+    }
 }
 
 /// The documents of one catalog in every language of the server.
 pub(crate) struct Discovery {
+    catalog: Arc<Catalog>,
     /// The endpoint's path (`/rpc/shop/v1`).
     path: String,
     /// The configured public URL without a trailing `/`, or empty.
     public_url: String,
-    translations: std::sync::Arc<Translations>,
+    translations: Arc<Translations>,
     language_ranges: usize,
+    server_name: String,
+    /// The catalog's group's versions.
+    versions: Vec<u32>,
+    /// The token header of a protected group.
+    token_header: Option<String>,
     /// The documents in the default language, and in every other language of `translations`.
-    default: Documents,
-    others: Vec<(String, Documents)>,
+    default: Slots,
+    others: Vec<(String, Slots)>,
 }
 
 /// What a [`Discovery`] is built from, beside the catalog.
 pub(crate) struct Setup<'a> {
-    pub translations: &'a std::sync::Arc<Translations>,
+    pub translations: &'a Arc<Translations>,
     pub language_ranges: usize,
     pub server_name: &'a str,
     pub versions: &'a [u32],
@@ -99,32 +157,18 @@ pub(crate) struct Setup<'a> {
 }
 
 impl Discovery {
-    /// Serializes every document of `catalog` in every language.
-    pub(crate) fn build(catalog: &Catalog, s: &Setup<'_>) -> Self {
-        let documents = |lang: &str| {
-            let openrpc =
-                super::openrpc::spliced(catalog, s.translations, lang, s.server_name, s.versions);
-            let postman = super::postman::spliced(
-                catalog,
-                &super::postman::Collection {
-                    translations: s.translations,
-                    lang,
-                    server_name: s.server_name,
-                    path: s.path,
-                    token_header: s.token_header,
-                },
-            );
-            Documents { openrpc, postman }
-        };
+    /// The documents of `catalog` in every language, none serialized yet.
+    pub(crate) fn new(catalog: &Arc<Catalog>, s: &Setup<'_>) -> Self {
         let default_lang = s.translations.default_lang();
         let others = s
             .translations
             .languages()
             .iter()
             .filter(|l| *l != default_lang)
-            .map(|l| (l.clone(), documents(l)))
+            .map(|l| (l.clone(), Slots::default()))
             .collect();
         Self {
+            catalog: catalog.clone(),
             path: s.path.to_owned(),
             public_url: s
                 .public_url
@@ -133,14 +177,17 @@ impl Discovery {
                 .to_owned(),
             translations: s.translations.clone(),
             language_ranges: s.language_ranges,
-            default: documents(default_lang),
+            server_name: s.server_name.to_owned(),
+            versions: s.versions.to_vec(),
+            token_header: s.token_header.map(str::to_owned),
+            default: Slots::default(),
             others,
         }
     }
 
     /// The documents in the language an `Accept-Language` value negotiates (the default
     /// language without one).
-    pub(crate) fn negotiate(&self, accept_language: Option<&str>) -> (&str, &Documents) {
+    pub(crate) fn negotiate(&self, accept_language: Option<&str>) -> Documents<'_> {
         let lang = self
             .translations
             .pick_limited(accept_language, self.language_ranges);
@@ -148,12 +195,18 @@ impl Discovery {
     }
 
     /// The documents in `lang` (a language of the server; else the default language).
-    pub(crate) fn language(&self, lang: &str) -> (&str, &Documents) {
-        self.others
+    pub(crate) fn language(&self, lang: &str) -> Documents<'_> {
+        let (lang, slots) = self
+            .others
             .iter()
             .find(|(l, _)| l == lang)
             .map(|(l, d)| (l.as_str(), d))
-            .unwrap_or((self.translations.default_lang(), &self.default))
+            .unwrap_or((self.translations.default_lang(), &self.default));
+        Documents {
+            discovery: self,
+            lang,
+            slots,
+        }
     }
 
     /// The endpoint's path (`/rpc/shop/v1`).
@@ -180,9 +233,9 @@ pub(crate) struct Discover<'a> {
 impl Discover<'_> {
     /// Appends the answer to `rpc.discover` with `id`: the OpenRPC document as the result.
     pub(crate) fn write_answer(&self, out: &mut Vec<u8>, id: Id<'_>) {
-        let (_, docs) = self.discovery.negotiate(self.accept_language);
+        let docs = self.discovery.negotiate(self.accept_language);
         write::open_result(out, id);
-        docs.openrpc
+        docs.openrpc()
             .write(out, &self.discovery.openrpc_url(self.prefix));
         out.push(b'}');
     }

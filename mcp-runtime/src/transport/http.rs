@@ -312,15 +312,15 @@ async fn rpc_get(State(ep): State<Arc<RpcEndpoint>>, req: Request) -> Response {
         Ok(origin) => origin,
         Err(refused) => return refused.into_response(),
     };
-    let (lang, docs) = ep.discovery.negotiate(accept_language(&parts.headers));
+    let docs = ep.discovery.negotiate(accept_language(&parts.headers));
     let url = ep.discovery.openrpc_url(super::mount::prefix_of(&parts));
     let frames = if wants_info(parts.uri.query()) {
-        docs.openrpc.frames_ending(&url, discovery::INFO_END)
+        docs.openrpc().frames_ending(&url, discovery::INFO_END)
     } else {
-        docs.openrpc.frames(&url)
+        docs.openrpc().frames(&url)
     };
     let mut res = json_response(StatusCode::OK, frames_body(frames));
-    super::mcp::set_language(res.headers_mut(), lang);
+    super::mcp::set_language(res.headers_mut(), docs.lang());
     ep.policy.finish(origin, res)
 }
 
@@ -332,14 +332,14 @@ async fn postman_get(State(ep): State<Arc<RpcEndpoint>>, req: Request) -> Respon
         Ok(origin) => origin,
         Err(refused) => return refused.into_response(),
     };
-    let (lang, docs) = ep.discovery.negotiate(accept_language(&parts.headers));
+    let docs = ep.discovery.negotiate(accept_language(&parts.headers));
     let base = format!(
         "{}{}",
         super::mount::origin(ep.server.auth.public_url.as_deref(), &parts.headers),
         super::mount::prefix_of(&parts)
     );
-    let mut res = json_response(StatusCode::OK, frames_body(docs.postman.frames(&base)));
-    super::mcp::set_language(res.headers_mut(), lang);
+    let mut res = json_response(StatusCode::OK, frames_body(docs.postman().frames(&base)));
+    super::mcp::set_language(res.headers_mut(), docs.lang());
     ep.policy.finish(origin, res)
 }
 

@@ -41,7 +41,8 @@ impl Site {
         self.discovery.get(&(catalog.group().name(), version))
     }
 
-    /// Builds the discovery documents of every catalog of `registry` (see [`Site::discovery`]).
+    /// The discovery documents of every catalog of `registry` (see [`Site::discovery`]), each
+    /// serialized on its first request.
     pub fn discoveries(
         registry: &Registry,
         translations: &Arc<crate::i18n::Translations>,
@@ -65,7 +66,7 @@ impl Site {
                     public_url: auth.public_url.as_deref(),
                     token_header: group.is_protected().then_some(auth.header.as_str()),
                 };
-                let d = Discovery::build(catalog, &setup);
+                let d = Discovery::new(catalog, &setup);
                 ((group.name(), catalog.version()), Arc::new(d))
             })
             .collect()
