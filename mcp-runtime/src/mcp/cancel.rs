@@ -32,23 +32,35 @@ impl Drop for Registered {
 
 /// The key of request `id` on `session` (JSON text of the id: `1` and `"1"` differ).
 fn key(session: &str, id: &Value) -> String {
-    let mut k = String::with_capacity(session.len() + 16);
-    k.push_str(session);
-    k.push('\n');
-    k.push_str(&id.to_string());
-    k
+    let mut k = Vec::with_capacity(session.len() + 16);
+    k.extend_from_slice(session.as_bytes());
+    k.push(b'\n');
+    // Writing a `Value` into a Vec cannot fail; serde_json writes UTF-8.
+    let _ = serde_json::to_writer(&mut k, id);
+    String::from_utf8(k).unwrap_or_default()
 }
 
 impl Running {
-    /// Registers request `id` of `session`, if fewer than `max` calls are registered and no
-    /// running call has that id (a reused id keeps the first call cancellable, not both).
+    /// Registers request `id` of `session` with a new signal (see [`Running::register_with`]).
     pub(crate) fn register(&self, session: &str, id: &Value, max: usize) -> Option<Registered> {
+        self.register_with(session, id, max, CancelSignal::new())
+    }
+
+    /// Registers request `id` of `session` with `signal`, if fewer than `max` calls are
+    /// registered and no running call has that id (a reused id keeps the first call
+    /// cancellable, not both).
+    pub(crate) fn register_with(
+        &self,
+        session: &str,
+        id: &Value,
+        max: usize,
+        signal: CancelSignal,
+    ) -> Option<Registered> {
         let mut m = self.calls.lock().ok()?;
         let key = key(session, id);
         if m.len() >= max || m.contains_key(&key) {
             return None;
         }
-        let signal = CancelSignal::new();
         m.insert(key.clone(), signal.clone());
         Some(Registered {
             calls: self.calls.clone(),

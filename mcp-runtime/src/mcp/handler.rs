@@ -772,7 +772,10 @@ impl McpEndpoint {
         if msg.method == "tools/call" {
             return self.tools_call(msg, era, extras).await;
         }
-        (self.handle_other(msg, era, extras).await, None)
+        // Boxed: the other methods' futures together weigh three times a tool call's, and
+        // every future this one is part of (up to the handler's, which axum boxes per
+        // request) would carry them and be copied whole.
+        (Box::pin(self.handle_other(msg, era, extras)).await, None)
     }
 
     async fn handle_other(&self, msg: Message, era: Era, mut extras: CallExtras) -> Answer {

@@ -1140,11 +1140,12 @@ impl Capabilities {
         }
     }
 
-    /// Capabilities as a session's state keeps them (JSON text, if `initialize` declared
-    /// any).
-    pub(crate) fn text(text: Option<String>) -> Self {
+    /// Capabilities as a session's state keeps them: `state` is the session's whole stored
+    /// text ([`crate::mcp::session::SessionState`]), whose `caps=` line is read only by a call that
+    /// asks its client (most calls never do).
+    pub(crate) fn of_session(state: Option<String>) -> Self {
         Self {
-            text,
+            text: state,
             value: std::sync::OnceLock::new(),
         }
     }
@@ -1153,6 +1154,7 @@ impl Capabilities {
         self.value.get_or_init(|| {
             self.text
                 .as_deref()
+                .and_then(crate::mcp::session::SessionState::capabilities_of)
                 .and_then(|t| serde_json::from_str(t).ok())
                 .unwrap_or_else(|| json!({}))
         })
@@ -1165,7 +1167,7 @@ pub(crate) struct StreamInput {
     pub(crate) notifier: Arc<dyn Notifier>,
     pub(crate) caps: Capabilities,
     pub(crate) waiters: Arc<Waiters>,
-    pub(crate) session: String,
+    pub(crate) session: Arc<str>,
     pub(crate) limits: Arc<Limits>,
     refusal: Refusal,
 }
@@ -1175,7 +1177,7 @@ impl StreamInput {
         notifier: Arc<dyn Notifier>,
         caps: Capabilities,
         waiters: Arc<Waiters>,
-        session: String,
+        session: Arc<str>,
         limits: Arc<Limits>,
     ) -> Self {
         Self {

@@ -70,6 +70,24 @@ impl SessionState {
         state
     }
 
+    /// The revision and log level of a stored text, read in place: what every call of a
+    /// session needs, without the copies [`SessionState::parse`] makes.
+    pub(crate) fn call_view(text: &str) -> (&str, Option<super::LogLevel>) {
+        let mut lines = text.split('\n');
+        let version = lines.next().unwrap_or_default();
+        let log = lines
+            .find_map(|l| l.strip_prefix("log="))
+            .and_then(|l| l.parse().ok());
+        (version, log)
+    }
+
+    /// The `caps=` line of a stored text, read in place (see [`SessionState::capabilities`]).
+    pub(crate) fn capabilities_of(text: &str) -> Option<&str> {
+        text.split('\n')
+            .skip(1)
+            .find_map(|l| l.strip_prefix("caps="))
+    }
+
     /// The text to store.
     pub fn to_text(&self) -> String {
         let mut s = self.version.clone();
@@ -725,6 +743,29 @@ impl EventStreams {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_call_reads_the_stored_state_in_place_as_parse_does() {
+        let state = SessionState {
+            version: "2025-11-25".into(),
+            log_level: Some(super::super::LogLevel::Warning),
+            // A URI that looks like another line's key stays a subscription.
+            subscriptions: vec!["caps=x".into(), "log=debug".into()],
+            capabilities: Some(r#"{"elicitation":{}}"#.into()),
+        };
+        let text = state.to_text();
+        assert_eq!(SessionState::parse(&text), state);
+        assert_eq!(
+            SessionState::call_view(&text),
+            ("2025-11-25", Some(super::super::LogLevel::Warning))
+        );
+        assert_eq!(
+            SessionState::capabilities_of(&text),
+            Some(r#"{"elicitation":{}}"#)
+        );
+        assert_eq!(SessionState::call_view("2025-06-18"), ("2025-06-18", None));
+        assert_eq!(SessionState::capabilities_of("2025-06-18"), None);
+    }
 
     const MIN: Duration = Duration::from_secs(60);
 

@@ -316,7 +316,8 @@ impl McpEndpoint {
                         .get("ttl")
                         .and_then(Value::as_u64)
                         .map(std::time::Duration::from_millis);
-                    return self.handshake_task(msg, era, extras, ttl).await;
+                    // Boxed, as the other task path: see `handle_traced`.
+                    return Box::pin(self.handshake_task(msg, era, extras, ttl)).await;
                 }
                 _ => {}
             }
@@ -333,7 +334,7 @@ impl McpEndpoint {
                     let e = extension_required(&format!("Tool '{name}'"));
                     return self.error(msg.id.as_ref(), era, e.code(), e.message(), e.raw_data());
                 }
-                (_, true) => return self.tools_call_task(msg, extras).await,
+                (_, true) => return Box::pin(self.tools_call_task(msg, extras)).await,
             }
         }
         self.handle(msg, era, extras).await

@@ -435,18 +435,9 @@ async fn post_body(
     }
     let version = hdr_version.and_then(protocol::handshake_version);
     match &ep.sessions {
-        Some(store) => {
-            Box::pin(on_store(
-                route,
-                store.as_ref(),
-                headers,
-                accept,
-                msg,
-                version,
-                caller,
-            ))
-            .await
-        }
+        // Not boxed: this future is boxed whole by `post_request`, and `on_store` weighs
+        // little more than the stateless path beside it.
+        Some(store) => on_store(route, store.as_ref(), headers, accept, msg, version, caller).await,
         None if msg.method == "initialize" => initialize(ep, msg, caller).await,
         None => {
             handshake_request(
@@ -497,9 +488,11 @@ async fn on_store(
     }
     match session_of(store, headers).await {
         Ok((sid, text)) => {
-            let state = SessionState::parse(&text);
-            let version = version.or_else(|| protocol::handshake_version(&state.version));
+            // Read in place: only the two requests that change the state copy it out.
+            let (stored_version, log_level) = SessionState::call_view(&text);
+            let version = version.or_else(|| protocol::handshake_version(stored_version));
             if msg.method == "logging/setLevel" {
+                let state = SessionState::parse(&text);
                 return set_level(ep, store, sid, state, msg, version, caller).await;
             }
             if matches!(
@@ -508,13 +501,13 @@ async fn on_store(
             ) && ep.offered().resources
             {
                 let era = Era::Handshake(version.unwrap_or(protocol::DEFAULT_NEGOTIATED));
+                let state = SessionState::parse(&text);
                 return super::changes::subscribe(route, store, sid, state, msg, era).await;
             }
-            let session = Some(sid.to_owned());
             let call = HandshakeCall {
-                session,
-                log_level: state.log_level,
-                caps: state.capabilities,
+                session: Some(Arc::from(sid)),
+                log_level,
+                state: Some(text),
             };
             handshake_request(route, accept, msg, version, call, caller).await
         }
@@ -558,11 +551,11 @@ async fn initialize(ep: &McpEndpoint, msg: Message, caller: &Caller) -> Response
 /// What a handshake-era call gets from its session, if the endpoint keeps them.
 #[derive(Default)]
 struct HandshakeCall {
-    session: Option<String>,
+    session: Option<Arc<str>>,
     log_level: Option<LogLevel>,
-    /// The client capabilities `initialize` declared, as the session keeps them (JSON text,
-    /// read only by a call that asks its client).
-    caps: Option<String>,
+    /// The session's stored text, whose client capabilities (those `initialize` declared)
+    /// are read only by a call that asks its client.
+    state: Option<String>,
 }
 
 /// A handshake-era request other than `initialize`, with its session if the endpoint keeps
@@ -578,7 +571,7 @@ async fn handshake_request(
     let HandshakeCall {
         session,
         log_level,
-        caps,
+        state,
     } = call;
     // The session's calls (their tasks are the session's).
     let with_session;
@@ -587,7 +580,7 @@ async fn handshake_request(
             with_session = Caller {
                 lang: caller.lang.clone(),
                 identity: caller.identity.clone(),
-                session: Some(Arc::from(sid.as_str())),
+                session: Some(sid.clone()),
             };
             &with_session
         }
@@ -604,7 +597,7 @@ async fn handshake_request(
         && accept.given
         && (session.is_some() || wants_progress);
     if sse {
-        let session = session.map(|s| (s, caps));
+        let session = session.map(|s| (s, state));
         return stream_or_json(route, msg, era, session, log_level, caller).await;
     }
     json_answer(&route.ep, msg, era, log_level, caller).await
@@ -646,7 +639,7 @@ async fn stream_or_json(
     route: &McpRoute,
     msg: Message,
     era: Era,
-    session: Option<(String, Option<String>)>,
+    session: Option<(Arc<str>, Option<String>)>,
     log_level: Option<LogLevel>,
     caller: &Caller,
 ) -> Response {
@@ -656,25 +649,25 @@ async fn stream_or_json(
     };
     let limit = ep.limits.sse_timeout;
     let id = msg.id.clone();
+    let (session, state) = session.map_or((None, None), |(sid, state)| (Some(sid), state));
+    // A session's call can be cancelled (`notifications/cancelled`). Its signal is made now,
+    // but registered only once the call waits: one that answers on its first poll is done
+    // before a cancellation could name it, and registering costs a lock, a key and a hash.
+    let cancel = (session.is_some() && id.is_some()).then(CancelSignal::new);
+    let cancellable = cancel
+        .as_ref()
+        .and_then(|signal| Some((signal.clone(), id.clone()?)));
     // The call, run detached: its answer (`None` when it was cancelled); past the SSE limit,
     // an error.
-    let (session, caps) = session.map_or((None, None), |(sid, caps)| (Some(sid), caps));
-    let asks = session.clone().map(|sid| (sid, caps));
-    // A session's call can be cancelled (`notifications/cancelled`); its registration ends
-    // with the call.
-    let registered = match (&session, &id) {
-        (Some(sid), Some(id)) => ep.running.register(sid, id, ep.limits.detached_calls),
-        _ => None,
-    };
     let run = {
         let ep = ep.clone();
         let base = caller.extras();
+        let sid = session.clone();
         move |notifier: Arc<dyn Notifier>| async move {
-            let cancel = registered.as_ref().map(|r| r.signal.clone());
-            let input = asks.map(|(sid, caps)| {
+            let input = sid.map(|sid| {
                 Arc::new(crate::mcp::input::StreamInput::new(
                     notifier.clone(),
-                    crate::mcp::input::Capabilities::text(caps),
+                    crate::mcp::input::Capabilities::of_session(state),
                     ep.waiters.clone(),
                     sid,
                     ep.limits.clone(),
@@ -706,7 +699,6 @@ async fn stream_or_json(
                 }),
             };
             drop(permit);
-            drop(registered);
             answer
         }
     };
@@ -714,7 +706,8 @@ async fn stream_or_json(
         Some(sid) => {
             let retry_ms = ep.opts.retry_ms;
             let streams = ep.clone();
-            let stream = Arc::new(Deferred::new(move || streams.streams.open(&sid, retry_ms)));
+            let open = sid.clone();
+            let stream = Arc::new(Deferred::new(move || streams.streams.open(&open, retry_ms)));
             let mut call = Box::pin(run(stream.clone()));
             match poll_once(call.as_mut()).await {
                 Poll::Ready(Some(answer)) if !stream.is_open() => return answer_response(answer),
@@ -726,9 +719,16 @@ async fn stream_or_json(
                     s.finish();
                 }
                 Poll::Pending => {
+                    // Cancellable from now until the call ends.
+                    let registered = cancellable.and_then(|(signal, id)| {
+                        ep.running
+                            .register_with(&sid, &id, ep.limits.detached_calls, signal)
+                    });
                     let s = stream.stream().clone();
                     tokio::spawn(async move {
-                        if let Some(a) = call.await {
+                        let answer = call.await;
+                        drop(registered);
+                        if let Some(a) = answer {
                             s.push_message(&a.body.into_vec());
                         }
                         s.finish();

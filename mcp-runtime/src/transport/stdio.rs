@@ -345,7 +345,7 @@ where
                     notifier.clone(),
                     crate::mcp::input::Capabilities::parsed(caps),
                     waiters,
-                    CONNECTION.to_owned(),
+                    Arc::from(CONNECTION),
                     ep.limits.clone(),
                 )) as Arc<dyn ClientInput>
             });
