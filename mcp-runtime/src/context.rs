@@ -417,17 +417,7 @@ impl RequestContext {
             tracing::debug!(request_id = %self.inner.id, progress, "progress not sent: no progress token");
             return false;
         };
-        let mut params = serde_json::Map::new();
-        params.insert("progressToken".into(), token.clone());
-        params.insert("progress".into(), progress.into());
-        if let Some(t) = total {
-            params.insert("total".into(), t.into());
-        }
-        if let Some(m) = message {
-            params.insert("message".into(), m.into());
-        }
-        let msg = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": params});
-        n.notify(serde_json::to_vec(&msg).unwrap_or_default());
+        n.notify(progress_notification(token, progress, total, message));
         true
     }
 
@@ -460,18 +450,20 @@ impl RequestContext {
         if level < min {
             return false;
         }
-        let Ok(data) = serde_json::to_value(data) else {
+        let msg = Notification {
+            jsonrpc: "2.0",
+            method: "notifications/message",
+            params: LogParams {
+                level: level.as_str(),
+                logger,
+                data,
+            },
+        };
+        let Ok(message) = serde_json::to_vec(&msg) else {
             tracing::warn!(request_id = %self.inner.id, "log not sent: the data does not serialize");
             return false;
         };
-        let mut params = serde_json::Map::with_capacity(3);
-        params.insert("level".into(), level.as_str().into());
-        if let Some(l) = logger {
-            params.insert("logger".into(), l.into());
-        }
-        params.insert("data".into(), data);
-        let msg = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/message", "params": params});
-        n.notify(serde_json::to_vec(&msg).unwrap_or_default());
+        n.notify(message);
         true
     }
 
@@ -649,9 +641,88 @@ pub(crate) fn missing_state<T>() -> RpcError {
     ))
 }
 
+/// A notification as it goes on the wire, serialized straight from its parts: no `Value` tree
+/// (a map, a hash and an allocation per member), since a call may log many times.
+#[derive(serde::Serialize)]
+struct Notification<P> {
+    jsonrpc: &'static str,
+    method: &'static str,
+    params: P,
+}
+
+/// A `notifications/progress`, written around its four values: the member names are
+/// constants, so only the values go through serde_json (a progress or total that is not
+/// finite is `null`, as a `Value` made from it would be). Writing into a Vec cannot fail.
+fn progress_notification(
+    token: &serde_json::Value,
+    progress: f64,
+    total: Option<f64>,
+    message: Option<&str>,
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(128);
+    out.extend_from_slice(
+        br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"#,
+    );
+    let _ = serde_json::to_writer(&mut out, token);
+    out.extend_from_slice(br#","progress":"#);
+    let _ = serde_json::to_writer(&mut out, &progress);
+    if let Some(t) = total {
+        out.extend_from_slice(br#","total":"#);
+        let _ = serde_json::to_writer(&mut out, &t);
+    }
+    if let Some(m) = message {
+        out.extend_from_slice(br#","message":"#);
+        let _ = serde_json::to_writer(&mut out, m);
+    }
+    out.extend_from_slice(b"}}");
+    out
+}
+
+/// `notifications/message` params.
+#[derive(serde::Serialize)]
+struct LogParams<'a, D> {
+    level: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    logger: Option<&'a str>,
+    data: D,
+}
+
 #[cfg(test)]
 mod tests {
     use super::RequestId;
+
+    #[test]
+    fn notifications_are_written_as_their_json_values_were() {
+        use super::{LogParams, Notification, progress_notification};
+        let token = serde_json::json!("t");
+        let progress = |total, message| {
+            String::from_utf8(progress_notification(&token, 1.0, total, message)).unwrap()
+        };
+        fn text<T: serde::Serialize>(v: &T) -> String {
+            serde_json::to_string(v).unwrap()
+        }
+        assert_eq!(
+            progress(Some(f64::NAN), Some("a\"b")),
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1.0,"total":null,"message":"a\"b"}}"#
+        );
+        assert_eq!(
+            progress(None, None),
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1.0}}"#
+        );
+        let log = Notification {
+            jsonrpc: "2.0",
+            method: "notifications/message",
+            params: LogParams {
+                level: "info",
+                logger: Some("db"),
+                data: serde_json::json!({"b": 1, "a": [true]}),
+            },
+        };
+        assert_eq!(
+            text(&log),
+            r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"db","data":{"b":1,"a":[true]}}}"#
+        );
+    }
 
     #[test]
     fn request_ids_read_as_rpc_and_at_least_eight_hex_digits() {

@@ -183,7 +183,9 @@ pub(crate) fn sse_event(id: Option<(&str, u64)>, json: &[u8]) -> Bytes {
         frame.extend_from_slice(b"id: ");
         frame.extend_from_slice(stream.as_bytes());
         frame.push(b'_');
-        frame.extend_from_slice(seq.to_string().as_bytes());
+        // serde_json writes an integer without the formatting machinery; into a Vec it
+        // cannot fail.
+        let _ = serde_json::to_writer(&mut frame, &seq);
         frame.push(b'\n');
     }
     frame.extend_from_slice(b"event: message\ndata: ");

@@ -326,15 +326,9 @@ impl EventStream {
 
     /// Appends one JSON-RPC message as an event.
     pub fn push_message(&self, json: &[u8]) {
-        let seq = self.sent();
-        let mut frame = Vec::with_capacity(json.len() + 48);
-        if let Some(sid) = &self.id {
-            frame.extend_from_slice(format!("id: {sid}_{seq}\n").as_bytes());
-        }
-        frame.extend_from_slice(b"event: message\ndata: ");
-        frame.extend_from_slice(json);
-        frame.extend_from_slice(b"\n\n");
-        self.push_frame(Bytes::from(frame));
+        let seq = self.sent() as u64;
+        let id = self.id.as_deref().map(|sid| (sid, seq));
+        self.push_frame(crate::edge::write::sse_event(id, json));
     }
 
     /// Marks the stream complete: readers end after the last frame.

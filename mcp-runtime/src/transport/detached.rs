@@ -102,7 +102,6 @@ impl Live {
         (Live { tx }, rx)
     }
 
-    /// Sends the last event; the body ends after it.
     /// Sends one message as an event, waiting for room; `false` once the client is gone.
     pub(crate) async fn send(&self, message: &[u8]) -> bool {
         self.tx
@@ -111,6 +110,7 @@ impl Live {
             .is_ok()
     }
 
+    /// Sends the last event; the body ends after it.
     pub(crate) async fn finish(&self, event: Bytes) {
         let _ = self.tx.send((event, true)).await;
     }
@@ -160,46 +160,81 @@ impl<S: Notifier, F: Fn() -> Arc<S> + Send + Sync> Notifier for Deferred<S, F> {
     }
 }
 
-/// A live stream whose body does not exist yet: what the call sends waits in its queue.
+/// A live stream whose body does not exist yet. Until the transport knows whether the call
+/// waits, what it sends is kept in a plain list (a call that answers on its first poll has
+/// its events and answer written as one body: no channel); once the call waits, the list
+/// moves to the queue its body reads.
 pub(crate) struct LiveStream {
-    live: Live,
-    rx: Mutex<Option<mpsc::Receiver<(Bytes, bool)>>>,
+    state: Mutex<LiveState>,
+}
+
+enum LiveState {
+    /// The events sent so far (at most [`LIVE_QUEUE`]: progress past it is dropped, as a
+    /// full queue drops it).
+    Kept(Vec<Bytes>),
+    /// The call waits: its events go to its body's queue.
+    Queued(Live),
+    /// Drained: the call has answered.
+    Done,
 }
 
 impl LiveStream {
     pub(crate) fn new() -> Arc<Self> {
-        let (live, rx) = Live::channel();
         Arc::new(Self {
-            live,
-            rx: Mutex::new(Some(rx)),
+            state: Mutex::new(LiveState::Kept(Vec::new())),
         })
     }
 
     /// Sends the last event; the body ends after it.
     pub(crate) async fn finish(&self, event: Bytes) {
-        self.live.finish(event).await;
+        let tx = match self.state.lock().as_deref() {
+            Ok(LiveState::Queued(live)) => live.tx.clone(),
+            _ => return,
+        };
+        let _ = tx.send((event, true)).await;
     }
 
-    /// The queue, for the response body (once).
+    /// The queue, for the response body (once), with the events kept so far in it.
     pub(crate) fn take_queue(&self) -> Option<mpsc::Receiver<(Bytes, bool)>> {
-        self.rx.lock().ok()?.take()
+        let mut state = self.state.lock().ok()?;
+        let LiveState::Kept(kept) = &mut *state else {
+            return None;
+        };
+        let kept = std::mem::take(kept);
+        let (live, rx) = Live::channel();
+        for event in kept {
+            // Never more than the queue holds (see `LiveState::Kept`).
+            let _ = live.tx.try_send((event, false));
+        }
+        *state = LiveState::Queued(live);
+        Some(rx)
     }
 
-    /// The events queued so far, for a call that has already answered: its whole body.
+    /// The events sent so far, for a call that has already answered: its whole body.
     pub(crate) fn drain(&self) -> Vec<Bytes> {
-        let mut events = Vec::new();
-        if let Some(mut rx) = self.take_queue() {
-            while let Ok((event, _)) = rx.try_recv() {
-                events.push(event);
-            }
+        match self.state.lock().as_deref_mut() {
+            Ok(state @ LiveState::Kept(_)) => match std::mem::replace(state, LiveState::Done) {
+                LiveState::Kept(events) => events,
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
         }
-        events
     }
 }
 
 impl Notifier for LiveStream {
     fn notify(&self, message: Vec<u8>) {
-        self.live.notify(message);
+        let Ok(mut state) = self.state.lock() else {
+            return;
+        };
+        match &mut *state {
+            // Progress is advisory: past what a queue would hold, it is dropped.
+            LiveState::Kept(kept) if kept.len() < LIVE_QUEUE => {
+                kept.push(write::sse_event(None, &message));
+            }
+            LiveState::Kept(_) | LiveState::Done => {}
+            LiveState::Queued(live) => live.notify(message),
+        }
     }
 }
 
@@ -269,6 +304,33 @@ mod tests {
         assert!(d.call().is_none());
         drop(p);
         assert!(d.call().is_some());
+    }
+
+    #[tokio::test]
+    async fn a_live_stream_keeps_events_until_its_call_waits_then_queues_them_in_order() {
+        let event = |n: usize| write::sse_event(None, format!("{{\"n\":{n}}}").as_bytes());
+        // Answered at once: the kept events are the body, bounded as the queue is.
+        let once = LiveStream::new();
+        for n in 0..LIVE_QUEUE + 5 {
+            once.notify(format!("{{\"n\":{n}}}").into_bytes());
+        }
+        let kept = once.drain();
+        assert_eq!(kept.len(), LIVE_QUEUE);
+        assert_eq!(
+            (&kept[0], &kept[LIVE_QUEUE - 1]),
+            (&event(0), &event(LIVE_QUEUE - 1))
+        );
+        assert!(once.drain().is_empty() && once.take_queue().is_none());
+        // Waiting: what was kept comes first in the queue, then what follows, then the end.
+        let waits = LiveStream::new();
+        waits.notify(b"{\"n\":0}".to_vec());
+        let mut rx = waits.take_queue().unwrap();
+        assert!(waits.take_queue().is_none(), "one queue");
+        waits.notify(b"{\"n\":1}".to_vec());
+        waits.finish(Bytes::from_static(b"end")).await;
+        assert_eq!(rx.recv().await, Some((event(0), false)));
+        assert_eq!(rx.recv().await, Some((event(1), false)));
+        assert_eq!(rx.recv().await, Some((Bytes::from_static(b"end"), true)));
     }
 
     #[tokio::test]

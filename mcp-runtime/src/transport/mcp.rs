@@ -255,9 +255,13 @@ pub(super) fn sse_response(body: Body) -> Response {
         header::CACHE_CONTROL,
         HeaderValue::from_static("no-cache, no-transform"),
     );
-    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    h.insert(X_ACCEL_BUFFERING, HeaderValue::from_static("no"));
     r
 }
+
+/// Tells nginx-style proxies not to buffer the stream (a constant: a `&str` name is parsed
+/// on every insert).
+const X_ACCEL_BUFFERING: header::HeaderName = header::HeaderName::from_static("x-accel-buffering");
 
 /// `POST`: a plain function returning the future, so that the request is split before the
 /// future is built and not held twice.
