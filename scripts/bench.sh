@@ -34,7 +34,8 @@
 #   report     docs/benchmarks.md from the results (target/bench-results/)
 #
 # Environment: BENCH_DURATION (s per load run, default 10), BENCH_ROUNDS (default 3),
-# BENCH_LAT_DURATION (s per 1-connection run, default 2), BENCH_FEATURE_DURATION (s per feature
+# BENCH_LAT_ROUNDS (1-connection rounds, default 12), BENCH_LAT_DURATION (s per 1-connection
+# run, default 1), BENCH_FEATURE_DURATION (s per feature
 # load run, default 4; twice that under callgrind), BENCH_COMPILE_REPS (builds per crate and
 # profile, best kept; default 1).
 set -euo pipefail
