@@ -1127,7 +1127,8 @@ impl Waiters {
 /// The client capabilities a handshake-era call may ask within: read from the session's
 /// state only when the call asks its client or looks at them (most calls never do).
 pub(crate) struct Capabilities {
-    text: Option<String>,
+    /// The session's stored state, whose `caps=` line holds them.
+    session_state: Option<String>,
     value: std::sync::OnceLock<Value>,
 }
 
@@ -1135,24 +1136,23 @@ impl Capabilities {
     /// Capabilities already read (stdio keeps them for the connection).
     pub(crate) fn parsed(value: Value) -> Self {
         Self {
-            text: None,
+            session_state: None,
             value: std::sync::OnceLock::from(value),
         }
     }
 
-    /// Capabilities as a session's state keeps them: `state` is the session's whole stored
-    /// text ([`crate::mcp::session::SessionState`]), whose `caps=` line is read only by a call that
-    /// asks its client (most calls never do).
+    /// Capabilities as a session keeps them: `state` is the session's whole stored text
+    /// ([`crate::mcp::session::SessionState`]).
     pub(crate) fn of_session(state: Option<String>) -> Self {
         Self {
-            text: state,
+            session_state: state,
             value: std::sync::OnceLock::new(),
         }
     }
 
     fn get(&self) -> &Value {
         self.value.get_or_init(|| {
-            self.text
+            self.session_state
                 .as_deref()
                 .and_then(crate::mcp::session::SessionState::capabilities_of)
                 .and_then(|t| serde_json::from_str(t).ok())
