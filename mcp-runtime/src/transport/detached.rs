@@ -212,12 +212,15 @@ impl LiveStream {
 
     /// The events sent so far, for a call that has already answered: its whole body.
     pub(crate) fn drain(&self) -> Vec<Bytes> {
-        match self.state.lock().as_deref_mut() {
-            Ok(state @ LiveState::Kept(_)) => match std::mem::replace(state, LiveState::Done) {
-                LiveState::Kept(events) => events,
-                _ => Vec::new(),
-            },
-            _ => Vec::new(),
+        let Ok(mut state) = self.state.lock() else {
+            return Vec::new();
+        };
+        match std::mem::replace(&mut *state, LiveState::Done) {
+            LiveState::Kept(events) => events,
+            other => {
+                *state = other;
+                Vec::new()
+            }
         }
     }
 }
