@@ -258,6 +258,26 @@ async fn catalog_tree_on_rpc(addr: &SocketAddr) -> String {
     b
 }
 
+/// `Catalog.tree` answers `error` on `/rpc`, and the same error as a tool error over MCP;
+/// the server serves on.
+async fn catalog_tree_fails_on_both_faces(addr: &SocketAddr, error: Value) {
+    let b = catalog_tree_on_rpc(addr).await;
+    assert_eq!(json(&b), json!({"jsonrpc": "2.0", "id": 1, "error": error}));
+    let (s, b) = post_json(
+        addr,
+        "/mcp/mcp/v1",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"Catalog.tree","arguments":{}}}"#,
+    )
+    .await;
+    assert_eq!(s, 200);
+    assert_eq!(
+        json(&b),
+        json!({"jsonrpc": "2.0", "id": 2, "result": {
+            "content": [{"type": "text", "text": error.to_string()}], "isError": true}})
+    );
+    still_serving(addr).await;
+}
+
 /// A listener that panics in `handle` itself, before it returns its future.
 struct PanicsBeforeItsFuture;
 
@@ -280,24 +300,13 @@ async fn a_listener_panicking_before_its_future_is_an_internal_error_on_both_fac
         .build()
         .unwrap();
     let addr = serve(server).await;
-    let b = catalog_tree_on_rpc(&addr).await;
-    assert_eq!(
-        json(&b),
-        json!({"jsonrpc":"2.0","id":1,"error":{"code":-32603,
-            "message":"listener `hostile::PanicsBeforeItsFuture` panicked",
-            "data":{"exception":"panic"}}})
-    );
-    let (s, b) = post_json(&addr, "/mcp/mcp/v1", r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"Catalog.tree","arguments":{}}}"#,
+    catalog_tree_fails_on_both_faces(
+        &addr,
+        json!({"code": -32603,
+            "message": "listener `hostile::PanicsBeforeItsFuture` panicked",
+            "data": {"exception": "panic"}}),
     )
     .await;
-    assert_eq!(s, 200);
-    assert_eq!(
-        json(&b),
-        json!({"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":
-            "{\"code\":-32603,\"message\":\"listener `hostile::PanicsBeforeItsFuture` panicked\",\"data\":{\"exception\":\"panic\"}}"}],
-            "isError":true}})
-    );
-    still_serving(&addr).await;
 }
 
 /// A listener that says it answers at once, then waits on `Catalog.tree`.
@@ -329,24 +338,13 @@ async fn a_listener_that_says_it_answers_at_once_and_waits_fails_the_call_not_th
         .build()
         .unwrap();
     let addr = serve(server).await;
-    let b = catalog_tree_on_rpc(&addr).await;
     let message = "Method 'Catalog.tree' waited on a listener that says it answers at once";
-    assert_eq!(
-        json(&b),
-        json!({"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":message,
-            "data":{"exception":"Ufo\\RpcError\\RpcInternalException"}}})
-    );
-    let (s, b) = post_json(&addr, "/mcp/mcp/v1", r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"Catalog.tree","arguments":{}}}"#,
+    catalog_tree_fails_on_both_faces(
+        &addr,
+        json!({"code": -32603, "message": message,
+            "data": {"exception": "Ufo\\RpcError\\RpcInternalException"}}),
     )
     .await;
-    assert_eq!(s, 200);
-    assert_eq!(
-        json(&b)["result"]["content"][0]["text"],
-        json!({"code": -32603, "message": message,
-            "data": {"exception": "Ufo\\RpcError\\RpcInternalException"}})
-        .to_string()
-    );
-    still_serving(&addr).await;
 }
 
 #[tokio::test]
