@@ -149,8 +149,25 @@ pub trait ClientInput: Send + Sync {
 /// signal.cancel();
 /// assert!(ctx.is_cancelled());
 /// ```
-#[derive(Clone, Debug, Default)]
-pub struct CancelSignal(tokio_util::sync::CancellationToken);
+#[derive(Clone, Default)]
+pub struct CancelSignal(Arc<CancelState>);
+
+/// A flag and its waiters. Not `tokio_util`'s `CancellationToken`: that one keeps a tree of
+/// child tokens behind a mutex, and every clone and drop of a handle takes the lock; a
+/// session's call clones its signal several times and never needs a child.
+#[derive(Default)]
+struct CancelState {
+    set: std::sync::atomic::AtomicBool,
+    waiters: tokio::sync::Notify,
+}
+
+impl fmt::Debug for CancelSignal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("CancelSignal")
+            .field(&self.is_cancelled())
+            .finish()
+    }
+}
 
 impl CancelSignal {
     /// A signal not yet set.
@@ -159,15 +176,25 @@ impl CancelSignal {
     }
     /// Sets it: the call stops at its next suspension point.
     pub fn cancel(&self) {
-        self.0.cancel();
+        if !self.0.set.swap(true, Ordering::AcqRel) {
+            self.0.waiters.notify_waiters();
+        }
     }
     /// Whether it is set.
     pub fn is_cancelled(&self) -> bool {
-        self.0.is_cancelled()
+        self.0.set.load(Ordering::Acquire)
     }
     /// Completes when it is set.
     pub async fn cancelled(&self) {
-        self.0.cancelled().await;
+        loop {
+            // Made before the flag is read: `notify_waiters` wakes every `Notified` that
+            // exists when it runs, polled or not, so a `cancel` in between is not missed.
+            let wake = self.0.waiters.notified();
+            if self.is_cancelled() {
+                return;
+            }
+            wake.await;
+        }
     }
 }
 
@@ -665,10 +692,10 @@ fn progress_notification(
     );
     let _ = serde_json::to_writer(&mut out, token);
     out.extend_from_slice(br#","progress":"#);
-    let _ = serde_json::to_writer(&mut out, &progress);
+    write_f64(&mut out, progress);
     if let Some(t) = total {
         out.extend_from_slice(br#","total":"#);
-        let _ = serde_json::to_writer(&mut out, &t);
+        write_f64(&mut out, t);
     }
     if let Some(m) = message {
         out.extend_from_slice(br#","message":"#);
@@ -676,6 +703,19 @@ fn progress_notification(
     }
     out.extend_from_slice(b"}}");
     out
+}
+
+/// A number as serde_json writes an `f64`. Progress is mostly whole counts, written here as
+/// an integer and `.0` (serde_json's float formatter costs ten times that).
+fn write_f64(out: &mut Vec<u8>, x: f64) {
+    // Whole, and small enough that serde_json writes it without an exponent; -0.0 keeps
+    // its sign through the float path.
+    if x.trunc() == x && x.abs() < 1e15 && (x != 0.0 || x.is_sign_positive()) {
+        let _ = serde_json::to_writer(&mut *out, &(x as i64));
+        out.extend_from_slice(b".0");
+    } else {
+        let _ = serde_json::to_writer(out, &x);
+    }
 }
 
 /// `notifications/message` params.
@@ -722,6 +762,66 @@ mod tests {
             text(&log),
             r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"db","data":{"b":1,"a":[true]}}}"#
         );
+    }
+
+    /// A signal set before, while, or after `cancelled()` waits wakes it; each clone sees it.
+    #[tokio::test]
+    async fn a_cancel_signal_wakes_every_waiter_whenever_it_is_set() {
+        use super::CancelSignal;
+        use std::time::Duration;
+        let early = CancelSignal::new();
+        early.cancel();
+        early.cancelled().await;
+        let signal = CancelSignal::new();
+        let waiters: Vec<_> = (0..3)
+            .map(|_| {
+                let s = signal.clone();
+                tokio::spawn(async move { s.cancelled().await })
+            })
+            .collect();
+        tokio::task::yield_now().await;
+        assert!(!signal.is_cancelled());
+        assert_eq!(format!("{signal:?}"), "CancelSignal(false)");
+        signal.cancel();
+        signal.cancel(); // twice is once
+        for w in waiters {
+            tokio::time::timeout(Duration::from_secs(5), w)
+                .await
+                .expect("a waiter was not woken")
+                .unwrap();
+        }
+        assert!(signal.clone().is_cancelled());
+    }
+
+    #[test]
+    fn numbers_are_written_as_serde_json_writes_an_f64() {
+        for x in [
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.5,
+            2.25,
+            100.0,
+            1e14 + 1.0,
+            999_999_999_999_999.0,
+            1e15,
+            -1e15,
+            1e16,
+            1e300,
+            f64::MIN_POSITIVE,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ] {
+            let mut ours = Vec::new();
+            super::write_f64(&mut ours, x);
+            assert_eq!(
+                String::from_utf8(ours).unwrap(),
+                serde_json::to_string(&x).unwrap(),
+                "{x:?}"
+            );
+        }
     }
 
     #[test]

@@ -1162,7 +1162,7 @@ impl McpEndpoint {
                 // for both, not a doubling per few KB of a large result.
                 members.reserve(2 * raw.get().len() + 96);
                 members.extend_from_slice(b"\"content\":[{\"type\":\"text\",\"text\":");
-                let _ = serde_json::to_writer(&mut members, raw.get());
+                crate::edge::write::json_string(&mut members, raw.get());
                 members.extend_from_slice(b"}],\"structuredContent\":{\"result\":");
                 members.extend_from_slice(raw.get().as_bytes());
                 members.extend_from_slice(b"},\"isError\":false");

@@ -1128,7 +1128,7 @@ impl Waiters {
 /// state only when the call asks its client or looks at them (most calls never do).
 pub(crate) struct Capabilities {
     /// The session's stored state, whose `caps=` line holds them.
-    session_state: Option<String>,
+    session_state: Option<Arc<str>>,
     value: std::sync::OnceLock<Value>,
 }
 
@@ -1143,7 +1143,7 @@ impl Capabilities {
 
     /// Capabilities as a session keeps them: `state` is the session's whole stored text
     /// ([`crate::mcp::session::SessionState`]).
-    pub(crate) fn of_session(state: Option<String>) -> Self {
+    pub(crate) fn of_session(state: Option<Arc<str>>) -> Self {
         Self {
             session_state: state,
             value: std::sync::OnceLock::new(),

@@ -13,7 +13,7 @@ use crate::context::Notifier;
 use crate::error::RpcError;
 
 /// Where sessions live: in memory for one instance, a shared store (e.g. Redis) for several.
-pub trait SessionStore: Send + Sync + 'static {
+pub trait SessionStore: std::any::Any + Send + Sync + 'static {
     /// Creates a session for a negotiated revision; returns its id.
     fn create<'a>(&'a self, version: &'a str) -> BoxFuture<'a, Result<String, RpcError>>;
     /// The negotiated revision of a live session, `None` if unknown or ended.
@@ -121,8 +121,8 @@ pub const DEFAULT_MAX_SESSIONS: usize = 10_000;
 /// Sessions in this process's memory, bounded in number ([`DEFAULT_MAX_SESSIONS`]) and
 /// expiring after [`DEFAULT_SESSION_IDLE_TTL`] without use.
 ///
-/// Every operation is O(log n): sessions are indexed by id and by last use, and expired ones
-/// are dropped from the least recently used end as new work comes in.
+/// Every operation is O(log n), amortized: sessions are indexed by id and by last use, and
+/// expired ones are dropped from the least recently used end as new work comes in.
 pub struct MemorySessions {
     max: usize,
     idle_ttl: Duration,
@@ -131,31 +131,53 @@ pub struct MemorySessions {
 
 #[derive(Default)]
 struct SessionMap {
-    /// id → (negotiated revision, last use).
-    by_id: HashMap<String, (String, Used)>,
-    /// Last use → id, oldest first.
+    by_id: HashMap<String, Session>,
+    /// Use → id, oldest first. A session's key here can be older than its last use: a use
+    /// only stamps the session, and the index catches up when the key reaches the front (see
+    /// `expire`). Every call of a session then costs one lookup, not a remove and an insert.
     by_use: BTreeMap<Used, String>,
     /// Makes every `Used` unique.
     tick: u64,
 }
 
-/// When a session was last used (the tick breaks ties).
+struct Session {
+    /// The stored text (see [`SessionState`]), shared with the calls that read it.
+    state: Arc<str>,
+    last_use: Instant,
+    /// Its key in `by_use`.
+    key: Used,
+}
+
+/// When a session was last used, as indexed (the tick breaks ties).
 type Used = (Instant, u64);
 
 impl SessionMap {
-    fn stamp(&mut self, now: Instant) -> Used {
+    fn stamp(&mut self, at: Instant) -> Used {
         self.tick = self.tick.wrapping_add(1);
-        (now, self.tick)
+        (at, self.tick)
     }
 
     /// Drops the sessions idle for `ttl` or longer, oldest first; stops at the first live one.
+    /// A key older than `ttl` whose session was used since moves to that use: each key moves
+    /// at most once per `ttl`, so the work is paid for by the uses that made it stale.
     fn expire(&mut self, now: Instant, ttl: Duration) {
         while let Some(entry) = self.by_use.first_entry() {
             if now.saturating_duration_since(entry.key().0) < ttl {
                 break;
             }
             let id = entry.remove();
-            self.by_id.remove(&id);
+            let last_use = match self.by_id.get(&id) {
+                Some(s) if now.saturating_duration_since(s.last_use) < ttl => s.last_use,
+                _ => {
+                    self.by_id.remove(&id);
+                    continue;
+                }
+            };
+            let key = self.stamp(last_use);
+            if let Some(s) = self.by_id.get_mut(&id) {
+                s.key = key;
+            }
+            self.by_use.insert(key, id);
         }
     }
 }
@@ -208,33 +230,36 @@ impl MemorySessions {
             return Err(too_many_sessions());
         }
         let id = random_id();
-        let used = m.stamp(now);
-        m.by_use.insert(used, id.clone());
-        m.by_id.insert(id.clone(), (version.to_owned(), used));
+        let key = m.stamp(now);
+        m.by_use.insert(key, id.clone());
+        let state = Arc::from(version);
+        m.by_id.insert(
+            id.clone(),
+            Session {
+                state,
+                last_use: now,
+                key,
+            },
+        );
         Ok(id)
     }
 
-    fn get_at(&self, id: &str, now: Instant) -> Option<String> {
+    /// A live session's state, shared (no copy); the use starts its idle time again.
+    pub(crate) fn state_at(&self, id: &str, now: Instant) -> Option<Arc<str>> {
         let mut m = self.inner.lock().ok()?;
         m.expire(now, self.idle_ttl);
-        let used = m.stamp(now);
-        let m = &mut *m;
-        let (version, last) = m.by_id.get_mut(id)?;
-        // Live (`expire` dropped it otherwise): this use starts its idle time again.
-        let old = std::mem::replace(last, used);
-        let version = version.clone();
-        if let Some(id) = m.by_use.remove(&old) {
-            m.by_use.insert(used, id);
-        }
-        Some(version)
+        // Live (`expire` dropped it otherwise).
+        let s = m.by_id.get_mut(id)?;
+        s.last_use = s.last_use.max(now);
+        Some(s.state.clone())
     }
 
     fn set_now(&self, id: &str, state: &str) -> bool {
         self.inner
             .lock()
             .is_ok_and(|mut m| match m.by_id.get_mut(id) {
-                Some((v, _)) => {
-                    *v = state.to_owned();
+                Some(s) => {
+                    s.state = Arc::from(state);
                     true
                 }
                 None => false,
@@ -246,8 +271,8 @@ impl MemorySessions {
             return false;
         };
         match m.by_id.remove(id) {
-            Some((_, used)) => {
-                m.by_use.remove(&used);
+            Some(s) => {
+                m.by_use.remove(&s.key);
                 true
             }
             None => false,
@@ -260,12 +285,26 @@ pub(crate) fn too_many_sessions() -> RpcError {
     RpcError::internal("Service Unavailable: too many sessions, try again later")
 }
 
+/// A session's stored state: read in place from [`MemorySessions`] (no future, no copy),
+/// else through [`SessionStore::get`].
+pub(crate) async fn state_of(
+    store: &dyn SessionStore,
+    id: &str,
+) -> Result<Option<Arc<str>>, RpcError> {
+    let any: &dyn std::any::Any = store;
+    match any.downcast_ref::<MemorySessions>() {
+        Some(memory) => Ok(memory.state_at(id, Instant::now())),
+        None => Ok(store.get(id).await?.map(Arc::from)),
+    }
+}
+
 impl SessionStore for MemorySessions {
     fn create<'a>(&'a self, version: &'a str) -> BoxFuture<'a, Result<String, RpcError>> {
         Box::pin(std::future::ready(self.create_at(version, Instant::now())))
     }
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<String>, RpcError>> {
-        Box::pin(std::future::ready(Ok(self.get_at(id, Instant::now()))))
+        let state = self.state_at(id, Instant::now());
+        Box::pin(std::future::ready(Ok(state.map(|s| s.to_string()))))
     }
     fn set<'a>(&'a self, id: &'a str, state: &'a str) -> BoxFuture<'a, Result<bool, RpcError>> {
         Box::pin(std::future::ready(Ok(self.set_now(id, state))))
@@ -768,17 +807,51 @@ mod tests {
         let s = MemorySessions::new(10, MIN);
         let t0 = Instant::now();
         let id = s.create_at("2025-06-18", t0).unwrap();
-        assert_eq!(s.get_at(&id, t0 + 50 * SEC).as_deref(), Some("2025-06-18"));
+        assert_eq!(
+            s.state_at(&id, t0 + 50 * SEC).as_deref(),
+            Some("2025-06-18")
+        );
         // Idle 50 s since the last get: alive, though 100 s old.
-        assert_eq!(s.get_at(&id, t0 + 100 * SEC).as_deref(), Some("2025-06-18"));
+        assert_eq!(
+            s.state_at(&id, t0 + 100 * SEC).as_deref(),
+            Some("2025-06-18")
+        );
         // Idle 60 s: gone, and dropped from both indexes.
-        assert_eq!(s.get_at(&id, t0 + 160 * SEC), None);
+        assert_eq!(s.state_at(&id, t0 + 160 * SEC), None);
         assert_eq!(s.len_at(t0 + 160 * SEC), 0);
         let m = s.inner.lock().unwrap();
         assert!(m.by_id.is_empty() && m.by_use.is_empty());
     }
 
     const SEC: Duration = Duration::from_secs(1);
+
+    /// Uses only stamp a session; the index catches up as stale keys reach its front, and
+    /// every session still ends exactly `ttl` after its last use, each in one index entry.
+    #[test]
+    fn the_use_index_catches_up_with_uses_and_expires_each_at_its_own_time() {
+        let s = MemorySessions::new(10, MIN);
+        let t0 = Instant::now();
+        let ids: Vec<_> = (0..4)
+            .map(|i| s.create_at("v", t0 + i * SEC).unwrap())
+            .collect();
+        // Sessions 0 and 2 used often; 1 and 3 never again.
+        for t in (5..=55).step_by(5) {
+            for i in [0, 2] {
+                assert!(s.state_at(&ids[i], t0 + t * SEC).is_some());
+            }
+        }
+        // At 62 s: 1 (idle since 1 s) is gone, 3 (since 3 s) has a second left; 0 and 2 live.
+        assert_eq!(s.len_at(t0 + 62 * SEC), 3);
+        assert!(s.state_at(&ids[1], t0 + 62 * SEC).is_none());
+        assert!(s.state_at(&ids[3], t0 + 62 * SEC).is_some());
+        // At 114 s: 0 and 2 (last used at 55 s) have a second left; at 115 s they end, and 3,
+        // used at 62 s, lives on.
+        assert_eq!(s.len_at(t0 + 114 * SEC), 3);
+        assert_eq!(s.len_at(t0 + 115 * SEC), 1);
+        let m = s.inner.lock().unwrap();
+        assert_eq!((m.by_id.len(), m.by_use.len()), (1, 1));
+        assert!(m.by_id.contains_key(&ids[3]));
+    }
 
     #[test]
     fn sessions_are_capped_and_an_end_or_expiry_frees_a_place() {
@@ -794,7 +867,7 @@ mod tests {
         let c = s.create_at("v", t0 + 3 * SEC).unwrap();
         assert!(s.create_at("v", t0 + 4 * SEC).is_err());
         // So does an expired one (`b`, idle since t0 + 1 s); `c` is kept alive by a get.
-        assert!(s.get_at(&c, t0 + 50 * SEC).is_some());
+        assert!(s.state_at(&c, t0 + 50 * SEC).is_some());
         assert!(s.create_at("v", t0 + 61 * SEC).is_ok());
         assert_eq!(s.len_at(t0 + 61 * SEC), 2);
     }

@@ -169,9 +169,10 @@ pub(crate) struct LiveStream {
 }
 
 enum LiveState {
-    /// The events sent so far (at most [`LIVE_QUEUE`]: progress past it is dropped, as a
-    /// full queue drops it).
-    Kept(Vec<Bytes>),
+    /// The messages sent so far (at most [`LIVE_QUEUE`]: progress past it is dropped, as a
+    /// full queue drops it), not yet written as events: a call answered at once has them
+    /// written with its answer into one body.
+    Kept(Vec<Vec<u8>>),
     /// The call waits: its events go to its body's queue.
     Queued(Live),
     /// Drained: the call has answered.
@@ -202,16 +203,17 @@ impl LiveStream {
         };
         let kept = std::mem::take(kept);
         let (live, rx) = Live::channel();
-        for event in kept {
+        for message in kept {
             // Never more than the queue holds (see `LiveState::Kept`).
-            let _ = live.tx.try_send((event, false));
+            let _ = live.tx.try_send((write::sse_event(None, &message), false));
         }
         *state = LiveState::Queued(live);
         Some(rx)
     }
 
-    /// The events sent so far, for a call that has already answered: its whole body.
-    pub(crate) fn drain(&self) -> Vec<Bytes> {
+    /// The messages sent so far, for a call that has already answered: with its answer,
+    /// its whole body.
+    pub(crate) fn drain(&self) -> Vec<Vec<u8>> {
         let Ok(mut state) = self.state.lock() else {
             return Vec::new();
         };
@@ -233,7 +235,7 @@ impl Notifier for LiveStream {
         match &mut *state {
             // Progress is advisory: past what a queue would hold, it is dropped.
             LiveState::Kept(kept) if kept.len() < LIVE_QUEUE => {
-                kept.push(write::sse_event(None, &message));
+                kept.push(message);
             }
             LiveState::Kept(_) | LiveState::Done => {}
             LiveState::Queued(live) => live.notify(message),
@@ -312,7 +314,7 @@ mod tests {
     #[tokio::test]
     async fn a_live_stream_keeps_events_until_its_call_waits_then_queues_them_in_order() {
         let event = |n: usize| write::sse_event(None, format!("{{\"n\":{n}}}").as_bytes());
-        // Answered at once: the kept events are the body, bounded as the queue is.
+        // Answered at once: the kept messages (bounded as the queue is) make the body.
         let once = LiveStream::new();
         for n in 0..LIVE_QUEUE + 5 {
             once.notify(format!("{{\"n\":{n}}}").into_bytes());
@@ -320,8 +322,11 @@ mod tests {
         let kept = once.drain();
         assert_eq!(kept.len(), LIVE_QUEUE);
         assert_eq!(
-            (&kept[0], &kept[LIVE_QUEUE - 1]),
-            (&event(0), &event(LIVE_QUEUE - 1))
+            (&kept[0][..], &kept[LIVE_QUEUE - 1][..]),
+            (
+                &b"{\"n\":0}"[..],
+                format!("{{\"n\":{}}}", LIVE_QUEUE - 1).as_bytes()
+            )
         );
         assert!(once.drain().is_empty() && once.take_queue().is_none());
         // Waiting: what was kept comes first in the queue, then what follows, then the end.

@@ -98,12 +98,25 @@ impl Accept {
             json: false,
             sse: false,
         };
-        for p in a.split(',') {
-            let m = p.split(';').next().unwrap_or("").trim();
+        // What the SDKs send, recognised whole: most requests then skip the split below.
+        if matches!(
+            a,
+            "application/json, text/event-stream" | "text/event-stream, application/json"
+        ) {
+            (acc.json, acc.sse) = (true, true);
+            return acc;
+        }
+        // Split on bytes: for a header this short, a byte loop beats the `char` searcher.
+        for p in a.as_bytes().split(|&b| b == b',') {
+            let m = p
+                .split(|&b| b == b';')
+                .next()
+                .unwrap_or_default()
+                .trim_ascii();
             match m {
-                "*/*" => (acc.json, acc.sse) = (true, true),
-                "application/json" | "application/*" => acc.json = true,
-                "text/event-stream" | "text/*" => acc.sse = true,
+                b"*/*" => (acc.json, acc.sse) = (true, true),
+                b"application/json" | b"application/*" => acc.json = true,
+                b"text/event-stream" | b"text/*" => acc.sse = true,
                 _ => {}
             }
         }
@@ -194,7 +207,7 @@ fn check_mirrored(
 async fn session_of<'h>(
     store: &dyn SessionStore,
     headers: &'h HeaderMap,
-) -> Result<(&'h str, String), Response> {
+) -> Result<(&'h str, Arc<str>), Response> {
     let Some(sid) = header(headers, SESSION) else {
         return Err(plain_error(
             StatusCode::BAD_REQUEST,
@@ -202,8 +215,8 @@ async fn session_of<'h>(
             "Bad Request: Missing session ID",
         ));
     };
-    match store.get(sid).await {
-        Ok(Some(version)) => Ok((sid, version)),
+    match crate::mcp::session::state_of(store, sid).await {
+        Ok(Some(state)) => Ok((sid, state)),
         Ok(None) => Err(missing_session()),
         Err(e) => Err(store_unavailable(&e)),
     }
@@ -559,7 +572,7 @@ struct HandshakeCall {
     log_level: Option<LogLevel>,
     /// The session's stored text, whose client capabilities (those `initialize` declared)
     /// are read only by a call that asks its client.
-    state: Option<String>,
+    state: Option<Arc<str>>,
 }
 
 /// A handshake-era request other than `initialize`, with its session if the endpoint keeps
@@ -643,7 +656,7 @@ async fn stream_or_json(
     route: &McpRoute,
     msg: Message,
     era: Era,
-    session: Option<(Arc<str>, Option<String>)>,
+    session: Option<(Arc<str>, Option<Arc<str>>)>,
     log_level: Option<LogLevel>,
     caller: &Caller,
 ) -> Response {
@@ -745,16 +758,22 @@ async fn stream_or_json(
         None => {
             let stream = Arc::new(Deferred::new(LiveStream::new));
             let mut call = Box::pin(run(stream.clone()));
-            let answer = |a: Option<Answer>| {
-                write::sse_event(None, &a.map(|a| a.body.into_vec()).unwrap_or_default())
-            };
+            let answer = |a: Option<Answer>| a.map(|a| a.body.into_vec()).unwrap_or_default();
             match poll_once(call.as_mut()).await {
                 Poll::Ready(Some(a)) if !stream.is_open() => answer_response(a),
                 // Everything is here: the events and the answer, written as one body.
                 Poll::Ready(a) => {
-                    let mut events = stream.stream().drain();
-                    events.push(answer(a));
-                    sse_response(frames_body(events))
+                    let mut messages = stream.stream().drain();
+                    messages.push(answer(a));
+                    let len = messages
+                        .iter()
+                        .map(|m| m.len() + write::SSE_EVENT_OVERHEAD)
+                        .sum();
+                    let mut body = Vec::with_capacity(len);
+                    for m in &messages {
+                        write::sse_event_into(&mut body, None, m);
+                    }
+                    sse_response(Body::from(body))
                 }
                 Poll::Pending => {
                     let live = stream.stream().clone();
@@ -763,7 +782,7 @@ async fn stream_or_json(
                     };
                     let task = tokio::spawn(async move {
                         let a = call.await;
-                        live.finish(answer(a)).await;
+                        live.finish(write::sse_event(None, &answer(a))).await;
                     });
                     sse_response(super::detached::live_body(rx, task.abort_handle(), slot))
                 }
@@ -1013,6 +1032,54 @@ pub(crate) async fn options(State(route): State<Arc<McpRoute>>, headers: HeaderM
 #[cfg(test)]
 mod tests {
     use super::super::future_size;
+
+    /// Every form of `Accept` reads as its media ranges say (parameters and spaces ignored),
+    /// the whole-header shortcut included.
+    #[test]
+    fn accept_reads_json_and_sse_from_every_form() {
+        use axum::http::{HeaderMap, HeaderValue, header};
+        let of = |v: Option<&str>| {
+            let mut h = HeaderMap::new();
+            if let Some(v) = v {
+                h.insert(header::ACCEPT, HeaderValue::from_str(v).unwrap());
+            }
+            let a = super::Accept::of(&h);
+            (a.given, a.json, a.sse)
+        };
+        for (header, expected) in [
+            (None, (false, true, true)),
+            (
+                Some("application/json, text/event-stream"),
+                (true, true, true),
+            ),
+            (
+                Some("text/event-stream, application/json"),
+                (true, true, true),
+            ),
+            (
+                Some("application/json,text/event-stream"),
+                (true, true, true),
+            ),
+            (
+                Some(" application/json ;q=0.9 ,  text/event-stream;q=1"),
+                (true, true, true),
+            ),
+            (Some("application/json"), (true, true, false)),
+            (Some("application/*"), (true, true, false)),
+            (Some("text/event-stream"), (true, false, true)),
+            (Some("text/*;q=0.5"), (true, false, true)),
+            (Some("*/*"), (true, true, true)),
+            (Some("text/html"), (true, false, false)),
+            (Some(""), (true, false, false)),
+            (Some(",;,"), (true, false, false)),
+            (
+                Some("application/jsonx, text/event-streams"),
+                (true, false, false),
+            ),
+        ] {
+            assert_eq!(of(header), expected, "{header:?}");
+        }
+    }
 
     /// axum moves this future into a fresh box for every request: it stays small (the
     /// message's handling is boxed in `post_request`, the pipeline inside `Core::call`).
