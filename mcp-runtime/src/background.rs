@@ -65,8 +65,18 @@ impl Background {
 /// Work to run once the response has been written (`post_response` listeners).
 #[derive(Clone, Default)]
 pub struct AfterResponse {
-    jobs: Arc<Mutex<Vec<BoxFuture<'static, ()>>>>,
+    jobs: Arc<Mutex<Jobs>>,
     background: Background,
+}
+
+type Job = BoxFuture<'static, ()>;
+
+/// The queued jobs, in order. A request queues one job (its call's listeners) or, in a
+/// batch, one per call: the first is kept inline, so a single call's queue allocates nothing.
+#[derive(Default)]
+struct Jobs {
+    first: Option<Job>,
+    rest: Vec<Job>,
 }
 
 impl std::fmt::Debug for AfterResponse {
@@ -79,7 +89,10 @@ impl AfterResponse {
     /// Queues a job.
     pub fn push(&self, job: BoxFuture<'static, ()>) {
         if let Ok(mut j) = self.jobs.lock() {
-            j.push(job);
+            match j.first {
+                None => j.first = Some(job),
+                Some(_) => j.rest.push(job),
+            }
         }
     }
     /// A queue whose jobs run as `background` work.
@@ -94,12 +107,12 @@ impl AfterResponse {
     /// spawned as background work. Listeners that answer at once (plain functions) then cost
     /// no task per call.
     pub fn run(&self) {
-        let jobs = self
+        let Jobs { first, rest } = self
             .jobs
             .lock()
             .map(|mut j| std::mem::take(&mut *j))
             .unwrap_or_default();
-        for mut job in jobs {
+        for mut job in first.into_iter().chain(rest) {
             let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
             // A job that panics here must not take the connection writing the response down.
             match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -114,6 +127,39 @@ impl AfterResponse {
     }
     /// Whether jobs are queued.
     pub fn is_empty(&self) -> bool {
-        self.jobs.lock().map(|j| j.is_empty()).unwrap_or(true)
+        self.jobs.lock().map(|j| j.first.is_none()).unwrap_or(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Jobs run in the order they were queued, once each; one that waits runs as background
+    /// work, which a drain waits for.
+    #[tokio::test]
+    async fn queued_jobs_run_once_in_order_and_waiting_ones_in_the_background() {
+        let background = Background::default();
+        let after = AfterResponse::new(&background);
+        assert!(after.is_empty());
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        for n in 0..3 {
+            let seen = seen.clone();
+            after.push(Box::pin(async move {
+                if n == 1 {
+                    tokio::task::yield_now().await;
+                }
+                seen.lock().unwrap().push(n);
+            }));
+        }
+        assert!(!after.is_empty());
+        after.run();
+        assert!(after.is_empty());
+        // 0 and 2 ran at once; 1 waited and finishes in the background.
+        assert_eq!(*seen.lock().unwrap(), [0, 2]);
+        assert!(background.drain(std::time::Duration::from_secs(5)).await);
+        assert_eq!(*seen.lock().unwrap(), [0, 2, 1]);
+        after.run();
+        assert_eq!(seen.lock().unwrap().len(), 3);
     }
 }

@@ -148,8 +148,11 @@ pub(crate) fn read(
     dialect: Dialect,
     max_batch: usize,
 ) -> Result<Body<'_>, ReadError> {
+    // JSON text is UTF-8 (RFC 8259): checked once here, the parser then reads a `str` and
+    // does not check each string and raw member again (nor skip one unchecked).
+    let text = std::str::from_utf8(bytes).map_err(|_| ReadError::Syntax)?;
     let over = std::cell::Cell::new(None);
-    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let mut de = serde_json::Deserializer::from_str(text);
     let seed = BodySeed {
         dialect,
         max_batch,
@@ -565,6 +568,30 @@ mod tests {
             one(r#"{"jsonrpc":"2.0","id":7,"result":{}}"#, rpc),
             Err("7 Invalid Request: `method` must be a non-empty string".into())
         );
+    }
+
+    /// A body that is not UTF-8 is a parse error wherever the bad byte is: in a member the
+    /// reader reads, in one it skips, or outside any string.
+    #[test]
+    fn a_body_that_is_not_utf8_is_a_syntax_error_wherever_the_byte_is() {
+        for body in [
+            &b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"params\":{\"a\":\"\xff\"}}"[..],
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\",\"extra\":\"\xc3\"}",
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\xfe\"}",
+            b"\xef\xbb\xbf{}",
+            b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"m\"}\xff]",
+        ] {
+            for d in [Dialect::JSON_RPC, Dialect::MCP] {
+                assert!(
+                    matches!(read(body, d, 10), Err(ReadError::Syntax)),
+                    "{}",
+                    String::from_utf8_lossy(body)
+                );
+            }
+        }
+        // Non-ASCII text is read as it is.
+        let body = r#"{"jsonrpc":"2.0","id":"é","method":"日本"}"#;
+        assert!(read(body.as_bytes(), Dialect::JSON_RPC, 10).is_ok());
     }
 
     #[test]
