@@ -69,17 +69,40 @@ impl RequestId {
     }
 }
 
-impl fmt::Display for RequestId {
-    /// `rpc-` and at least eight hex digits (`rpc-{:08x}`), written in one piece without the
-    /// formatting machinery: every call's span writes it.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl RequestId {
+    /// `rpc-` and at least eight hex digits (`rpc-{:08x}`), written without the formatting
+    /// machinery: every call's span records it.
+    pub(crate) fn text(self) -> RequestIdText {
         const HEX: &[u8; 16] = b"0123456789abcdef";
         let mut buf = *b"rpc-0000000000000000";
         let digits = (64 - self.0.leading_zeros()).div_ceil(4).max(8) as usize;
         for (i, b) in buf[4..4 + digits].iter_mut().rev().enumerate() {
             *b = HEX[((self.0 >> (4 * i)) & 0xf) as usize];
         }
-        f.write_str(std::str::from_utf8(&buf[..4 + digits]).map_err(|_| fmt::Error)?)
+        RequestIdText {
+            buf,
+            len: 4 + digits,
+        }
+    }
+}
+
+/// A request id's text, on the stack.
+pub(crate) struct RequestIdText {
+    buf: [u8; 20],
+    len: usize,
+}
+
+impl RequestIdText {
+    pub(crate) fn as_str(&self) -> &str {
+        // ASCII by construction; the check is on 12 to 20 bytes.
+        std::str::from_utf8(&self.buf[..self.len]).unwrap_or_default()
+    }
+}
+
+impl fmt::Display for RequestId {
+    /// `rpc-` and at least eight hex digits (`rpc-{:08x}`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.text().as_str())
     }
 }
 
@@ -90,6 +113,17 @@ pub enum Face {
     JsonRpc,
     /// An MCP `tools/call`.
     Mcp,
+}
+
+impl Face {
+    /// Its name, as `Debug` writes it (`JsonRpc`, `Mcp`): the `rpc.face` field of a call's
+    /// span.
+    pub fn name(self) -> &'static str {
+        match self {
+            Face::JsonRpc => "JsonRpc",
+            Face::Mcp => "Mcp",
+        }
+    }
 }
 
 /// Where a call's notifications go: an SSE response stream or the stdio writer.

@@ -16,6 +16,7 @@
 //!     .ok();
 //! ```
 
+use std::cell::RefCell;
 use std::fmt::{self, Write as _};
 
 use tracing::field::{Field, Visit};
@@ -31,51 +32,76 @@ use tracing_subscriber::fmt::format::Writer;
 #[derive(Debug, Clone, Copy, Default)]
 pub struct LogFields;
 
+thread_local! {
+    /// Where a thread writes a span's fields before they reach the subscriber's string in
+    /// one write: that string then grows once, not once per doubling, and the text needs no
+    /// UTF-8 check (it is a `String` throughout).
+    static SCRATCH: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+/// A scratch string that grew past this (a huge field) is let go rather than kept.
+const SCRATCH_KEPT: usize = 4096;
+
 impl<'writer> FormatFields<'writer> for LogFields {
     fn format_fields<R: RecordFields>(
         &self,
         mut writer: Writer<'writer>,
         fields: R,
     ) -> fmt::Result {
-        let mut v = Visitor {
-            w: Buffered {
-                out: &mut writer,
-                buf: [0; BUF],
-                len: 0,
-            },
-            first: true,
-            result: Ok(()),
+        let write = |out: &mut String| {
+            let mut v = Visitor {
+                out,
+                first: true,
+                result: Ok(()),
+            };
+            fields.record(&mut v);
+            v.result
         };
-        fields.record(&mut v);
-        v.result.and_then(|()| v.w.flush())
+        SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+            Ok(mut out) => {
+                out.clear();
+                let written = write(&mut out).and_then(|()| writer.write_str(&out));
+                if out.capacity() > SCRATCH_KEPT {
+                    *out = String::new();
+                }
+                written
+            }
+            // Formatting again while formatting (a field's `Debug` logged): its own string.
+            Err(_) => {
+                let mut out = String::new();
+                write(&mut out).and_then(|()| writer.write_str(&out))
+            }
+        })
     }
 }
 
-/// Bytes gathered on the stack before they reach the subscriber's string: a span's fields
-/// (about 250 bytes for `rpc.call`) then grow that string once, not once per doubling.
-const BUF: usize = 512;
-
-/// A stack buffer in front of the writer; only whole `&str`s go in, so it holds UTF-8.
-struct Buffered<'a, 'w> {
-    out: &'a mut Writer<'w>,
-    buf: [u8; BUF],
-    len: usize,
+struct Visitor<'a> {
+    out: &'a mut String,
+    first: bool,
+    /// A field's `Debug` may fail; writing to the string cannot.
+    result: fmt::Result,
 }
 
-impl Buffered<'_, '_> {
-    /// One ASCII byte (a separator or a quote): most writes are one, and need no copy call.
-    fn byte(&mut self, b: u8) -> fmt::Result {
-        debug_assert!(b.is_ascii());
-        if self.len == BUF {
-            self.flush()?;
+impl Visitor<'_> {
+    /// Writes the separator and `name=`; false for a field that is left out.
+    fn name(&mut self, field: &Field) -> bool {
+        let name = field.name();
+        if name.starts_with("log.") {
+            return false;
         }
-        self.buf[self.len] = b;
-        self.len += 1;
-        Ok(())
+        if !self.first {
+            self.out.push(' ');
+        }
+        self.first = false;
+        if name != "message" {
+            self.out.push_str(name.strip_prefix("r#").unwrap_or(name));
+            self.out.push('=');
+        }
+        true
     }
 
     /// A number in decimal, as `{}` writes it, without the formatting machinery.
-    fn number(&mut self, negative: bool, mut n: u64) -> fmt::Result {
+    fn number(&mut self, negative: bool, mut n: u64) {
         let mut digits = [0u8; 20];
         let mut i = digits.len();
         loop {
@@ -87,57 +113,11 @@ impl Buffered<'_, '_> {
             }
         }
         if negative {
-            self.byte(b'-')?;
+            self.out.push('-');
         }
-        digits[i..].iter().try_for_each(|&d| self.byte(d))
-    }
-
-    fn flush(&mut self) -> fmt::Result {
-        let pending = std::str::from_utf8(&self.buf[..self.len]).map_err(|_| fmt::Error)?;
-        self.len = 0;
-        self.out.write_str(pending)
-    }
-}
-
-impl fmt::Write for Buffered<'_, '_> {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        if self.len + s.len() > BUF {
-            self.flush()?;
-            if s.len() > BUF {
-                return self.out.write_str(s);
-            }
-        }
-        self.buf[self.len..self.len + s.len()].copy_from_slice(s.as_bytes());
-        self.len += s.len();
-        Ok(())
-    }
-}
-
-struct Visitor<'a, 'w> {
-    w: Buffered<'a, 'w>,
-    first: bool,
-    result: fmt::Result,
-}
-
-impl Visitor<'_, '_> {
-    /// Writes the separator and `name=`; false for a field that is left out.
-    fn name(&mut self, field: &Field) -> bool {
-        let name = field.name();
-        if self.result.is_err() || name.starts_with("log.") {
-            return false;
-        }
-        if !self.first {
-            self.result = self.w.byte(b' ');
-        }
-        self.first = false;
-        if name != "message" {
-            let name = name.strip_prefix("r#").unwrap_or(name);
-            self.result = self
-                .result
-                .and_then(|()| self.w.write_str(name))
-                .and_then(|()| self.w.byte(b'='));
-        }
-        true
+        digits[i..]
+            .iter()
+            .for_each(|&d| self.out.push(char::from(d)));
     }
 }
 
@@ -147,45 +127,44 @@ fn plain(s: &str) -> bool {
         .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
 }
 
-impl Visit for Visitor<'_, '_> {
+impl Visit for Visitor<'_> {
     fn record_str(&mut self, field: &Field, value: &str) {
-        if !self.name(field) || self.result.is_err() {
+        if !self.name(field) {
             return;
         }
-        self.result = if field.name() == "message" {
-            self.w.write_str(value)
+        if field.name() == "message" {
+            self.out.push_str(value);
         } else if plain(value) {
             // What `{:?}` writes, without its per-character escaping.
-            self.w
-                .byte(b'"')
-                .and_then(|()| self.w.write_str(value))
-                .and_then(|()| self.w.byte(b'"'))
+            self.out.push('"');
+            self.out.push_str(value);
+            self.out.push('"');
         } else {
-            write!(self.w, "{value:?}")
-        };
+            let _ = write!(self.out, "{value:?}");
+        }
     }
 
     fn record_u64(&mut self, field: &Field, value: u64) {
-        if self.name(field) && self.result.is_ok() {
-            self.result = self.w.number(false, value);
+        if self.name(field) {
+            self.number(false, value);
         }
     }
 
     fn record_i64(&mut self, field: &Field, value: i64) {
-        if self.name(field) && self.result.is_ok() {
-            self.result = self.w.number(value < 0, value.unsigned_abs());
+        if self.name(field) {
+            self.number(value < 0, value.unsigned_abs());
         }
     }
 
     fn record_bool(&mut self, field: &Field, value: bool) {
-        if self.name(field) && self.result.is_ok() {
-            self.result = self.w.write_str(if value { "true" } else { "false" });
+        if self.name(field) {
+            self.out.push_str(if value { "true" } else { "false" });
         }
     }
 
     fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
         if self.name(field) && self.result.is_ok() {
-            self.result = write!(self.w, "{value:?}");
+            self.result = write!(self.out, "{value:?}");
         }
     }
 }
@@ -276,5 +255,35 @@ mod tests {
              face=Some(1) quote=\"a \\\"b\\\"\\n\\u{7}é\" outcome=\"ok\"}: call 1 done \
              code=-32603 text=\"x y\"\n"
         );
+    }
+
+    /// Fields written while the thread's scratch string is in use (formatting within
+    /// formatting) are written through a string of their own, the same.
+    #[test]
+    fn fields_are_written_the_same_while_the_scratch_string_is_in_use() {
+        let buf = Buf::default();
+        let b = buf.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || b.clone())
+            .with_ansi(false)
+            .without_time()
+            .with_target(false)
+            .fmt_fields(LogFields)
+            .finish();
+        tracing::subscriber::with_default(subscriber, || {
+            let log = || {
+                let span = tracing::info_span!("outer", a = "x", n = 2u64);
+                let _e = span.enter();
+                tracing::info!(m = "y", "done");
+            };
+            log();
+            SCRATCH.with(|scratch| {
+                let _held = scratch.borrow_mut();
+                log();
+            });
+        });
+        let out = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        let line = " INFO outer{a=\"x\" n=2}: done m=\"y\"\n";
+        assert_eq!(out, line.repeat(2));
     }
 }

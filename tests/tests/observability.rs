@@ -111,8 +111,8 @@ async fn every_call_has_a_span_and_metrics() {
         "rpc.method=\"Catalog.ping\"",
         "rpc.group=\"mcp\"",
         "rpc.api_version=1",
-        "rpc.face=JsonRpc",
-        "rpc.request_id=rpc-",
+        "rpc.face=\"JsonRpc\"",
+        "rpc.request_id=\"rpc-",
         "outcome=\"ok\"",
         "duration_us=",
     ] {

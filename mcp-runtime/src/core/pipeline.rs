@@ -601,8 +601,9 @@ fn call_span(
         rpc.method = info.def.name,
         rpc.group = catalog.group().name(),
         rpc.api_version = catalog.version(),
-        rpc.face = ?face,
-        rpc.request_id = %id,
+        // Recorded as strings: a formatting subscriber writes them without `fmt`.
+        rpc.face = face.name(),
+        rpc.request_id = id.text().as_str(),
         // Who called (OpenTelemetry's `enduser.id`): the identity's subject, never the token;
         // absent (not empty) without one.
         enduser.id = who.map(|w| w.subject.as_str()),
