@@ -36,6 +36,23 @@ pub(crate) fn prepare(info: &MethodInfo, params: Option<Value>) -> Result<Params
     }
 }
 
+/// Takes `name`'s value out of `params`. The params of a call are a handful of members: a
+/// scan compares a few short keys, where `remove` would SipHash the name (serde_json's map is
+/// an `IndexMap` with std's hasher) and move the last member into the hole. The member stays
+/// behind as `null`; nothing reads the map after the method's parameters are taken.
+fn take(params: &mut Params, name: &str) -> Option<Value> {
+    if params.len() > SCAN_UP_TO {
+        return params.remove(name);
+    }
+    params
+        .iter_mut()
+        .find(|(key, _)| key.as_str() == name)
+        .map(|(_, value)| value.take())
+}
+
+/// Up to how many members a parameter is found by a scan.
+const SCAN_UP_TO: usize = 16;
+
 fn convert<T: DeserializeOwned>(
     name: &'static str,
     value: Value,
@@ -62,7 +79,7 @@ pub fn required<T: DeserializeOwned>(
     name: &'static str,
     errs: &mut Vec<Violation>,
 ) -> Option<T> {
-    match params.remove(name) {
+    match take(params, name) {
         Some(v) => convert(name, v, errs),
         None => {
             errs.push(Violation {
@@ -84,7 +101,7 @@ pub fn or_default<T: DeserializeOwned>(
     errs: &mut Vec<Violation>,
     default: impl FnOnce() -> T,
 ) -> Option<T> {
-    match params.remove(name) {
+    match take(params, name) {
         Some(v) => convert(name, v, errs),
         None => Some(default()),
     }
