@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll};
 
 use axum::body::{Body, Bytes};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
+use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
 use crate::context::Notifier;
@@ -17,38 +17,56 @@ use crate::edge::write;
 /// The server-wide bounds on detached calls and open SSE streams.
 #[derive(Debug)]
 pub(crate) struct Detached {
-    calls: Arc<Semaphore>,
-    streams: Arc<AtomicUsize>,
-    max_streams: usize,
+    calls: Places,
+    streams: Places,
 }
 
 impl Detached {
     pub(crate) fn new(calls: usize, streams: usize) -> Self {
         Self {
-            calls: Arc::new(Semaphore::new(calls)),
-            streams: Arc::default(),
-            max_streams: streams,
+            calls: Places::new(calls),
+            streams: Places::new(streams),
         }
     }
 
     /// A place for one more detached call, if any is free.
-    pub(crate) fn call(&self) -> Option<OwnedSemaphorePermit> {
-        self.calls.clone().try_acquire_owned().ok()
+    pub(crate) fn call(&self) -> Option<Slot> {
+        self.calls.take()
     }
 
     /// A place for one more open SSE stream, if any is free.
     pub(crate) fn stream(&self) -> Option<Slot> {
-        let taken = self
-            .streams
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-                (n < self.max_streams).then_some(n + 1)
-            })
-            .is_ok();
-        taken.then(|| Slot(self.streams.clone()))
+        self.streams.take()
     }
 }
 
-/// One open SSE stream, counted until dropped.
+/// A count of places taken, at most `max`. Places are only ever tried for, never waited on:
+/// a counter does what a semaphore would without its lock on every release.
+#[derive(Debug)]
+struct Places {
+    taken: Arc<AtomicUsize>,
+    max: usize,
+}
+
+impl Places {
+    fn new(max: usize) -> Self {
+        Self {
+            taken: Arc::default(),
+            max,
+        }
+    }
+
+    fn take(&self) -> Option<Slot> {
+        self.taken
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < self.max).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| Slot(self.taken.clone()))
+    }
+}
+
+/// One place taken (a detached call, an open SSE stream), counted until dropped.
 #[derive(Debug)]
 pub(crate) struct Slot(Arc<AtomicUsize>);
 
