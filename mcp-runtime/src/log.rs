@@ -73,6 +73,22 @@ impl<'writer> FormatFields<'writer> for LogFields {
             }
         })
     }
+
+    /// Fields recorded later (`span.record`) go straight onto the span's string: it is a
+    /// `String` already, so no scratch copy is needed.
+    fn add_fields(
+        &self,
+        current: &'writer mut tracing_subscriber::fmt::FormattedFields<Self>,
+        fields: &tracing::span::Record<'_>,
+    ) -> fmt::Result {
+        let mut v = Visitor {
+            first: current.fields.is_empty(),
+            out: &mut current.fields,
+            result: Ok(()),
+        };
+        fields.record(&mut v);
+        v.result
+    }
 }
 
 struct Visitor<'a> {
