@@ -183,11 +183,22 @@ pub(crate) fn sse_event(id: Option<(&str, u64)>, json: &[u8]) -> Bytes {
     Bytes::from(frame)
 }
 
-/// What an event adds to its message, an id aside: room to reserve.
-pub(crate) const SSE_EVENT_OVERHEAD: usize = 64;
+/// Events without ids, one per message, written as one body (a call that answered at once
+/// after sending notifications).
+pub(crate) fn sse_events(messages: &[Vec<u8>]) -> Vec<u8> {
+    let len = messages.iter().map(|m| m.len() + SSE_EVENT_OVERHEAD).sum();
+    let mut body = Vec::with_capacity(len);
+    for m in messages {
+        sse_event_into(&mut body, None, m);
+    }
+    body
+}
 
-/// [`sse_event`], appended to `out`: several events written as one body.
-pub(crate) fn sse_event_into(out: &mut Vec<u8>, id: Option<(&str, u64)>, json: &[u8]) {
+/// What an event adds to its message, an id aside: room to reserve.
+const SSE_EVENT_OVERHEAD: usize = 64;
+
+/// [`sse_event`], appended to `out`.
+fn sse_event_into(out: &mut Vec<u8>, id: Option<(&str, u64)>, json: &[u8]) {
     if let Some((stream, seq)) = id {
         out.extend_from_slice(b"id: ");
         out.extend_from_slice(stream.as_bytes());
@@ -329,6 +340,21 @@ mod tests {
             check(s);
             check(&s.repeat(5));
         }
+    }
+
+    /// Several messages make one body of events, in order, each framed as `sse_event` frames
+    /// it alone.
+    #[test]
+    fn sse_events_frame_each_message_in_order() {
+        let messages = [b"{\"a\":1}".to_vec(), b"{\"b\":2}".to_vec()];
+        let body = sse_events(&messages);
+        assert_eq!(
+            body,
+            b"event: message\ndata: {\"a\":1}\n\nevent: message\ndata: {\"b\":2}\n\n"
+        );
+        let one = [sse_event(None, &messages[0]), sse_event(None, &messages[1])].concat();
+        assert_eq!(body, one);
+        assert!(sse_events(&[]).is_empty());
     }
 
     #[test]

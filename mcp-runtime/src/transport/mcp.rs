@@ -765,15 +765,7 @@ async fn stream_or_json(
                 Poll::Ready(a) => {
                     let mut messages = stream.stream().drain();
                     messages.push(answer(a));
-                    let len = messages
-                        .iter()
-                        .map(|m| m.len() + write::SSE_EVENT_OVERHEAD)
-                        .sum();
-                    let mut body = Vec::with_capacity(len);
-                    for m in &messages {
-                        write::sse_event_into(&mut body, None, m);
-                    }
-                    sse_response(Body::from(body))
+                    sse_response(Body::from(write::sse_events(&messages)))
                 }
                 Poll::Pending => {
                     let live = stream.stream().clone();
