@@ -652,6 +652,17 @@ fn cases() -> Vec<Case> {
             check: Box::new(|_, a| assert_eq!(a.code(), -32700)),
         },
         Case {
+            name: "invalid UTF-8 in a member that is skipped: parse error",
+            body: Box::new(|f| {
+                let mut b = ping(f, r#","extra":"@@""#, "{}", "");
+                let at = b.windows(2).position(|w| w == b"@@").unwrap();
+                b[at..at + 2].copy_from_slice(&[0xc3, 0x28]);
+                Some(b)
+            }),
+            headers: vec![],
+            check: Box::new(|_, a| assert_eq!(a.code(), -32700)),
+        },
+        Case {
             name: "a repeated envelope member: invalid request",
             body: Box::new(|f| {
                 let b = String::from_utf8(ping(f, "", "{}", "")).unwrap();
