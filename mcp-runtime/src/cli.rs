@@ -677,11 +677,7 @@ async fn every_page(ep: &McpEndpoint, kind: McpList, lang: &str) -> Result<Value
         if let Some(c) = cursor.take() {
             params["cursor"] = c.into();
         }
-        let msg = Message {
-            id: Some(json!(1)),
-            method: method.to_owned(),
-            params: Some(params),
-        };
+        let msg = Message::new(Some(json!(1)), method, Some(params));
         let extras = CallExtras {
             language: Some(lang.clone()),
             ..CallExtras::default()

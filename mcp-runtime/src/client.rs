@@ -151,11 +151,7 @@ impl Client {
                     .or_insert_with(|| json!({}));
             }
         }
-        let msg = Message {
-            id: Some(json!(1)),
-            method: method.to_owned(),
-            params: Some(params),
-        };
+        let msg = Message::new(Some(json!(1)), method, Some(params));
         if self.era.is_modern()
             && let Err(answer) = ep.check_modern_meta(&msg)
         {

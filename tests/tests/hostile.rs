@@ -533,6 +533,8 @@ fn invalid_status(face: Face) -> u16 {
 fn cases() -> Vec<Case> {
     let unknown: String = (0..200_000).map(|i| format!(",\"k{i}\":0")).collect();
     let deep_args = format!("{{\"who\":{}1{}}}", "[".repeat(5000), "]".repeat(5000));
+    let deep_meta = format!(",\"k\":{}1{}", "[".repeat(5000), "]".repeat(5000));
+    let unknown_meta: String = (0..200_000).map(|i| format!(",\"k{i}\":{{}}")).collect();
     let big_token = format!(",\"progressToken\":\"{}\"", "t".repeat(1 << 20));
     let many_params: String = (0..5000).map(|i| format!("\"p{i}\":0,")).collect();
     let langs: String = (0..4000).map(|i| format!("x{i};q=0.5,")).collect();
@@ -638,6 +640,48 @@ fn cases() -> Vec<Case> {
                 );
                 assert_eq!(json(&a.body)["id"], 1);
                 assert_eq!(a.status, invalid_status(f));
+            }),
+        },
+        Case {
+            name: "a repeated key inside params._meta: invalid params, with the id",
+            // `_meta` is read apart from the other params on MCP; /rpc has no `_meta`.
+            body: Box::new(|f| {
+                (f != Face::Rpc).then(|| ping(f, "", r#"{"who":"x"}"#, r#","k":{"a":1},"k":2"#))
+            }),
+            headers: vec![],
+            check: Box::new(|f, a| {
+                assert_eq!(a.code(), -32602);
+                assert!(a.message().contains("duplicate key `k`"), "{}", a.body);
+                assert_eq!(json(&a.body)["id"], 1);
+                assert_eq!(a.status, invalid_status(f));
+            }),
+        },
+        Case {
+            name: "params._meta nested 5 000 deep: invalid params, with the id",
+            body: Box::new(move |f| {
+                (f != Face::Rpc).then(|| ping(f, "", r#"{"who":"x"}"#, &deep_meta))
+            }),
+            headers: vec![],
+            check: Box::new(|f, a| {
+                assert_eq!(a.code(), -32602);
+                assert!(
+                    a.message().contains("nested deeper than 64 levels"),
+                    "{}",
+                    a.body
+                );
+                assert_eq!(json(&a.body)["id"], 1);
+                assert_eq!(a.status, invalid_status(f));
+            }),
+        },
+        Case {
+            name: "200 000 unknown members in params._meta: skipped, linear, answered",
+            body: Box::new(move |f| {
+                (f != Face::Rpc).then(|| ping(f, "", r#"{"who":"x"}"#, &unknown_meta))
+            }),
+            headers: vec![],
+            check: Box::new(|_, a| {
+                assert_eq!(a.status, 200, "{}", a.body);
+                assert!(a.body.contains("pong, x"), "{}", a.body);
             }),
         },
         Case {

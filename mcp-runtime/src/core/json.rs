@@ -2,6 +2,9 @@
 //! (serde_json keeps the last one silently, which would let a client smuggle a second value
 //! past a check that read the first).
 
+use std::borrow::Cow;
+use std::collections::HashSet;
+
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
@@ -24,7 +27,8 @@ impl Strict {
         }
     }
 
-    fn inner<E: de::Error>(self) -> Result<Self, E> {
+    /// The seed one level deeper; an error past the bound.
+    pub(crate) fn inner<E: de::Error>(self) -> Result<Self, E> {
         match self.left.checked_sub(1) {
             Some(left) => Ok(Self { left, ..self }),
             None => Err(E::custom(format_args!(
@@ -95,6 +99,127 @@ impl<'de> Visitor<'de> for Strict {
             }
         }
         Ok(Value::Object(map))
+    }
+}
+
+/// A seed that checks a value as [`Strict`] does (no duplicate key at any depth, nesting
+/// bound) without building it: for the members of a message the server reads past.
+#[derive(Clone, Copy)]
+pub(crate) struct StrictSkip(pub(crate) Strict);
+
+impl<'de> DeserializeSeed<'de> for StrictSkip {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for StrictSkip {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_none<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let inner = Self(self.0.inner()?);
+        while seq.next_element_seed(inner)?.is_some() {}
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<(), A::Error> {
+        let inner = Self(self.0.inner()?);
+        let mut keys = Keys::default();
+        while let Some(key) = m.next_key_seed(Key)? {
+            keys.insert(key)?;
+            m.next_value_seed(inner)?;
+        }
+        Ok(())
+    }
+}
+
+/// An object key, borrowed from the text when it has no escapes.
+pub(crate) struct Key;
+
+impl<'de> DeserializeSeed<'de> for Key {
+    type Value = Cow<'de, str>;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Cow<'de, str>, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Key {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Borrowed(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Cow<'de, str>, E> {
+        Ok(Cow::Owned(v))
+    }
+}
+
+/// The keys of one object seen so far, to refuse a duplicate: the first few in place (most
+/// objects are small), then a hash set, so an object of many keys stays linear.
+#[derive(Default)]
+pub(crate) struct Keys<'de> {
+    few: [Option<Cow<'de, str>>; FEW_KEYS],
+    many: Option<HashSet<Cow<'de, str>>>,
+}
+
+const FEW_KEYS: usize = 8;
+
+impl<'de> Keys<'de> {
+    /// Records `key`; a duplicate is an error.
+    pub(crate) fn insert<E: de::Error>(&mut self, key: Cow<'de, str>) -> Result<(), E> {
+        if let Some(many) = &mut self.many {
+            return match many.contains(&key) {
+                true => Err(duplicate(&key)),
+                false => {
+                    many.insert(key);
+                    Ok(())
+                }
+            };
+        }
+        for slot in &mut self.few {
+            match slot {
+                Some(k) if *k == key => return Err(duplicate(&key)),
+                Some(_) => {}
+                None => {
+                    *slot = Some(key);
+                    return Ok(());
+                }
+            }
+        }
+        let mut many: HashSet<_> = self.few.iter_mut().filter_map(Option::take).collect();
+        many.insert(key);
+        self.many = Some(many);
+        Ok(())
     }
 }
 

@@ -174,12 +174,12 @@ pub(crate) fn read(
 pub(crate) fn params(raw: Option<&RawValue>, depth: usize) -> Result<Option<Value>, RpcError> {
     raw.map(|p| crate::core::json::from_str_depth(p.get(), depth))
         .transpose()
-        .map_err(|e| {
-            RpcError::invalid_params(format!(
-                "Invalid params: {}",
-                crate::core::json::message(&e)
-            ))
-        })
+        .map_err(|e| invalid_params(&e))
+}
+
+/// The -32602 of params that fail the strict reader.
+pub(crate) fn invalid_params(e: &serde_json::Error) -> RpcError {
+    RpcError::invalid_params(format!("Invalid params: {}", crate::core::json::message(e)))
 }
 
 /// The id as a value (a string or a number; `None` for a notification or a null id).

@@ -8,6 +8,7 @@ use serde_json::{Map, Value, json};
 
 pub use crate::edge::write::AnswerBody;
 
+use super::meta::{Meta, NONE as NO_META};
 use super::pages::ListPages;
 use super::protocol::{
     self, Era, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, META_SERVER_INFO,
@@ -74,8 +75,11 @@ pub struct Message {
     pub id: Option<Value>,
     /// The method.
     pub method: String,
-    /// The params.
+    /// The params, without `_meta`.
     pub params: Option<Value>,
+    /// The params' `_meta`, read apart (boxed: a message is moved through every future that
+    /// answers it, and most requests have none).
+    meta: Option<Box<Meta>>,
 }
 
 impl Message {
@@ -92,25 +96,46 @@ impl Message {
         }
     }
 
+    /// A message built in process: `params._meta`, if any, is taken out into the message's
+    /// `_meta` view, as when a message is read.
+    pub fn new(id: Option<Value>, method: &str, mut params: Option<Value>) -> Message {
+        let meta = match &mut params {
+            Some(Value::Object(p)) => p.remove("_meta").map(Meta::from_value),
+            _ => None,
+        };
+        Message {
+            id,
+            method: method.to_owned(),
+            params,
+            meta: meta.map(Box::new),
+        }
+    }
+
     /// An owned message from a call the edge read; the error carries the id when readable.
     pub(crate) fn from_call(
         call: read::Call<'_>,
         depth: usize,
     ) -> Result<Message, (Option<Value>, RpcError)> {
         let id = read::id_value(call.id);
-        match read::params(call.params, depth) {
-            Ok(params) => Ok(Message {
+        match super::meta::params(call.params, depth) {
+            Ok((params, meta)) => Ok(Message {
                 id,
                 method: call.method.into_owned(),
                 params,
+                meta: meta.map(Box::new),
             }),
             Err(e) => Err((id, e)),
         }
     }
 
+    /// The params' `_meta` (empty when there was none).
+    pub(crate) fn meta(&self) -> &Meta {
+        self.meta.as_deref().unwrap_or(&NO_META)
+    }
+
     /// The `_meta` revision of the params.
     pub fn meta_version(&self) -> Option<&str> {
-        protocol::meta_version(self.params.as_ref())
+        self.meta().version()
     }
     /// The revision an `initialize` asks for (`params.protocolVersion`).
     pub fn requested_version(&self) -> Option<&str> {
@@ -124,7 +149,7 @@ impl Message {
 
     /// `params._meta.progressToken`, if sent.
     pub(crate) fn progress_token(&self) -> Option<&Value> {
-        self.params.as_ref()?.get("_meta")?.get("progressToken")
+        self.meta().progress_token.as_ref()
     }
 }
 
@@ -677,16 +702,19 @@ impl McpEndpoint {
     /// Checks that the modern envelope has its required `_meta` keys (-32602).
     pub fn check_modern_keys(&self, msg: &Message) -> Result<(), Answer> {
         let id = msg.id.as_ref();
-        let meta = msg
-            .params
-            .as_ref()
-            .and_then(|p| p.get("_meta"))
-            .and_then(Value::as_object);
-        let absent = |k: &&str| meta.is_none_or(|m| !m.contains_key(*k));
-        let keys = [META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES];
+        let keys = [
+            (META_PROTOCOL_VERSION, msg.meta().protocol_version.is_some()),
+            (
+                META_CLIENT_CAPABILITIES,
+                msg.meta().client_capabilities.is_some(),
+            ),
+        ];
         // The list is built only when something is missing (not on every request).
-        if keys.iter().any(absent) {
-            let missing: Vec<&str> = keys.into_iter().filter(absent).collect();
+        if keys.iter().any(|(_, present)| !present) {
+            let missing: Vec<&str> = keys
+                .into_iter()
+                .filter_map(|(k, present)| (!present).then_some(k))
+                .collect();
             let message = format!(
                 "params._meta is missing the required envelope key(s): {}",
                 missing.join(", ")
@@ -735,7 +763,7 @@ impl McpEndpoint {
     ) -> (Answer, Option<Value>) {
         if era.is_modern() {
             // 2026-07-28: logs only when this request asks for them (`_meta` level).
-            match protocol::meta_log_level(msg.params.as_ref()) {
+            match msg.meta().log_level() {
                 Ok(level) => extras.log_level = level,
                 Err(m) => {
                     let a = self.error(msg.id.as_ref(), era, codes::INVALID_PARAMS, &m, None);
@@ -749,11 +777,8 @@ impl McpEndpoint {
                 && self.may_ask(&msg)
                 && let Some(Value::Object(params)) = msg.params.as_mut()
             {
-                let caps = params
-                    .get("_meta")
-                    .and_then(|m| m.get(META_CLIENT_CAPABILITIES))
-                    .cloned()
-                    .unwrap_or_else(|| json!({}));
+                // The field, not `meta()`: `params` borrows the message mutably.
+                let caps = msg.meta.as_deref().unwrap_or(&NO_META).capabilities();
                 match super::input::Round::open(
                     &self.opts.request_state_keys,
                     &self.limits,
@@ -796,7 +821,9 @@ impl McpEndpoint {
                     }
                     extras.progress_token = Some(t.clone());
                 }
-                let Message { id, params, method } = msg;
+                let Message {
+                    id, params, method, ..
+                } = msg;
                 return if method == "resources/read" {
                     self.resources_read(id.as_ref(), params, era, extras).await
                 } else {
@@ -1051,7 +1078,10 @@ impl McpEndpoint {
         era: Era,
         mut extras: CallExtras,
     ) -> (Answer, Option<Value>) {
-        let Message { id, params, .. } = msg;
+        let Message {
+            id, params, meta, ..
+        } = msg;
+        extras.progress_token = meta.and_then(|m| m.progress_token);
         let (info, args) = match self.tools_call_args(id.as_ref(), params, era, &mut extras) {
             Ok(call) => call,
             Err(answer) => return (answer, None),
@@ -1114,10 +1144,6 @@ impl McpEndpoint {
                 ));
             }
         };
-        extras.progress_token = params
-            .get_mut("_meta")
-            .and_then(Value::as_object_mut)
-            .and_then(|m| m.remove("progressToken"));
         if let Some(token) = &extras.progress_token
             && !self.progress_token_ok(token)
         {

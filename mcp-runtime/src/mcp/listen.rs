@@ -47,6 +47,7 @@ impl Filter {
     pub(crate) fn listen(
         id: Value,
         params: Option<&Value>,
+        meta: &super::meta::Meta,
         offered: Offered,
         max_uris: usize,
     ) -> Result<Self, RpcError> {
@@ -77,7 +78,7 @@ impl Filter {
         let task_ids = match n.and_then(|n| n.get("taskIds")) {
             None | Some(Value::Null) => Vec::new(),
             Some(ids) if offered.tasks => {
-                if !super::tasks::declared(params) {
+                if !super::tasks::declared(meta) {
                     return Err(super::tasks::extension_required("`taskIds`"));
                 }
                 let Some(list) = ids.as_array() else {
@@ -242,6 +243,7 @@ fn notification(method: &str, params: Map<String, Value>) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mcp::meta::Meta;
 
     const ALL: Offered = Offered {
         prompts: true,
@@ -256,7 +258,7 @@ mod tests {
     #[test]
     fn a_listen_stream_acknowledges_tags_and_filters() {
         let params = json!({"notifications": {"promptsListChanged": true, "resourceSubscriptions": ["test://w"]}});
-        let f = Filter::listen(json!("l-1"), Some(&params), ALL, 10).unwrap();
+        let f = Filter::listen(json!("l-1"), Some(&params), &Meta::default(), ALL, 10).unwrap();
         assert_eq!(
             String::from_utf8(f.ack()).unwrap(),
             r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"l-1"},"notifications":{"promptsListChanged":true,"resourceSubscriptions":["test://w"]}}}"#
@@ -284,10 +286,10 @@ mod tests {
             resources: false,
             tasks: false,
         };
-        let f = Filter::listen(json!(1), Some(&params), none, 10).unwrap();
+        let f = Filter::listen(json!(1), Some(&params), &Meta::default(), none, 10).unwrap();
         assert!(!f.prompts && !f.resources);
         let many = json!({"notifications": {"resourceSubscriptions": ["a:1", "a:2", "a:3"]}});
-        let e = Filter::listen(json!(1), Some(&many), ALL, 2).unwrap_err();
+        let e = Filter::listen(json!(1), Some(&many), &Meta::default(), ALL, 2).unwrap_err();
         assert_eq!(e.code(), -32602);
     }
 }

@@ -9,6 +9,7 @@ pub(crate) mod handler;
 pub mod input;
 pub(crate) mod listen;
 pub mod logging;
+pub(crate) mod meta;
 pub(crate) mod pages;
 pub mod prompt;
 pub(crate) mod protocol;

@@ -3,8 +3,6 @@
 //! The handshake era (2024-11-05 … 2025-11-25) starts with `initialize`; the modern era
 //! (2026-07-28) is stateless, every request carrying its revision in `params._meta`.
 
-use serde_json::Value;
-
 /// Handshake-era revisions, oldest first.
 pub const HANDSHAKE_VERSIONS: [&str; 4] = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 /// Modern revisions.
@@ -49,26 +47,8 @@ pub fn handshake_version(v: &str) -> Option<&'static str> {
     HANDSHAKE_VERSIONS.iter().copied().find(|h| *h == v)
 }
 
-/// The revision in a request's `params._meta`, if any.
-pub fn meta_version(params: Option<&Value>) -> Option<&str> {
-    params?.get("_meta")?.get(META_PROTOCOL_VERSION)?.as_str()
-}
-
 /// The `_meta` key of a 2026-07-28 request's log level.
 pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
-
-/// The `_meta` log level of a 2026-07-28 request: `Ok(None)` when absent (nothing may be
-/// logged), `Err` with the text when it is not a level.
-pub fn meta_log_level(params: Option<&Value>) -> Result<Option<super::LogLevel>, String> {
-    match params
-        .and_then(|p| p.get("_meta"))
-        .and_then(|m| m.get(META_LOG_LEVEL))
-    {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => s.parse().map(Some).map_err(|e| format!("{e}")),
-        Some(_) => Err(format!("`_meta.{META_LOG_LEVEL}` must be a string")),
-    }
-}
 
 /// Whether a handshake-era revision has (experimental) tasks: 2025-11-25 does.
 pub fn has_tasks(version: &str) -> bool {

@@ -16,7 +16,7 @@ use serde_json::{Map, Value, json};
 
 use super::handler::{Answer, McpEndpoint, Message};
 use super::input::{Round, check_answer, missing_capability, supports};
-use super::protocol::{Era, META_CLIENT_CAPABILITIES};
+use super::protocol::Era;
 use crate::context::{CallExtras, CancelSignal, ClientInput, InputRequest};
 use crate::core::{TaskOutcome, TaskStatus, TaskView, Tasks};
 use crate::edge::write::{self, Id};
@@ -42,10 +42,9 @@ pub(crate) fn status_members(v: &TaskView) -> Map<String, Value> {
 pub(crate) const EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 /// Whether a request's client declared the extension (per request, in `_meta`).
-pub(crate) fn declared(params: Option<&Value>) -> bool {
-    params
-        .and_then(|p| p.get("_meta"))
-        .and_then(|m| m.get(META_CLIENT_CAPABILITIES))
+pub(crate) fn declared(meta: &super::meta::Meta) -> bool {
+    meta.client_capabilities
+        .as_ref()
         .and_then(|c| c.get("extensions"))
         .and_then(|e| e.get(EXTENSION))
         .is_some_and(Value::is_object)
@@ -327,7 +326,7 @@ impl McpEndpoint {
                 .param_name()
                 .and_then(|n| self.catalog.get(n))
                 .map_or(TaskSupport::Forbidden, |i| i.def.task);
-            match (support, declared(msg.params.as_ref())) {
+            match (support, declared(msg.meta())) {
                 (TaskSupport::Forbidden, _) | (TaskSupport::Optional, false) => {}
                 (TaskSupport::Required, false) => {
                     let name = msg.param_name().unwrap_or_default();
@@ -343,13 +342,7 @@ impl McpEndpoint {
     async fn tools_call_task(self: &Arc<Self>, mut msg: Message, mut extras: CallExtras) -> Answer {
         let era = Era::Modern;
         let id = msg.id.clone();
-        let caps = msg
-            .params
-            .as_ref()
-            .and_then(|p| p.get("_meta"))
-            .and_then(|m| m.get(META_CLIENT_CAPABILITIES))
-            .cloned()
-            .unwrap_or_else(|| json!({}));
+        let caps = msg.meta().capabilities();
         let Some(Value::Object(params)) = msg.params.as_mut() else {
             return self.handle(msg, era, extras).await;
         };
@@ -542,7 +535,7 @@ impl McpEndpoint {
         let owner = owner(extras);
         let (id, era) = (msg.id.as_ref(), Era::Modern);
         let fail = |e: RpcError| self.error(id, era, e.code(), e.message(), e.raw_data());
-        if !declared(msg.params.as_ref()) {
+        if !declared(msg.meta()) {
             return fail(extension_required(&format!("`{}`", msg.method)));
         }
         let task_id = match task_id(msg) {

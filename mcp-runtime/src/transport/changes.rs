@@ -72,6 +72,7 @@ pub(crate) fn listen(route: &McpRoute, msg: Message, caller: &super::mcp::Caller
     let filter = match Filter::listen(
         id.clone(),
         msg.params.as_ref(),
+        msg.meta(),
         ep.offered(),
         ep.limits.subscriptions,
     ) {

@@ -847,7 +847,7 @@ async fn modern_request(
     let wants_progress = msg
         .progress_token()
         .is_some_and(|t| ep.progress_token_ok(t));
-    let wants_logs = matches!(protocol::meta_log_level(msg.params.as_ref()), Ok(Some(_)));
+    let wants_logs = matches!(msg.meta().log_level(), Ok(Some(_)));
     if McpEndpoint::is_call(&msg.method) && (wants_progress || wants_logs) && accept.sse {
         return stream_or_json(route, msg, Era::Modern, None, None, caller).await;
     }

@@ -300,6 +300,7 @@ where
                 match Filter::listen(
                     id.clone(),
                     msg.params.as_ref(),
+                    msg.meta(),
                     offered,
                     limits.subscriptions,
                 ) {
