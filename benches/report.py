@@ -852,16 +852,18 @@ if f_load:
         "insert, jsonschema's `properties` and `required` lookups)",
         "result10k": "`result10k` writes 10 KB twice (the structured content and its escaped text copy, as "
         "the MCP tools spec asks)",
-        "progress": "`progress` parses the request's `_meta` into a map (every member of `params` is a "
-        "`Value`), gives the call a stream it may write to and boxes it so that it could move to a task if "
-        "it waited, writes its notification and the answer as SSE events in one body (the call does not "
-        "wait; one that waits pays a task and a live stream besides) and sends the SSE headers",
+        "progress": "`progress` reads the progress token out of the request's `_meta` (a larger body, and "
+        "a view of `_meta` for the message), gives the call a stream it may write to and boxes it so that "
+        "it could move to a task if it waited, writes its notification and the answer as SSE events in one "
+        "body (the call does not wait; one that waits pays a task and a live stream besides) and sends the "
+        "SSE headers",
         "session": "`session` looks the session up in the store (read in place from the in-memory one), "
         "gives the call a cancellation signal and a way to ask its client, and boxes the call so that it "
         "could move to a task if it waited (it answers at once, so in plain JSON)",
         "tracing-info": "`tracing-info` has tracing-subscriber's registry open, record and close the "
-        "`rpc.call` span and `LogFields` format its fields twice (at creation and at its outcome), though "
-        "no line is written for a call that logs nothing",
+        "`rpc.call` span and `LogFields` format its fields twice (at creation and at its outcome, when the "
+        "span's string, written to the exact length of the first fields, grows), though no line is written "
+        "for a call that logs nothing",
         "cache-memory": "`cache-memory` hashes the canonical arguments with SHA-256 for the key (a key an "
         "attacker cannot collide) and copies the stored answer",
         "auth": "`auth` reads the bearer token and has the validator (a boxed future) compare it in constant time",
