@@ -522,6 +522,17 @@ fn http_ping() -> BodyOf {
 
 /// The status of an invalid message on `face`: JSON-RPC answers 200 (the reference), MCP over
 /// HTTP 400; stdio has no status (its answers count as 200).
+/// The check of a request whose params the strict reader refuses: -32602 naming `text`,
+/// answered with the request's id and the face's status for an invalid request.
+fn invalid_params_with_id(text: &'static str) -> Check {
+    Box::new(move |f, a| {
+        assert_eq!(a.code(), -32602, "{}", a.body);
+        assert!(a.message().contains(text), "{}", a.body);
+        assert_eq!(json(&a.body)["id"], 1);
+        assert_eq!(a.status, invalid_status(f));
+    })
+}
+
 fn invalid_status(face: Face) -> u16 {
     if matches!(face, Face::Rpc | Face::Stdio) {
         200
@@ -631,16 +642,7 @@ fn cases() -> Vec<Case> {
             name: "params nested 5 000 deep: invalid params, with the id",
             body: Box::new(move |f| Some(ping(f, "", &deep_args, ""))),
             headers: vec![],
-            check: Box::new(|f, a| {
-                assert_eq!(a.code(), -32602);
-                assert!(
-                    a.message().contains("nested deeper than 64 levels"),
-                    "{}",
-                    a.body
-                );
-                assert_eq!(json(&a.body)["id"], 1);
-                assert_eq!(a.status, invalid_status(f));
-            }),
+            check: invalid_params_with_id("nested deeper than 64 levels"),
         },
         Case {
             name: "a repeated key inside params._meta: invalid params, with the id",
@@ -649,12 +651,7 @@ fn cases() -> Vec<Case> {
                 (f != Face::Rpc).then(|| ping(f, "", r#"{"who":"x"}"#, r#","k":{"a":1},"k":2"#))
             }),
             headers: vec![],
-            check: Box::new(|f, a| {
-                assert_eq!(a.code(), -32602);
-                assert!(a.message().contains("duplicate key `k`"), "{}", a.body);
-                assert_eq!(json(&a.body)["id"], 1);
-                assert_eq!(a.status, invalid_status(f));
-            }),
+            check: invalid_params_with_id("duplicate key `k`"),
         },
         Case {
             name: "params._meta nested 5 000 deep: invalid params, with the id",
@@ -662,16 +659,7 @@ fn cases() -> Vec<Case> {
                 (f != Face::Rpc).then(|| ping(f, "", r#"{"who":"x"}"#, &deep_meta))
             }),
             headers: vec![],
-            check: Box::new(|f, a| {
-                assert_eq!(a.code(), -32602);
-                assert!(
-                    a.message().contains("nested deeper than 64 levels"),
-                    "{}",
-                    a.body
-                );
-                assert_eq!(json(&a.body)["id"], 1);
-                assert_eq!(a.status, invalid_status(f));
-            }),
+            check: invalid_params_with_id("nested deeper than 64 levels"),
         },
         Case {
             name: "200 000 unknown members in params._meta: skipped, linear, answered",
@@ -723,11 +711,7 @@ fn cases() -> Vec<Case> {
             name: "a repeated params key: invalid params, with the id",
             body: Box::new(|f| Some(ping(f, "", r#"{"who":"a","who":"b"}"#, ""))),
             headers: vec![],
-            check: Box::new(|_, a| {
-                assert_eq!(a.code(), -32602);
-                assert!(a.message().contains("duplicate key `who`"), "{}", a.body);
-                assert_eq!(json(&a.body)["id"], 1);
-            }),
+            check: invalid_params_with_id("duplicate key `who`"),
         },
         Case {
             name: "a batch of 2 000 items: refused whole, not amplified",
