@@ -3,8 +3,9 @@
 //! Every 2026-07-28 request carries `_meta` (its revision, the client's capabilities and
 //! information, maybe a log level and a progress token). Built as a `Value` map inside the
 //! params, it cost a map, a string per key and a hash per lookup on every request, about a
-//! quarter of a small call. [`Meta`] keeps only the members the server acts on; the rest is
-//! checked as strictly as any params (no duplicate key, the nesting bound) and not kept.
+//! sixth of a small call's instructions. [`Meta`] keeps only the members the server acts on;
+//! the rest is checked as strictly as any params (no duplicate key, the nesting bound) and not
+//! kept.
 
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
