@@ -90,15 +90,27 @@ impl<'de> Visitor<'de> for Strict {
         let inner = self.inner()?;
         let mut map = Map::new();
         while let Some(key) = m.next_key::<String>()? {
-            // One hash per key: the entry both detects the duplicate and inserts.
-            match map.entry(key) {
-                serde_json::map::Entry::Occupied(e) => return Err(duplicate(e.key())),
-                serde_json::map::Entry::Vacant(e) => {
-                    e.insert(m.next_value_seed(inner)?);
-                }
-            }
+            insert_member(&mut map, key, &mut m, inner)?;
         }
         Ok(Value::Object(map))
+    }
+}
+
+/// Reads the value of the member `key` into `map` with `seed`; a key `map` has already is
+/// the duplicate-key error. One hash per key: the entry both detects the duplicate and
+/// inserts.
+pub(crate) fn insert_member<'de, A: MapAccess<'de>>(
+    map: &mut Map<String, Value>,
+    key: String,
+    m: &mut A,
+    seed: Strict,
+) -> Result<(), A::Error> {
+    match map.entry(key) {
+        serde_json::map::Entry::Occupied(e) => Err(duplicate(e.key())),
+        serde_json::map::Entry::Vacant(e) => {
+            e.insert(m.next_value_seed(seed)?);
+            Ok(())
+        }
     }
 }
 

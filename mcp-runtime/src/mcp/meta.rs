@@ -127,14 +127,7 @@ impl<'de> Visitor<'de> for ParamsSeed {
                 meta = Some(m.next_value_seed(MetaSeed(inner))?);
                 continue;
             }
-            match params.entry(key) {
-                serde_json::map::Entry::Occupied(e) => {
-                    return Err(crate::core::json::duplicate(e.key()));
-                }
-                serde_json::map::Entry::Vacant(e) => {
-                    e.insert(m.next_value_seed(inner)?);
-                }
-            }
+            crate::core::json::insert_member(&mut params, key, &mut m, inner)?;
         }
         Ok((params, meta))
     }
