@@ -151,18 +151,18 @@ impl Client {
                     .or_insert_with(|| json!({}));
             }
         }
-        let msg = Message::new(Some(json!(1)), method, Some(params));
+        let mut msg = Message::new(Some(json!(1)), method, Some(params));
         if self.era.is_modern()
             && let Err(answer) = ep.check_modern_meta(&msg)
         {
             return outcome(&answer.body.into_vec());
         }
-        let extras = CallExtras {
+        let mut extras = CallExtras {
             language: self.language.clone(),
             identity: self.identity.clone(),
             ..CallExtras::default()
         };
-        let answer = ep.serve(msg, self.era, extras).await;
+        let answer = ep.serve(&mut msg, self.era, &mut extras).await;
         outcome(&answer.body.into_vec())
     }
 

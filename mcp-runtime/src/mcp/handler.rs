@@ -69,7 +69,7 @@ impl Default for McpOptions {
 }
 
 /// A request or notification, owned: what the MCP face answers.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct Message {
     /// The id (string or number), `None` for notifications.
     pub id: Option<Value>,
@@ -749,17 +749,22 @@ impl McpEndpoint {
 
     /// Answers one request in `era`.
     /// The message is consumed: `tools/call` moves its arguments into the pipeline, uncopied.
-    pub async fn handle(&self, msg: Message, era: Era, extras: CallExtras) -> Answer {
-        self.handle_traced(msg, era, extras).await.0
+    pub async fn handle(&self, mut msg: Message, era: Era, mut extras: CallExtras) -> Answer {
+        self.handle_traced(&mut msg, era, &mut extras).await.0
     }
 
     /// [`Self::handle`], with the error of a `tools/call` whose method failed internally
     /// (-32603: a panic, a time limit), as a wire error object: a task ends `failed` on it.
+    ///
+    /// The message and extras are borrowed, and what the call keeps is taken out of them:
+    /// every layer an async function adds holds its arguments twice (argument and local), so
+    /// passing them by value put their 370 bytes into each layer's future, and the transport
+    /// boxes and copies the whole.
     pub(crate) async fn handle_traced(
         &self,
-        mut msg: Message,
+        msg: &mut Message,
         era: Era,
-        mut extras: CallExtras,
+        extras: &mut CallExtras,
     ) -> (Answer, Option<Value>) {
         if era.is_modern() {
             // 2026-07-28: logs only when this request asks for them (`_meta` level).
@@ -774,7 +779,7 @@ impl McpEndpoint {
             // input is already set (a task's).
             if Self::is_call(&msg.method)
                 && extras.input.is_none()
-                && self.may_ask(&msg)
+                && self.may_ask(msg)
                 && let Some(Value::Object(params)) = msg.params.as_mut()
             {
                 // The field, not `meta()`: `params` borrows the message mutably.
@@ -800,6 +805,7 @@ impl McpEndpoint {
         // Boxed: the other methods' futures together weigh three times a tool call's, and
         // every future this one is part of (up to the handler's, which axum boxes per
         // request) would carry them and be copied whole.
+        let (msg, extras) = (std::mem::take(msg), std::mem::take(extras));
         (Box::pin(self.handle_other(msg, era, extras)).await, None)
     }
 
@@ -1074,15 +1080,14 @@ impl McpEndpoint {
 
     async fn tools_call(
         &self,
-        msg: Message,
+        msg: &mut Message,
         era: Era,
-        mut extras: CallExtras,
+        extras: &mut CallExtras,
     ) -> (Answer, Option<Value>) {
-        let Message {
-            id, params, meta, ..
-        } = msg;
-        extras.progress_token = meta.and_then(|m| m.progress_token);
-        let (info, args) = match self.tools_call_args(id.as_ref(), params, era, &mut extras) {
+        // The message ends here: what the call needs is taken out of it.
+        let id = msg.id.take();
+        extras.progress_token = msg.meta.take().and_then(|m| m.progress_token);
+        let (info, args) = match self.tools_call_args(id.as_ref(), msg.params.take(), era, extras) {
             Ok(call) => call,
             Err(answer) => return (answer, None),
         };
@@ -1098,7 +1103,7 @@ impl McpEndpoint {
                 info,
                 params: Some(Value::Object(args)),
                 face: Face::Mcp,
-                extras,
+                extras: std::mem::take(extras),
             })
             .await;
         if result.is_err()

@@ -280,11 +280,14 @@ fn outcome_of(answer: Answer, failure: Option<Value>) -> TaskOutcome {
 impl McpEndpoint {
     /// Answers one request in `era` for a transport that holds the endpoint: a 2026-07-28
     /// `tools/call` of a task tool may become a task, which outlives the request.
+    ///
+    /// Borrowed, as [`McpEndpoint::handle_traced`] explains; a call that becomes a task takes
+    /// the message and extras out.
     pub(crate) async fn serve(
         self: &Arc<Self>,
-        msg: Message,
+        msg: &mut Message,
         era: Era,
-        extras: CallExtras,
+        extras: &mut CallExtras,
     ) -> Answer {
         if let Era::Handshake(v) = era
             && super::protocol::has_tasks(v)
@@ -316,6 +319,7 @@ impl McpEndpoint {
                         .and_then(Value::as_u64)
                         .map(std::time::Duration::from_millis);
                     // Boxed, as the other task path: see `handle_traced`.
+                    let (msg, extras) = (std::mem::take(msg), std::mem::take(extras));
                     return Box::pin(self.handshake_task(msg, era, extras, ttl)).await;
                 }
                 _ => {}
@@ -333,10 +337,13 @@ impl McpEndpoint {
                     let e = extension_required(&format!("Tool '{name}'"));
                     return self.error(msg.id.as_ref(), era, e.code(), e.message(), e.raw_data());
                 }
-                (_, true) => return Box::pin(self.tools_call_task(msg, extras)).await,
+                (_, true) => {
+                    let (msg, extras) = (std::mem::take(msg), std::mem::take(extras));
+                    return Box::pin(self.tools_call_task(msg, extras)).await;
+                }
             }
         }
-        self.handle(msg, era, extras).await
+        self.handle_traced(msg, era, extras).await.0
     }
 
     async fn tools_call_task(self: &Arc<Self>, mut msg: Message, mut extras: CallExtras) -> Answer {
@@ -366,7 +373,7 @@ impl McpEndpoint {
         extras.input = Some(input.clone());
         extras.cancel = Some(cancel.clone());
         let ep = self.clone();
-        let mut call = Box::pin(async move { ep.handle_traced(msg, era, extras).await });
+        let mut call = Box::pin(async move { ep.handle_traced(&mut msg, era, &mut extras).await });
         // What finishes without waiting (an answer, an error, a question as a multi-round-trip
         // result) is answered at once.
         if let Poll::Ready((answer, _)) = futures_util::poll!(call.as_mut()) {
@@ -402,7 +409,7 @@ impl McpEndpoint {
     /// relays them on its stream and hands the answers back.
     async fn handshake_task(
         self: &Arc<Self>,
-        msg: Message,
+        mut msg: Message,
         era: Era,
         mut extras: CallExtras,
         ttl: Option<std::time::Duration>,
@@ -428,7 +435,7 @@ impl McpEndpoint {
         let ep = self.clone();
         let task_id = view.id.clone();
         tokio::spawn(async move {
-            let (answer, failure) = ep.handle_traced(msg, era, extras).await;
+            let (answer, failure) = ep.handle_traced(&mut msg, era, &mut extras).await;
             let outcome = if cancel.is_cancelled() {
                 TaskOutcome::Cancelled
             } else {

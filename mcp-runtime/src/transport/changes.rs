@@ -66,7 +66,7 @@ where
 
 /// `subscriptions/listen` (2026-07-28): the acknowledgement first, then the changes the filter
 /// asks for, each tagged with the request's id; a final result when the server ends it.
-pub(crate) fn listen(route: &McpRoute, msg: Message, caller: &super::mcp::Caller) -> Response {
+pub(crate) fn listen(route: &McpRoute, msg: &Message, caller: &super::mcp::Caller) -> Response {
     let ep = &route.ep;
     let id = msg.id.clone().unwrap_or(Value::Null);
     let filter = match Filter::listen(

@@ -286,57 +286,66 @@ pub(crate) fn post(
     route.policy.run(post_request(route.clone(), parts, body))
 }
 
-async fn post_request(route: Arc<McpRoute>, parts: Parts, body: Body) -> Response {
-    let route = &*route;
-    let origin = match route.policy.admit(&parts.method, &parts.headers) {
-        Ok(origin) => origin,
-        Err(refused) => return refused.into_response(),
-    };
-    if let Some(p) = &route.ep.poison {
-        return plain_error(StatusCode::INTERNAL_SERVER_ERROR, -32603, p);
-    }
-    let body = match route.policy.read(body).await {
-        Ok(b) => b,
-        Err(answer) => return route.policy.finish(origin, answer),
-    };
-    let headers = &parts.headers;
-    let picked = route.ep.translations.pick_limited(
-        header(headers, header::ACCEPT_LANGUAGE),
-        route.ep.limits.language_ranges,
-    );
-    let precomputed = route.ep.language_header(picked);
-    let owned: Arc<str>;
-    let lang = match precomputed {
-        Some((lang, _)) => lang,
-        None => {
-            owned = Arc::from(picked);
-            &owned
+/// A block, not an `async fn`: an `async fn` holds its arguments twice in its future (as
+/// arguments and as locals), and the request head alone is 224 bytes.
+#[allow(clippy::manual_async_fn)]
+fn post_request(
+    route: Arc<McpRoute>,
+    parts: Parts,
+    body: Body,
+) -> impl Future<Output = Response> + Send {
+    async move {
+        let route = &*route;
+        let origin = match route.policy.admit(&parts.method, &parts.headers) {
+            Ok(origin) => origin,
+            Err(refused) => return refused.into_response(),
+        };
+        if let Some(p) = &route.ep.poison {
+            return plain_error(StatusCode::INTERNAL_SERVER_ERROR, -32603, p);
         }
-    };
-    // Boxed: what answering a message can hold (a message, a call, a session lookup) would
-    // otherwise weigh on the handler's own future, which axum boxes and moves per request.
-    let caller = Caller {
-        lang: lang.clone(),
-        identity: parts
-            .extensions
-            .get::<Arc<crate::context::Identity>>()
-            .cloned(),
-        session: None,
-    };
-    let mut res = Box::pin(post_body(route, headers, &body, &caller)).await;
-    let h = res.headers_mut();
-    match precomputed {
-        Some((_, value)) => {
-            h.insert(header::CONTENT_LANGUAGE, value.clone());
-            if h.contains_key(header::VARY) {
-                merge_vary(h);
-            } else {
-                h.insert(header::VARY, HeaderValue::from_static("Accept-Language"));
+        let body = match route.policy.read(body).await {
+            Ok(b) => b,
+            Err(answer) => return route.policy.finish(origin, answer),
+        };
+        let headers = &parts.headers;
+        let picked = route.ep.translations.pick_limited(
+            header(headers, header::ACCEPT_LANGUAGE),
+            route.ep.limits.language_ranges,
+        );
+        let precomputed = route.ep.language_header(picked);
+        let owned: Arc<str>;
+        let lang = match precomputed {
+            Some((lang, _)) => lang,
+            None => {
+                owned = Arc::from(picked);
+                &owned
             }
+        };
+        // Boxed: what answering a message can hold (a message, a call, a session lookup) would
+        // otherwise weigh on the handler's own future, which axum boxes and moves per request.
+        let caller = Caller {
+            lang: lang.clone(),
+            identity: parts
+                .extensions
+                .get::<Arc<crate::context::Identity>>()
+                .cloned(),
+            session: None,
+        };
+        let mut res = Box::pin(post_body(route, headers, &body, &caller)).await;
+        let h = res.headers_mut();
+        match precomputed {
+            Some((_, value)) => {
+                h.insert(header::CONTENT_LANGUAGE, value.clone());
+                if h.contains_key(header::VARY) {
+                    merge_vary(h);
+                } else {
+                    h.insert(header::VARY, HeaderValue::from_static("Accept-Language"));
+                }
+            }
+            None => set_language(h, lang),
         }
-        None => set_language(h, lang),
+        route.policy.finish(origin, res)
     }
-    route.policy.finish(origin, res)
 }
 
 /// `Content-Language` and `Vary: Accept-Language` (merged into an existing `Vary`).
@@ -422,7 +431,9 @@ async fn post_body(
             );
         }
     };
-    let msg = match Message::from_call(call, ep.limits.depth) {
+    // The message lives here, in one place; the layers below borrow it (see
+    // `McpEndpoint::handle_traced`).
+    let mut msg = match Message::from_call(call, ep.limits.depth) {
         Ok(msg) => msg,
         Err((id, e)) => {
             return json_response(status, error_body(id.as_ref(), e.code(), e.message(), None));
@@ -448,19 +459,31 @@ async fn post_body(
             || (msg.method != "initialize"
                 && hdr_version.is_some_and(|v| protocol::handshake_version(v).is_none())));
     if modern {
-        return modern_request(route, headers, accept, msg, caller).await;
+        return modern_request(route, headers, accept, &mut msg, caller).await;
     }
     let version = hdr_version.and_then(protocol::handshake_version);
     match &ep.sessions {
         // Not boxed: this future is boxed whole by `post_request`, and `on_store` weighs
         // little more than the stateless path beside it.
-        Some(store) => on_store(route, store.as_ref(), headers, accept, msg, version, caller).await,
-        None if msg.method == "initialize" => initialize(ep, msg, caller).await,
+        Some(store) => {
+            on_store(
+                route,
+                store.as_ref(),
+                headers,
+                accept,
+                &mut msg,
+                version,
+                caller,
+            )
+            .await
+        }
+        // Boxed: once per session, and its future would weigh on every call's.
+        None if msg.method == "initialize" => Box::pin(initialize(ep, msg, caller)).await,
         None => {
             handshake_request(
                 route,
                 accept,
-                msg,
+                &mut msg,
                 version,
                 HandshakeCall::default(),
                 caller,
@@ -477,31 +500,14 @@ async fn on_store(
     store: &dyn SessionStore,
     headers: &HeaderMap,
     accept: Accept,
-    msg: Message,
+    msg: &mut Message,
     version: Option<&'static str>,
     caller: &Caller,
 ) -> Response {
     let ep = &route.ep;
     if msg.method == "initialize" {
-        let negotiated = protocol::negotiate(msg.requested_version());
-        // The client's capabilities are kept with the session: calls may ask the client.
-        let caps = crate::mcp::input::kept_capabilities(
-            msg.params.as_ref().and_then(|p| p.get("capabilities")),
-        );
-        let state = SessionState {
-            version: negotiated.to_owned(),
-            capabilities: Some(caps.to_string()),
-            ..SessionState::default()
-        };
-        let sid = match store.create(&state.to_text()).await {
-            Ok(sid) => sid,
-            Err(e) => return store_unavailable(&e),
-        };
-        let mut resp = initialize(ep, msg, caller).await;
-        if let Ok(v) = HeaderValue::from_str(&sid) {
-            resp.headers_mut().insert(SESSION, v);
-        }
-        return resp;
+        // Boxed, as the rare requests below: their futures would weigh on every call's.
+        return Box::pin(initialize_session(ep, store, std::mem::take(msg), caller)).await;
     }
     match session_of(store, headers).await {
         Ok((sid, text)) => {
@@ -510,7 +516,8 @@ async fn on_store(
             let version = version.or_else(|| protocol::handshake_version(stored_version));
             if msg.method == "logging/setLevel" {
                 let state = SessionState::parse(&text);
-                return set_level(ep, store, sid, state, msg, version, caller).await;
+                let msg = std::mem::take(msg);
+                return Box::pin(set_level(ep, store, sid, state, msg, version, caller)).await;
             }
             if matches!(
                 msg.method.as_str(),
@@ -519,7 +526,11 @@ async fn on_store(
             {
                 let era = Era::Handshake(version.unwrap_or(protocol::DEFAULT_NEGOTIATED));
                 let state = SessionState::parse(&text);
-                return super::changes::subscribe(route, store, sid, state, msg, era).await;
+                let msg = std::mem::take(msg);
+                return Box::pin(super::changes::subscribe(
+                    route, store, sid, state, msg, era,
+                ))
+                .await;
             }
             let call = HandshakeCall {
                 session: Some(Arc::from(sid)),
@@ -530,6 +541,34 @@ async fn on_store(
         }
         Err(answer) => answer,
     }
+}
+
+/// `initialize` on a stateful endpoint: a new session, kept in the store with the negotiated
+/// revision and the client's capabilities (calls may ask the client).
+async fn initialize_session(
+    ep: &McpEndpoint,
+    store: &dyn SessionStore,
+    msg: Message,
+    caller: &Caller,
+) -> Response {
+    let negotiated = protocol::negotiate(msg.requested_version());
+    let caps = crate::mcp::input::kept_capabilities(
+        msg.params.as_ref().and_then(|p| p.get("capabilities")),
+    );
+    let state = SessionState {
+        version: negotiated.to_owned(),
+        capabilities: Some(caps.to_string()),
+        ..SessionState::default()
+    };
+    let sid = match store.create(&state.to_text()).await {
+        Ok(sid) => sid,
+        Err(e) => return store_unavailable(&e),
+    };
+    let mut resp = initialize(ep, msg, caller).await;
+    if let Ok(v) = HeaderValue::from_str(&sid) {
+        resp.headers_mut().insert(SESSION, v);
+    }
+    resp
 }
 
 /// `logging/setLevel` on a session: the level is kept in the session's state (any instance
@@ -580,7 +619,7 @@ struct HandshakeCall {
 async fn handshake_request(
     route: &McpRoute,
     accept: Accept,
-    msg: Message,
+    msg: &mut Message,
     version: Option<&'static str>,
     call: HandshakeCall,
     caller: &Caller,
@@ -623,7 +662,7 @@ async fn handshake_request(
 /// Answers with JSON; `post_response` work runs once the body is written.
 async fn json_answer(
     ep: &Arc<McpEndpoint>,
-    msg: Message,
+    msg: &mut Message,
     era: Era,
     log_level: Option<LogLevel>,
     caller: &Caller,
@@ -632,12 +671,12 @@ async fn json_answer(
         .core
         .has_post_response()
         .then(|| ep.core.after_response());
-    let extras = CallExtras {
+    let mut extras = CallExtras {
         after_response: after.clone(),
         log_level,
         ..caller.extras()
     };
-    let answer = ep.serve(msg, era, extras).await;
+    let answer = ep.serve(msg, era, &mut extras).await;
     super::http::run_after(answer_response(answer), after)
 }
 
@@ -654,7 +693,7 @@ async fn json_answer(
 /// spawned, its stream opened by its first message or now.
 async fn stream_or_json(
     route: &McpRoute,
-    msg: Message,
+    msg: &mut Message,
     era: Era,
     session: Option<(Arc<str>, Option<Arc<str>>)>,
     log_level: Option<LogLevel>,
@@ -665,6 +704,8 @@ async fn stream_or_json(
         return busy();
     };
     let limit = ep.limits.sse_timeout;
+    // The call may outlive the request (spawned): it owns its message.
+    let mut msg = std::mem::take(msg);
     let id = msg.id.clone();
     let (session, state) = session.map_or((None, None), |(sid, state)| (Some(sid), state));
     // A session's call can be cancelled (`notifications/cancelled`). Its signal is made now,
@@ -690,14 +731,15 @@ async fn stream_or_json(
                     ep.limits.clone(),
                 )) as Arc<dyn crate::context::ClientInput>
             });
-            let extras = CallExtras {
+            let mut extras = CallExtras {
                 notifier: Some(notifier),
                 log_level,
                 input,
                 cancel: cancel.clone(),
                 ..base
             };
-            let answer = match tokio::time::timeout(limit, ep.serve(msg, era, extras)).await {
+            let serve = ep.serve(&mut msg, era, &mut extras);
+            let answer = match tokio::time::timeout(limit, serve).await {
                 // A cancelled call is not answered.
                 Ok(_) if cancel.as_ref().is_some_and(CancelSignal::is_cancelled) => None,
                 Ok(answer) => Some(answer),
@@ -792,12 +834,12 @@ async fn modern_request(
     route: &McpRoute,
     headers: &HeaderMap,
     accept: Accept,
-    msg: Message,
+    msg: &mut Message,
     caller: &Caller,
 ) -> Response {
     let ep = &route.ep;
     let id = msg.id.as_ref();
-    if let Err(a) = ep.check_modern_keys(&msg) {
+    if let Err(a) = ep.check_modern_keys(msg) {
         return answer_response(a);
     }
     let mismatch = |m: &str| answer_response(ep.error(id, Era::Modern, -32020, m, None));
@@ -806,7 +848,7 @@ async fn modern_request(
             "mcp-protocol-version header does not match the request envelope's protocol version",
         );
     }
-    if let Err(a) = ep.check_modern_version(&msg) {
+    if let Err(a) = ep.check_modern_version(msg) {
         return answer_response(a);
     }
     if headers.get_all("mcp-method").iter().count() != 1
@@ -837,7 +879,7 @@ async fn modern_request(
     if msg.method == "tools/call"
         && !ep.mirrored.is_empty()
         && let Some(mirrors) = msg.param_name().and_then(|n| ep.mirrored.get(n))
-        && let Err(m) = check_mirrored(mirrors, headers, &msg)
+        && let Err(m) = check_mirrored(mirrors, headers, msg)
     {
         return mismatch(&m);
     }

@@ -232,7 +232,7 @@ where
                 continue;
             }
         };
-        let msg = match Message::from_call(call, limits.depth) {
+        let mut msg = match Message::from_call(call, limits.depth) {
             Ok(msg) => msg,
             Err((id, e)) => {
                 let _ = tx.send(error_body(id.as_ref(), e.code(), e.message(), None));
@@ -350,14 +350,14 @@ where
                     ep.limits.clone(),
                 )) as Arc<dyn ClientInput>
             });
-            let extras = CallExtras {
+            let mut extras = CallExtras {
                 notifier: Some(notifier),
                 log_level,
                 input,
                 cancel: cancel.clone(),
                 ..CallExtras::default()
             };
-            let answer = ep.serve(msg, era, extras).await;
+            let answer = ep.serve(&mut msg, era, &mut extras).await;
             // A cancelled call is not answered.
             if !cancel.is_some_and(|c| c.is_cancelled()) {
                 let _ = tx.send(answer.body.into_vec());
