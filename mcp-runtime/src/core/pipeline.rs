@@ -292,12 +292,14 @@ impl Core {
     ) -> futures_util::future::BoxFuture<'a, Result<Output, RpcError>> {
         use tracing::Instrument as _;
         if span.is_disabled() {
-            return Box::pin(self.call_inner(catalog, info, params, face, extras, id));
+            let (ctx, after) = self.context(catalog, info, face, extras, id);
+            return Box::pin(self.call_inner(catalog, info, params, face, ctx, after));
         }
+        let (ctx, after) = self.context(catalog, info, face, extras, id);
         Box::pin(async move {
             let started = std::time::Instant::now();
             let result = self
-                .call_inner(catalog, info, params, face, extras, id)
+                .call_inner(catalog, info, params, face, ctx, after)
                 .instrument(span.clone())
                 .await;
             record_outcome(&span, started, &result);
@@ -329,7 +331,8 @@ impl Core {
         extras: CallExtras,
         id: RequestId,
     ) -> Result<Output, RpcError> {
-        let call = std::pin::pin!(self.call_inner(catalog, info, params, face, extras, id));
+        let (ctx, after) = self.context(catalog, info, face, extras, id);
+        let call = std::pin::pin!(self.call_inner(catalog, info, params, face, ctx, after));
         let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
         match call.poll(&mut cx) {
             std::task::Poll::Ready(result) => result,
@@ -340,6 +343,9 @@ impl Core {
         }
     }
 
+    /// The call's context, and where its `post_response` work goes. Built before the
+    /// pipeline's future, which then holds the context's pointer instead of the extras (twice:
+    /// an `async fn` keeps its arguments as arguments and as locals).
     fn context(
         &self,
         catalog: &Catalog,
@@ -347,8 +353,9 @@ impl Core {
         face: Face,
         extras: CallExtras,
         id: RequestId,
-    ) -> RequestContext {
-        RequestContext::new(
+    ) -> (RequestContext, Option<super::events::AfterResponse>) {
+        let after = extras.after_response.clone();
+        let ctx = RequestContext::new(
             id,
             info.def.name,
             catalog.group().name(),
@@ -357,7 +364,8 @@ impl Core {
             self.env.clone(),
             self.state.clone(),
             extras,
-        )
+        );
+        (ctx, after)
     }
 
     /// The params with defaults applied, and whether `$rpc.ignoreCache` asked to skip the cache.
@@ -406,11 +414,9 @@ impl Core {
         info: &MethodInfo,
         params: Option<Value>,
         face: Face,
-        extras: CallExtras,
-        id: RequestId,
+        ctx: RequestContext,
+        after: Option<super::events::AfterResponse>,
     ) -> Result<Output, RpcError> {
-        let after = extras.after_response.clone();
-        let ctx = self.context(catalog, info, face, extras, id);
         let (mut params, mut ignore_cache) = match self.prepare(info, params, face) {
             Ok(p) => p,
             Err(e) => return Err(self.failed(&ctx, e).await),
