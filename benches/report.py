@@ -1081,10 +1081,10 @@ if per or http_per:
                 "spends it (HTTP run, per request):",
                 callees("http-mcp-runtime", r"transport::mcp::handshake_request::\{\{closure\}\}( \[|\s*$)"), div,
                 name="transport::mcp::handshake_request")
-    calls_table("Inside `McpEndpoint::handle` (HTTP run, per request; the call itself goes through "
-                "`Core::call`, which runs a call that cannot suspend on the spot):",
-                callees("http-mcp-runtime", r"McpEndpoint::handle::\{\{closure\}\}( \[|\s*$)"), div,
-                name="McpEndpoint::handle")
+    calls_table("Inside `McpEndpoint::handle_traced` (HTTP run, per request; the call itself goes "
+                "through `Core::call`, which runs a call that cannot suspend on the spot):",
+                callees("http-mcp-runtime", r"McpEndpoint::handle_traced::\{\{closure\}\}( \[|\s*$)"), div,
+                name="McpEndpoint::handle_traced")
     st_run = modes.get("startup")
     if st_run:
         calls_table("Startup with 10 000 methods, by callee of `ServerBuilder::build` (instructions per method; "
