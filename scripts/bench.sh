@@ -262,9 +262,10 @@ function done(summary, latency, requests)
     local e = summary.errors
     io.write(string.format(
         'RESULT {"requests":%d,"duration_us":%d,"non2xx":%d,"socket_errors":%d,' ..
-        '"p50_us":%d,"p90_us":%d,"p99_us":%d,"checked":%d,"bad":%d}\n',
+        '"p50_us":%d,"p90_us":%d,"p99_us":%d,"mean_us":%d,"max_us":%d,"checked":%d,"bad":%d}\n',
         summary.requests, summary.duration, e.status, e.connect + e.read + e.write + e.timeout,
-        latency:percentile(50), latency:percentile(90), latency:percentile(99), checked, bad))
+        latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.mean,
+        latency.max, checked, bad))
 end
 LUA
     } >"$file"
