@@ -158,23 +158,6 @@ def cpu_us(r):
     return r["server_cpu_ticks"] / r["clk_tck"] * 1e6 / max(r["requests"], 1)
 
 
-def lat_consistent(r):
-    """Whether a 1-connection run's percentiles can be per-request latencies. Its requests run
-    one after another, so their latencies add up to about the run's duration: wrk's add up to
-    a few percent more even in a quiet run (3.5 % measured), so the bound allows 10 %. With the
-    mean recorded, the sum is the mean times the count; without it, half the requests at or
-    above the p50 and 1 % at or above the p99 give a lower bound. Runs right after the
-    32-connection rounds have broken it by up to twice (p99s of 10 ms and more, for binaries
-    whose p99 stayed under 1.6 ms when the latency rounds ran alone), so such a round is left
-    out of the p99 figures rather than judged."""
-    n = r["requests"]
-    if "mean_us" in r:
-        total = n * r["mean_us"]
-    else:
-        total = 0.5 * n * r["p50_us"] + 0.01 * n * r["p99_us"]
-    return total <= 1.1 * r["duration_us"]
-
-
 ok_all = all(valid(r) for r in load + lat) and all(
     v["bad"] == 0 and v["checked"] > 0 and valid(v) for v in verify.values()
 )
@@ -183,7 +166,6 @@ summary = {}
 for v in VARIANTS + OTHER + [REF]:
     thr = per_round(load, v, rps)
     p50 = per_round(lat, v, lambda r: r["p50_us"])
-    p99s = [r["p99_us"] for r in lat if r["variant"] == v and lat_consistent(r)]
     summary[v] = {
         "rps": med(thr),
         "rps_min": min(thr) if thr else None,
@@ -196,10 +178,9 @@ for v in VARIANTS + OTHER + [REF]:
         "p50": med(p50),
         "p50_min": min(p50) if p50 else None,
         "p50_max": max(p50) if p50 else None,
-        "p99": med(p99s),
+        "p99": med(per_round(lat, v, lambda r: r["p99_us"])),
         # The quietest round's p99: this VM's noise only adds to a tail, in bursts of seconds.
-        "p99_best": min(p99s, default=None),
-        "p99_left_out": sum(1 for r in lat if r["variant"] == v and not lat_consistent(r)),
+        "p99_best": min(per_round(lat, v, lambda r: r["p99_us"]), default=None),
         "p50_vs_axum": med(round_ratios(lat, v, on("axum", v), lambda r: r["p50_us"])),
         "p50_vs_ref": med(round_ratios(lat, v, REF, lambda r: r["p50_us"])),
         "non2xx": sum(r["non2xx"] + r["socket_errors"] for r in load + lat if r["variant"] == v),
@@ -460,18 +441,10 @@ def p99_ratio(v, key):
 # beside it, and is what the host's bursts decide.
 p99 = both(lambda v: p99_ratio(v, "p99_best"), "catalog")
 p99_med = both(lambda v: p99_ratio(v, "p99"), "catalog")
-left_out = ", ".join(
-    f"{LABEL[v]}: {s[v]['p99_left_out']} of {len(rounds_of(lat))}"
-    for v in ("catalog/handshake", "catalog/modern", "axum/handshake", "axum/modern")
-    if s[v]["p99_left_out"]
-)
 goal(
     "the example as shipped, tools/call p99 at 1 connection within 1.2× the ceiling's",
-    ("not judged: no round of the example or of the ceiling, in some era, gave percentiles that "
-     "can be per-request latencies (see Latency)" if p99 is None else
-     f"{p99[0]:.2f}× (handshake), {p99[1]:.2f}× (2026-07-28), "
-     f"quietest round of {len(rounds_of(lat))}; median round {p99_med[0]:.2f}× / {p99_med[1]:.2f}×")
-    + (f"; rounds left out as inconsistent: {left_out}" if left_out else ""),
+    "n/a" if p99 is None else f"{p99[0]:.2f}× (handshake), {p99[1]:.2f}× (2026-07-28), "
+    f"quietest round of {len(rounds_of(lat))}; median round {p99_med[0]:.2f}× / {p99_med[1]:.2f}×",
     None if p99 is None else all(x <= 1.2 for x in p99),
 )
 l10, l10k = c0("tools_list/first_page/10"), c0("tools_list/first_page/10000")
@@ -735,15 +708,10 @@ w("`add(a: i64, b: i64) -> i64` called with `{\"a\":2,\"b\":3}`. Each server run
   "host's noise moves any server's 1-connection p99 (the bare axum handler's included) from "
   "about 120 µs to 300–1,000 µs for seconds at a time, so the median round says when the bursts "
   "came more than what the server does; noise only adds to a tail, so the quietest round is the "
-  "server's own. A round whose percentiles cannot be per-request latencies is left out of the "
-  "p99 figures: with one connection the requests run one after another, so their latencies "
-  "(the mean times the count, or at least half of them at the p50 plus 1 % at the p99) must fit "
-  "in the run's duration, give or take 10 % (wrk's add up to about 3.5 % more in a quiet run). Runs right after "
-  "the 32-connection rounds have broken that bound (the same binaries, with the latency rounds "
-  "run alone, stayed within it); the rounds left out per variant are in the last column.")
+  "server's own.")
 w("")
-w("| variant | req/s (median) | min–max | vs rmcp | vs axum | server CPU/req | p50, 1 conn | p50 min–max | p50 vs axum | p99, 1 conn: quietest / median round | rounds left out |")
-w("|---|---|---|---|---|---|---|---|---|---|---|")
+w("| variant | req/s (median) | min–max | vs rmcp | vs axum | server CPU/req | p50, 1 conn | p50 min–max | p50 vs axum | p99, 1 conn: quietest / median round |")
+w("|---|---|---|---|---|---|---|---|---|---|")
 for v in VARIANTS + [o for o in OTHER if s[o]["rps"]]:
     x = s[v]
     vr = "—" if v.startswith("rmcp") or era_of(v) == "rpc" else ratio(x["vs_rmcp"])
@@ -752,7 +720,7 @@ for v in VARIANTS + [o for o in OTHER if s[o]["rps"]]:
     w(f"| {LABEL[v]} | {fmt(x['rps'])} | {fmt(x['rps_min'])}–{fmt(x['rps_max'])} | {vr} | "
       f"{va} | {fmt(x['cpu_us'], 1, ' µs')} | {fmt(x['p50'], 0, ' µs')} | "
       f"{fmt(x['p50_min'])}–{fmt(x['p50_max'])} µs | {pa} | {fmt(x['p99_best'], 0, ' µs')} / "
-      f"{fmt(x['p99'], 0, ' µs')} | {x['p99_left_out']} of {len(rounds_of(lat))} |")
+      f"{fmt(x['p99'], 0, ' µs')} |")
 w("")
 ref = s[REF]
 if ref["rps"] and all(s[o]["rps"] for o in OTHER):
