@@ -1,4 +1,5 @@
-//! Per-group authentication: a tower layer in front of the routes of protected groups.
+//! Per-group authentication: every handler of a protected group's routes checks the token
+//! right after the HTTP policy admits the request, before it reads or parses anything.
 //!
 //! JSON-RPC: a missing token is HTTP 401 with -32401 `Unauthorized. Token not found`, a wrong
 //! one HTTP 403 with -32403 `Forbidden. Invalid token` (the OpenRPC document too). MCP: an OAuth
@@ -12,10 +13,9 @@
 
 use std::sync::Arc;
 
-use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::middleware::Next;
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::future::BoxFuture;
 use subtle::ConstantTimeEq;
@@ -49,9 +49,20 @@ pub struct AuthRequest<'a> {
 }
 
 /// Decides whether a token may use a protected group.
+///
+/// A validator that needs no I/O (a fixed list, a JWT checked against a key it holds) also
+/// answers [`validate_now`](Self::validate_now): the server then decides while it reads the
+/// request head, and builds no future for it.
 pub trait TokenValidator: Send + Sync + 'static {
     /// Checks a token.
     fn validate<'a>(&'a self, req: AuthRequest<'a>) -> BoxFuture<'a, AuthDecision>;
+
+    /// The decision without waiting, when it needs no I/O; `None` (the default) has the
+    /// server await [`validate`](Self::validate). Both must decide alike.
+    fn validate_now(&self, req: AuthRequest<'_>) -> Option<AuthDecision> {
+        let _ = req;
+        None
+    }
 }
 
 /// A fixed list of tokens, compared in constant time. Empty = nobody gets in (fail closed).
@@ -84,22 +95,29 @@ impl StaticTokens {
     pub fn from_csv(csv: &str) -> Self {
         Self::new(csv.split(','))
     }
-}
 
-impl TokenValidator for StaticTokens {
-    fn validate<'a>(&'a self, req: AuthRequest<'a>) -> BoxFuture<'a, AuthDecision> {
-        let given = req.token.as_bytes();
+    fn decide(&self, token: &str) -> AuthDecision {
+        let given = token.as_bytes();
         // Compare against every token, without stopping early, so timing tells nothing.
         let mut ok = subtle::Choice::from(0u8);
         for t in &self.tokens {
             ok |= t.as_slice().ct_eq(given);
         }
-        let d = if bool::from(ok) {
+        if bool::from(ok) {
             AuthDecision::Allow
         } else {
             AuthDecision::Invalid
-        };
-        Box::pin(std::future::ready(d))
+        }
+    }
+}
+
+impl TokenValidator for StaticTokens {
+    fn validate<'a>(&'a self, req: AuthRequest<'a>) -> BoxFuture<'a, AuthDecision> {
+        Box::pin(std::future::ready(self.decide(req.token)))
+    }
+
+    fn validate_now(&self, req: AuthRequest<'_>) -> Option<AuthDecision> {
+        Some(self.decide(req.token))
     }
 }
 
@@ -140,11 +158,12 @@ impl std::fmt::Debug for AuthConfig {
     }
 }
 
-/// What the layer of one protected route knows.
+/// The auth of one protected route: each of its handlers asks [`Guard::check`] right after
+/// the HTTP policy admits the request, before anything is read or parsed.
 #[derive(Clone)]
 pub(crate) struct Guard {
     pub config: Arc<AuthConfig>,
-    /// The route's HTTP policy: checked before the token, so a foreign origin learns nothing.
+    /// The route's HTTP policy (the metadata route's own checks).
     pub policy: crate::edge::policy::Policy,
     pub group: &'static str,
     pub face: Face,
@@ -153,8 +172,188 @@ pub(crate) struct Guard {
     pub env: crate::env::Environment,
 }
 
-fn token_of<'a>(req: &'a Request, header_name: &str) -> Option<&'a str> {
-    let v = req.headers().get(header_name)?.to_str().ok()?.trim();
+/// What a route's auth decided about one request.
+pub(crate) enum Verdict {
+    /// Let through; who is calling, when the token says.
+    Pass(Option<Arc<crate::context::Identity>>),
+    /// Refused: the answer (the route adds its CORS headers).
+    Refuse(Box<Response>),
+    /// The validator must be awaited: [`settle`].
+    Wait(Box<Pending>),
+}
+
+/// A token an asynchronous validator has yet to decide on.
+pub(crate) struct Pending {
+    guard: Arc<Guard>,
+    token: String,
+    /// The metadata URL a refusal names (MCP), taken from the request head while it was there.
+    metadata: Option<String>,
+}
+
+/// The identity a request calls with, or the answer refusing it; awaits the validator only
+/// when it could not decide at once. No verdict (an unprotected route) lets everything in.
+pub(crate) async fn settle(
+    verdict: Option<Verdict>,
+) -> Result<Option<Arc<crate::context::Identity>>, Response> {
+    match verdict {
+        None => Ok(None),
+        Some(Verdict::Pass(identity)) => Ok(identity),
+        Some(Verdict::Refuse(answer)) => Err(*answer),
+        Some(Verdict::Wait(p)) => {
+            let Pending {
+                guard,
+                token,
+                metadata,
+            } = *p;
+            let decision = guard.config.validator.validate(guard.request(&token)).await;
+            guard
+                .decided(decision, || metadata)
+                .map_err(|answer| *answer)
+        }
+    }
+}
+
+/// A request the HTTP policy and the group's auth let in.
+pub(crate) struct Admitted {
+    /// The allowed origin, for [`crate::edge::policy::Policy::finish`].
+    pub origin: Option<HeaderValue>,
+    /// Who is calling, when the token says.
+    pub identity: Option<Arc<crate::context::Identity>>,
+}
+
+/// What every handler but the preflight's does first (`POST /rpc`, which splits the head
+/// before its future, does the same in two steps): the HTTP policy, then the group's auth.
+pub(crate) async fn admit(
+    policy: &crate::edge::policy::Policy,
+    auth: Option<&Arc<Guard>>,
+    parts: &Parts,
+) -> Result<Admitted, Response> {
+    let origin = policy
+        .admit(&parts.method, &parts.headers)
+        .map_err(IntoResponse::into_response)?;
+    match settle(auth.map(|g| g.check(parts))).await {
+        Ok(identity) => Ok(Admitted { origin, identity }),
+        Err(refused) => Err(policy.finish(origin, refused)),
+    }
+}
+
+impl Guard {
+    /// The verdict on a request's head: at once when the validator can decide without I/O,
+    /// else a [`Pending`] for [`settle`].
+    pub(crate) fn check(self: &Arc<Self>, parts: &Parts) -> Verdict {
+        let name = if self.face == Face::Mcp {
+            "authorization"
+        } else {
+            &self.config.header
+        };
+        let Some(token) = token_of(&parts.headers, name) else {
+            return Verdict::Refuse(Box::new(self.refuse(self.metadata(parts), None)));
+        };
+        match self.config.validator.validate_now(self.request(token)) {
+            Some(decision) => match self.decided(decision, || self.metadata(parts)) {
+                Ok(identity) => Verdict::Pass(identity),
+                Err(answer) => Verdict::Refuse(answer),
+            },
+            None => Verdict::Wait(Box::new(Pending {
+                guard: self.clone(),
+                token: token.to_owned(),
+                metadata: self.metadata(parts),
+            })),
+        }
+    }
+
+    fn request<'a>(&'a self, token: &'a str) -> AuthRequest<'a> {
+        AuthRequest {
+            group: self.group,
+            face: self.face,
+            token,
+        }
+    }
+
+    fn decided(
+        &self,
+        decision: AuthDecision,
+        metadata: impl FnOnce() -> Option<String>,
+    ) -> Result<Option<Arc<crate::context::Identity>>, Box<Response>> {
+        match decision {
+            AuthDecision::Allow => Ok(None),
+            AuthDecision::Identified(identity) => Ok(Some(Arc::new(identity))),
+            refused => Err(Box::new(self.refuse(metadata(), Some(refused)))),
+        }
+    }
+
+    /// The URL of the route's resource metadata (MCP only: JSON-RPC refusals name none).
+    fn metadata(&self, parts: &Parts) -> Option<String> {
+        (self.face == Face::Mcp)
+            .then(|| format!("{}{}", base_url(self, parts), metadata_path(&self.path)))
+    }
+
+    /// A call an identified caller lacks scopes for (see [`ScopeChallenge`]): the MCP
+    /// authorization spec's `insufficient_scope` challenge, added to the refusal.
+    pub(crate) fn challenge(&self, parts: &Parts, res: &mut Response) {
+        let Some(ScopeChallenge(scopes)) = res.extensions_mut().remove::<ScopeChallenge>() else {
+            return;
+        };
+        let Some(metadata) = self.metadata(parts) else {
+            return;
+        };
+        let challenge = format!(
+            "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{metadata}\"",
+            scope_list(scopes)
+        );
+        if let Ok(v) = HeaderValue::from_str(&challenge) {
+            res.headers_mut().insert(header::WWW_AUTHENTICATE, v);
+        }
+    }
+
+    fn refuse(&self, metadata: Option<String>, decision: Option<AuthDecision>) -> Response {
+        let Some(metadata) = metadata else {
+            let err = if decision.is_none() {
+                RpcError::token_not_sent()
+            } else {
+                RpcError::invalid_token()
+            };
+            let mut out = Vec::new();
+            crate::edge::write::rpc_error(&mut out, crate::edge::write::Id::Null, &err, &self.env);
+            let status =
+                StatusCode::from_u16(err.http_status()).unwrap_or(StatusCode::UNAUTHORIZED);
+            return super::http::json_response(status, out);
+        };
+        let (status, challenge, code, message) = match &decision {
+            None => (
+                StatusCode::UNAUTHORIZED,
+                format!("Bearer resource_metadata=\"{metadata}\""),
+                -32401,
+                "Unauthorized: a bearer token is required",
+            ),
+            Some(AuthDecision::InsufficientScope(scopes)) => (
+                StatusCode::FORBIDDEN,
+                format!(
+                    "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{metadata}\"",
+                    scope_list(scopes)
+                ),
+                -32403,
+                "Forbidden: insufficient scope",
+            ),
+            Some(_) => (
+                StatusCode::UNAUTHORIZED,
+                format!("Bearer error=\"invalid_token\", resource_metadata=\"{metadata}\""),
+                -32401,
+                "Unauthorized: invalid token",
+            ),
+        };
+        let body =
+            crate::edge::write::error_body(crate::edge::write::Id::Null, code, message, None);
+        let mut res = super::http::json_response(status, body);
+        if let Ok(v) = HeaderValue::from_str(&challenge) {
+            res.headers_mut().insert(header::WWW_AUTHENTICATE, v);
+        }
+        res
+    }
+}
+
+fn token_of<'a>(headers: &'a HeaderMap, header_name: &str) -> Option<&'a str> {
+    let v = headers.get(header_name)?.to_str().ok()?.trim();
     let t = if header_name.eq_ignore_ascii_case("authorization") {
         v.strip_prefix("Bearer ")
             .or_else(|| v.strip_prefix("bearer "))?
@@ -167,11 +366,11 @@ fn token_of<'a>(req: &'a Request, header_name: &str) -> Option<&'a str> {
 
 /// The public URL of the router: the origin (configured, else from a checked `Host`) and the
 /// prefix an outer app nests the router under (see [`super::mount`]).
-fn base_url(g: &Guard, req: &Request) -> String {
-    let origin = super::mount::origin(g.config.public_url.as_deref(), req.headers());
+fn base_url(g: &Guard, parts: &Parts) -> String {
+    let origin = super::mount::origin(g.config.public_url.as_deref(), &parts.headers);
     let prefix = super::mount::prefix(
-        req.extensions().get::<axum::extract::OriginalUri>(),
-        req.uri().path(),
+        parts.extensions.get::<axum::extract::OriginalUri>(),
+        parts.uri.path(),
     );
     format!("{origin}{prefix}")
 }
@@ -195,132 +394,19 @@ pub(crate) fn metadata_path(route: &str) -> String {
     format!("/.well-known/oauth-protected-resource{route}")
 }
 
-/// The layer's function: checks the token before anything is parsed.
-pub(crate) async fn require_token(
-    State(g): State<Arc<Guard>>,
-    req: Request,
-    next: Next,
-) -> Response {
-    let origin = match g.policy.admit(req.method(), req.headers()) {
-        Ok(origin) => origin,
-        Err(refused) => return refused.into_response(),
-    };
-    // A CORS preflight carries no credentials; the handler answers it.
-    if req.method() == axum::http::Method::OPTIONS {
-        return next.run(req).await;
-    }
-    let Some(token) = token_of(
-        &req,
-        if g.face == Face::Mcp {
-            "authorization"
-        } else {
-            &g.config.header
-        },
-    ) else {
-        // An allowed page reads the refusal (and its `WWW-Authenticate`) through CORS.
-        return g.policy.finish(origin, refuse(&g, &req, None));
-    };
-    let validation = g.config.validator.validate(AuthRequest {
-        group: g.group,
-        face: g.face,
-        token,
-    });
-    // The handler's own timeout starts after this: a stalled validator is cut here.
-    let decision = match g.policy.timeout {
-        Some(limit) => match tokio::time::timeout(limit, validation).await {
-            Ok(d) => d,
-            Err(_) => return crate::edge::policy::timed_out(),
-        },
-        None => validation.await,
-    };
-    match decision {
-        AuthDecision::Allow => next.run(req).await,
-        AuthDecision::Identified(identity) => {
-            let metadata = (g.face == Face::Mcp)
-                .then(|| format!("{}{}", base_url(&g, &req), metadata_path(&g.path)));
-            let mut req = req;
-            req.extensions_mut().insert(Arc::new(identity));
-            let mut res = next.run(req).await;
-            // A call the identity lacks scopes for: the MCP authorization spec's challenge.
-            if let (Some(metadata), Some(ScopeChallenge(scopes))) =
-                (metadata, res.extensions_mut().remove::<ScopeChallenge>())
-            {
-                let challenge = format!(
-                    "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{metadata}\"",
-                    scope_list(scopes)
-                );
-                if let Ok(v) = HeaderValue::from_str(&challenge) {
-                    res.headers_mut().insert(header::WWW_AUTHENTICATE, v);
-                }
-            }
-            res
-        }
-        other => g.policy.finish(origin, refuse(&g, &req, Some(other))),
-    }
-}
-
-/// Set on an MCP response refusing a call for the scopes it requires: the auth layer adds the
-/// `insufficient_scope` challenge naming them.
+/// Set on an MCP response refusing a call for the scopes it requires: the route adds the
+/// `insufficient_scope` challenge naming them ([`Guard::challenge`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ScopeChallenge(pub &'static [&'static str]);
 
-fn refuse(g: &Guard, req: &Request, decision: Option<AuthDecision>) -> Response {
-    match g.face {
-        Face::JsonRpc => {
-            let err = if decision.is_none() {
-                RpcError::token_not_sent()
-            } else {
-                RpcError::invalid_token()
-            };
-            let mut out = Vec::new();
-            crate::edge::write::rpc_error(&mut out, crate::edge::write::Id::Null, &err, &g.env);
-            let status =
-                StatusCode::from_u16(err.http_status()).unwrap_or(StatusCode::UNAUTHORIZED);
-            super::http::json_response(status, out)
-        }
-        Face::Mcp => {
-            let metadata = format!("{}{}", base_url(g, req), metadata_path(&g.path));
-            let (status, challenge, code, message) = match &decision {
-                None => (
-                    StatusCode::UNAUTHORIZED,
-                    format!("Bearer resource_metadata=\"{metadata}\""),
-                    -32401,
-                    "Unauthorized: a bearer token is required",
-                ),
-                Some(AuthDecision::InsufficientScope(scopes)) => (
-                    StatusCode::FORBIDDEN,
-                    format!(
-                        "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{metadata}\"",
-                        scope_list(scopes)
-                    ),
-                    -32403,
-                    "Forbidden: insufficient scope",
-                ),
-                Some(_) => (
-                    StatusCode::UNAUTHORIZED,
-                    format!("Bearer error=\"invalid_token\", resource_metadata=\"{metadata}\""),
-                    -32401,
-                    "Unauthorized: invalid token",
-                ),
-            };
-            let body =
-                crate::edge::write::error_body(crate::edge::write::Id::Null, code, message, None);
-            let mut res = super::http::json_response(status, body);
-            if let Ok(v) = HeaderValue::from_str(&challenge) {
-                res.headers_mut().insert(header::WWW_AUTHENTICATE, v);
-            }
-            res
-        }
-    }
-}
-
 /// Serves the protected-resource metadata (RFC 9728) of one MCP route.
-pub(crate) async fn resource_metadata(State(g): State<Arc<Guard>>, req: Request<Body>) -> Response {
-    let origin = match g.policy.admit(req.method(), req.headers()) {
+pub(crate) async fn resource_metadata(State(g): State<Arc<Guard>>, req: Request) -> Response {
+    let (parts, _) = req.into_parts();
+    let origin = match g.policy.admit(&parts.method, &parts.headers) {
         Ok(origin) => origin,
         Err(refused) => return refused.into_response(),
     };
-    let base = base_url(&g, &req);
+    let base = base_url(&g, &parts);
     let mut doc = serde_json::json!({
         "resource": format!("{base}{}", g.path),
         "authorization_servers": g.config.authorization_servers,
@@ -345,9 +431,15 @@ mod tests {
             face: Face::JsonRpc,
             token,
         };
-        assert_eq!(t.validate(ask("beta")).await, AuthDecision::Allow);
-        assert_eq!(t.validate(ask("bet")).await, AuthDecision::Invalid);
-        assert_eq!(t.validate(ask("")).await, AuthDecision::Invalid);
+        for (token, decision) in [
+            ("beta", AuthDecision::Allow),
+            ("bet", AuthDecision::Invalid),
+            ("", AuthDecision::Invalid),
+        ] {
+            assert_eq!(t.validate(ask(token)).await, decision, "{token}");
+            // The server's path: decided at once, alike.
+            assert_eq!(t.validate_now(ask(token)), Some(decision), "{token}");
+        }
         let none = StaticTokens::from_csv("");
         assert_eq!(
             none.validate(ask("anything")).await,

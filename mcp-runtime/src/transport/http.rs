@@ -7,9 +7,10 @@ use std::sync::Arc;
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::{OriginalUri, Request, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{MethodRouter, get, post};
+use axum::routing::{get, post};
 
 use crate::context::Face;
 use crate::group::ApiGroup;
@@ -27,6 +28,8 @@ struct RpcEndpoint {
     catalog: Arc<Catalog>,
     /// The OpenRPC document and Postman collection per language, built once.
     discovery: Arc<Discovery>,
+    /// A protected group's auth.
+    auth: Option<Arc<super::auth::Guard>>,
 }
 
 /// The policy of every route, for a server bound to `local` (`None`: unknown).
@@ -61,6 +64,9 @@ pub(crate) fn router(
             server: server.clone(),
             catalog: catalog.clone(),
             discovery: discovery.clone(),
+            auth: group
+                .is_protected()
+                .then(|| guard(server, &policy, group, Face::JsonRpc, &path)),
         });
         let route = post(rpc_post)
             .get(rpc_get)
@@ -68,32 +74,27 @@ pub(crate) fn router(
             .with_state(ep.clone());
         let postman = get(postman_get).options(rpc_options).with_state(ep);
         let postman_path = format!("{path}/postman");
-        router = router
-            .route(
-                &path,
-                guarded(server, &policy, group, Face::JsonRpc, &path, route),
-            )
-            .route(
-                &postman_path,
-                guarded(server, &policy, group, Face::JsonRpc, &path, postman),
-            );
+        router = router.route(&path, route).route(&postman_path, postman);
     }
     let mut has_root_metadata = false;
     for ((group, version), ep) in &server.mcp {
         let path = format!("{}/{group}/v{version}", server.mcp_prefix);
+        let group = ep.catalog().group();
+        let auth = group
+            .is_protected()
+            .then(|| guard(server, &policy, group, Face::Mcp, &path));
         let route = Arc::new(super::mcp::McpRoute {
             policy: policy.clone(),
             ep: ep.clone(),
             detached: detached.clone(),
+            auth: auth.clone(),
         });
         let methods = post(super::mcp::post)
             .get(super::mcp::get)
             .delete(super::mcp::delete)
             .options(super::mcp::options)
             .with_state(route);
-        let group = ep.catalog().group();
-        if group.is_protected() {
-            let g = guard(server, &policy, group, Face::Mcp, &path);
+        if let Some(g) = auth {
             let meta = get(super::auth::resource_metadata).with_state(g);
             router = router.route(&super::auth::metadata_path(&path), meta.clone());
             if !has_root_metadata {
@@ -102,10 +103,7 @@ pub(crate) fn router(
                 has_root_metadata = true;
             }
         }
-        router = router.route(
-            &path,
-            guarded(server, &policy, group, Face::Mcp, &path, methods),
-        );
+        router = router.route(&path, methods);
     }
     router
 }
@@ -117,7 +115,6 @@ fn guard(
     face: Face,
     path: &str,
 ) -> Arc<super::auth::Guard> {
-    // Shared: axum clones a middleware's state for every request.
     Arc::new(super::auth::Guard {
         config: server.auth.clone(),
         policy: policy.clone(),
@@ -126,26 +123,6 @@ fn guard(
         path: path.to_owned(),
         env: server.core.env().clone(),
     })
-}
-
-/// Puts the auth layer in front of a protected group's route.
-fn guarded(
-    server: &Arc<super::site::Site>,
-    policy: &Policy,
-    group: ApiGroup,
-    face: Face,
-    path: &str,
-    route: MethodRouter,
-) -> MethodRouter {
-    if group.is_protected() {
-        let g = guard(server, policy, group, face, path);
-        route.layer(axum::middleware::from_fn_with_state(
-            g,
-            super::auth::require_token,
-        ))
-    } else {
-        route
-    }
 }
 
 pub(crate) fn json_response(status: StatusCode, body: impl Into<axum::body::Body>) -> Response {
@@ -214,10 +191,11 @@ fn rpc_post(
 ) -> impl Future<Output = Response> + Send {
     let (mut parts, body) = req.into_parts();
     let admitted = ep.policy.admit(&parts.method, &parts.headers);
-    let identity = parts
-        .extensions
-        .get::<Arc<crate::context::Identity>>()
-        .cloned();
+    // Decided here, while the head is whole (a validator that must wait gets the token).
+    let verdict = match (&admitted, &ep.auth) {
+        (Ok(_), Some(g)) => Some(g.check(&parts)),
+        _ => None,
+    };
     // What `rpc.discover` needs, kept as the request gave it (read only if it is called) and
     // only when there is something to keep: most calls carry no language and are not nested.
     let accept_language = parts.headers.get(header::ACCEPT_LANGUAGE).cloned();
@@ -245,7 +223,7 @@ fn rpc_post(
         admitted,
         body,
         asyncs,
-        identity,
+        verdict,
         asked,
     ))
 }
@@ -261,12 +239,16 @@ async fn rpc_post_inner(
     admitted: Result<Option<HeaderValue>, crate::edge::policy::Rejection>,
     body: Body,
     asyncs: Option<Box<Async>>,
-    identity: Option<Arc<crate::context::Identity>>,
+    verdict: Option<super::auth::Verdict>,
     asked: Option<Box<Asked>>,
 ) -> Response {
     let origin = match admitted {
         Ok(origin) => origin,
         Err(refused) => return refused.into_response(),
+    };
+    let identity = match super::auth::settle(verdict).await {
+        Ok(identity) => identity,
+        Err(refused) => return ep.policy.finish(origin, refused),
     };
     let body = match ep.policy.read(body).await {
         Ok(b) => b,
@@ -308,12 +290,16 @@ async fn rpc_post_inner(
 /// `info` and `servers` (any other query is ignored).
 async fn rpc_get(State(ep): State<Arc<RpcEndpoint>>, req: Request) -> Response {
     let (parts, _) = req.into_parts();
-    let origin = match ep.policy.admit(&parts.method, &parts.headers) {
-        Ok(origin) => origin,
-        Err(refused) => return refused.into_response(),
+    ep.policy.run(rpc_get_inner(&ep, &parts)).await
+}
+
+async fn rpc_get_inner(ep: &RpcEndpoint, parts: &Parts) -> Response {
+    let origin = match super::auth::admit(&ep.policy, ep.auth.as_ref(), parts).await {
+        Ok(admitted) => admitted.origin,
+        Err(refused) => return refused,
     };
     let docs = ep.discovery.negotiate(accept_language(&parts.headers));
-    let url = ep.discovery.openrpc_url(super::mount::prefix_of(&parts));
+    let url = ep.discovery.openrpc_url(super::mount::prefix_of(parts));
     let frames = if wants_info(parts.uri.query()) {
         docs.openrpc().frames_ending(&url, discovery::INFO_END)
     } else {
@@ -328,15 +314,19 @@ async fn rpc_get(State(ep): State<Arc<RpcEndpoint>>, req: Request) -> Response {
 /// `baseUrl` the public origin and the prefix the router is nested under.
 async fn postman_get(State(ep): State<Arc<RpcEndpoint>>, req: Request) -> Response {
     let (parts, _) = req.into_parts();
-    let origin = match ep.policy.admit(&parts.method, &parts.headers) {
-        Ok(origin) => origin,
-        Err(refused) => return refused.into_response(),
+    ep.policy.run(postman_get_inner(&ep, &parts)).await
+}
+
+async fn postman_get_inner(ep: &RpcEndpoint, parts: &Parts) -> Response {
+    let origin = match super::auth::admit(&ep.policy, ep.auth.as_ref(), parts).await {
+        Ok(admitted) => admitted.origin,
+        Err(refused) => return refused,
     };
     let docs = ep.discovery.negotiate(accept_language(&parts.headers));
     let base = format!(
         "{}{}",
         super::mount::origin(ep.server.auth.public_url.as_deref(), &parts.headers),
-        super::mount::prefix_of(&parts)
+        super::mount::prefix_of(parts)
     );
     let mut res = json_response(StatusCode::OK, frames_body(docs.postman().frames(&base)));
     super::mcp::set_language(res.headers_mut(), docs.lang());

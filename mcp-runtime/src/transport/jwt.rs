@@ -155,7 +155,18 @@ impl JwtValidator {
         }) else {
             return AuthDecision::Invalid;
         };
-        if header.alg != alg {
+        self.verify(token, header.alg, &key, alg)
+    }
+
+    /// The decision on a token whose key is known.
+    fn verify(
+        &self,
+        token: &str,
+        named: Algorithm,
+        key: &DecodingKey,
+        alg: Algorithm,
+    ) -> AuthDecision {
+        if named != alg {
             return AuthDecision::Invalid;
         }
         let mut v = Validation::new(alg);
@@ -163,7 +174,7 @@ impl JwtValidator {
         v.set_audience(&[&self.audience]);
         v.validate_nbf = true;
         v.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
-        let Ok(data) = jsonwebtoken::decode::<Value>(token, &key, &v) else {
+        let Ok(data) = jsonwebtoken::decode::<Value>(token, key, &v) else {
             return AuthDecision::Invalid;
         };
         let claims = data.claims;
@@ -212,6 +223,19 @@ fn default_alg(jwk: &jsonwebtoken::jwk::Jwk) -> Option<Algorithm> {
 impl TokenValidator for JwtValidator {
     fn validate<'a>(&'a self, req: AuthRequest<'a>) -> BoxFuture<'a, AuthDecision> {
         Box::pin(self.check(req.token))
+    }
+
+    /// Decides at once when the token's key is already fetched (and no fetch holds the keys);
+    /// else the server awaits [`Self::validate`], which fetches.
+    fn validate_now(&self, req: AuthRequest<'_>) -> Option<AuthDecision> {
+        let Ok(header) = jsonwebtoken::decode_header(req.token) else {
+            return Some(AuthDecision::Invalid);
+        };
+        let Some(kid) = header.kid.as_deref() else {
+            return Some(AuthDecision::Invalid);
+        };
+        let (key, alg) = self.keys.try_lock().ok()?.by_kid.get(kid)?.clone();
+        Some(self.verify(req.token, header.alg, &key, alg))
     }
 }
 

@@ -32,6 +32,8 @@ pub(crate) struct McpRoute {
     pub policy: Policy,
     pub ep: Arc<McpEndpoint>,
     pub detached: Arc<Detached>,
+    /// A protected group's auth.
+    pub auth: Option<Arc<super::auth::Guard>>,
 }
 
 // Names, not `&str`s: a `&str` name is parsed into a header name again at every lookup.
@@ -296,10 +298,11 @@ fn post_request(
 ) -> impl Future<Output = Response> + Send {
     async move {
         let route = &*route;
-        let origin = match route.policy.admit(&parts.method, &parts.headers) {
-            Ok(origin) => origin,
-            Err(refused) => return refused.into_response(),
-        };
+        let super::auth::Admitted { origin, identity } =
+            match super::auth::admit(&route.policy, route.auth.as_ref(), &parts).await {
+                Ok(admitted) => admitted,
+                Err(refused) => return refused,
+            };
         if let Some(p) = &route.ep.poison {
             return plain_error(StatusCode::INTERNAL_SERVER_ERROR, -32603, p);
         }
@@ -325,13 +328,13 @@ fn post_request(
         // otherwise weigh on the handler's own future, which axum boxes and moves per request.
         let caller = Caller {
             lang: lang.clone(),
-            identity: parts
-                .extensions
-                .get::<Arc<crate::context::Identity>>()
-                .cloned(),
+            identity,
             session: None,
         };
         let mut res = Box::pin(post_body(route, headers, &body, &caller)).await;
+        if let (Some(g), Some(_)) = (&route.auth, &caller.identity) {
+            g.challenge(&parts, &mut res);
+        }
         let h = res.headers_mut();
         match precomputed {
             Some((_, value)) => {
@@ -440,7 +443,7 @@ async fn post_body(
         }
     };
     // Before any stream opens: a caller lacking a tool's scopes gets HTTP 403, with the
-    // challenge the route's auth layer adds.
+    // challenge the route's auth adds (`Guard::challenge`).
     if let Some((answer, scopes)) = ep.scope_refusal(&msg, caller.identity.as_deref()) {
         let mut res = answer_response(answer);
         res.extensions_mut()
@@ -958,13 +961,13 @@ async fn batch<'b>(
 
 /// What GET and DELETE share: the HTTP policy, and a stateful endpoint on the handshake era
 /// (otherwise 405: the modern era and stateless groups have no GET or DELETE).
-fn session_route<'r>(
+async fn session_route<'r>(
     route: &'r McpRoute,
     parts: &Parts,
-) -> Result<&'r Arc<dyn SessionStore>, Box<Response>> {
-    if let Err(refused) = route.policy.admit(&parts.method, &parts.headers) {
-        return Err(Box::new(refused.into_response()));
-    }
+) -> Result<(&'r Arc<dyn SessionStore>, super::auth::Admitted), Box<Response>> {
+    let admitted = super::auth::admit(&route.policy, route.auth.as_ref(), parts)
+        .await
+        .map_err(Box::new)?;
     if let Some(p) = &route.ep.poison {
         return Err(Box::new(plain_error(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -975,7 +978,7 @@ fn session_route<'r>(
     let modern =
         header(&parts.headers, VERSION).is_some_and(|v| protocol::handshake_version(v).is_none());
     match (&route.ep.sessions, modern) {
-        (Some(store), false) => Ok(store),
+        (Some(store), false) => Ok((store, admitted)),
         _ => Err(Box::new(method_not_allowed("POST"))),
     }
 }
@@ -987,8 +990,8 @@ pub(crate) async fn get(State(route): State<Arc<McpRoute>>, req: Request) -> Res
 
 async fn get_inner(route: &McpRoute, parts: &Parts) -> Response {
     let ep = &route.ep;
-    let store = match session_route(route, parts) {
-        Ok(store) => store,
+    let (store, admitted) = match session_route(route, parts).await {
+        Ok(found) => found,
         Err(answer) => return *answer,
     };
     let (sid, text) = match session_of(store.as_ref(), &parts.headers).await {
@@ -1017,8 +1020,7 @@ async fn get_inner(route: &McpRoute, parts: &Parts) -> Response {
         },
         None if Accept::of(&parts.headers).sse => {
             let state = SessionState::parse(&text);
-            let identity = parts.extensions.get::<Arc<crate::context::Identity>>();
-            let owner = match identity {
+            let owner = match admitted.identity {
                 Some(i) => i.subject.clone(),
                 None => format!("session:{sid}"),
             };
@@ -1035,8 +1037,8 @@ pub(crate) async fn delete(State(route): State<Arc<McpRoute>>, req: Request) -> 
 
 async fn delete_inner(route: &McpRoute, parts: &Parts) -> Response {
     let ep = &route.ep;
-    let store = match session_route(route, parts) {
-        Ok(store) => store,
+    let store = match session_route(route, parts).await {
+        Ok((store, _)) => store,
         Err(answer) => return *answer,
     };
     let Some(sid) = header(&parts.headers, SESSION) else {
