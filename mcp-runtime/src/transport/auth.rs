@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use axum::extract::{Request, State};
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::future::BoxFuture;
 use subtle::ConstantTimeEq;
@@ -170,6 +170,9 @@ pub(crate) struct Guard {
     /// The route path (`/mcp/admin/v1`), for the resource metadata URL.
     pub path: String,
     pub env: crate::env::Environment,
+    /// Where the token is: `Authorization` (MCP), else the configured header, parsed once
+    /// (`None`: a name no request can carry).
+    pub token_header: Option<HeaderName>,
 }
 
 /// What a route's auth decided about one request.
@@ -241,12 +244,11 @@ impl Guard {
     /// The verdict on a request's head: at once when the validator can decide without I/O,
     /// else a [`Pending`] for [`settle`].
     pub(crate) fn check(self: &Arc<Self>, parts: &Parts) -> Verdict {
-        let name = if self.face == Face::Mcp {
-            "authorization"
-        } else {
-            &self.config.header
-        };
-        let Some(token) = token_of(&parts.headers, name) else {
+        let Some(token) = self
+            .token_header
+            .as_ref()
+            .and_then(|name| token_of(&parts.headers, name))
+        else {
             return Verdict::Refuse(Box::new(self.refuse(self.metadata(parts), None)));
         };
         match self.config.validator.validate_now(self.request(token)) {
@@ -352,9 +354,9 @@ impl Guard {
     }
 }
 
-fn token_of<'a>(headers: &'a HeaderMap, header_name: &str) -> Option<&'a str> {
-    let v = headers.get(header_name)?.to_str().ok()?.trim();
-    let t = if header_name.eq_ignore_ascii_case("authorization") {
+fn token_of<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Option<&'a str> {
+    let v = headers.get(name)?.to_str().ok()?.trim();
+    let t = if name == header::AUTHORIZATION {
         v.strip_prefix("Bearer ")
             .or_else(|| v.strip_prefix("bearer "))?
             .trim()

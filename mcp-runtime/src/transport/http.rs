@@ -122,6 +122,10 @@ fn guard(
         face,
         path: path.to_owned(),
         env: server.core.env().clone(),
+        token_header: match face {
+            Face::Mcp => Some(header::AUTHORIZATION),
+            Face::JsonRpc => header::HeaderName::from_bytes(server.auth.header.as_bytes()).ok(),
+        },
     })
 }
 
