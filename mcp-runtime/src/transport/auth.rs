@@ -226,6 +226,7 @@ pub(crate) struct Admitted {
 
 /// What every handler but the preflight's does first (`POST /rpc`, which splits the head
 /// before its future, does the same in two steps): the HTTP policy, then the group's auth.
+/// An unprotected route builds no verdict and awaits nothing.
 pub(crate) async fn admit(
     policy: &crate::edge::policy::Policy,
     auth: Option<&Arc<Guard>>,
@@ -234,10 +235,14 @@ pub(crate) async fn admit(
     let origin = policy
         .admit(&parts.method, &parts.headers)
         .map_err(IntoResponse::into_response)?;
-    match settle(auth.map(|g| g.check(parts))).await {
-        Ok(identity) => Ok(Admitted { origin, identity }),
-        Err(refused) => Err(policy.finish(origin, refused)),
-    }
+    let identity = match auth {
+        None => None,
+        Some(g) => match settle(Some(g.check(parts))).await {
+            Ok(identity) => identity,
+            Err(refused) => return Err(policy.finish(origin, refused)),
+        },
+    };
+    Ok(Admitted { origin, identity })
 }
 
 impl Guard {
