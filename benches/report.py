@@ -697,7 +697,9 @@ if (ex_tc and min(ex_tc) < 0.8) or (ex_rpc is not None and ex_rpc < 0.8):
     w("")
 w("## tools/call over HTTP (and resources/read, prompts/get)")
 w("")
-w("`add(a: i64, b: i64) -> i64` called with `{\"a\":2,\"b\":3}`. Each server runs pinned to core 1 "
+w("`add(a: i64, b: i64) -> i64` called with `{\"a\":2,\"b\":3}`. Every server is built with the "
+  "workspace's release profile (`Cargo.toml`: whole-program LTO, one codegen unit), as the example ships. "
+  "Each server runs pinned to core 1 "
   "(`taskset -c 1`, so its tokio runtime has one worker); `wrk -t1` runs pinned to core 0. "
   f"{len(rounds)} rounds; in each, the variants run one after another ({fmt(next((r['duration_us'] / 1e6 for r in load), None))} s each "
   "at 32 connections), the order rotated between rounds; then the 1-connection latency runs, "
@@ -982,7 +984,7 @@ w("")
 w("## Compile time")
 w("")
 w("Generated crates under `target/bench-compile/` (binaries, each its own workspace with the workspace's "
-  "`Cargo.lock` and the same dependency list (both frameworks), dependencies prebuilt and untimed (debug: without debug info; release: the build stage's own, reused), `incremental = false`): 200 "
+  "`Cargo.lock` and the same dependency list (both frameworks), dependencies prebuilt and untimed (debug: without debug info; release: in a target dir of their own, since the workspace's release profile adds whole-program LTO and the generated crates use cargo's release profile without it), `incremental = false`): 200 "
   "`#[rpc_method]` functions against the same 200 functions without the attribute (kept alive through a "
   "`static` array of fn pointers), and 200 rmcp `#[tool]` methods (each with its own "
   "`#[derive(Deserialize, JsonSchema)]` arguments struct, as rmcp's `Parameters<T>` needs, "

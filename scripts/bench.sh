@@ -474,11 +474,10 @@ debug = false
 
 # All four crates of a profile declare the same dependencies (each uses its own framework's),
 # so one dependency build per profile serves them all; an unused dependency costs the crate
-# nothing. In release, with benches among them, every shared dependency resolves to the
-# features of the build stage's, and the release profile is the workspace's: the release
-# dependencies are the build stage's own artifacts, reused from its target dir.
+# nothing. The release profile is the workspace's without its LTO: a user's crate as cargo
+# builds it by default (whole-program LTO would time the link of every dependency again with
+# each crate).
 [dependencies]
-$([ "$profile" = release ] && echo "benches = { path = \"$ROOT/benches\", features = [\"rmcp\", \"criterion\"] }")
 serde = { version = "1", features = ["derive"] }
 serde_json = { version = "1", features = ["raw_value", "preserve_order"] }
 tokio = { version = "1", features = ["rt-multi-thread", "macros", "net", "time", "sync", "signal", "io-util", "io-std"] }
@@ -701,11 +700,11 @@ time_build() {
     awk -v a="$t0" -v b="$t1" -v c="$cpu" 'BEGIN { printf "%.3f %s\n", b - a, c }'
 }
 
-# target_of PROFILE: release builds share the build stage's target dir (and its dependencies);
-# debug builds, which can share nothing with it, have their own. (Building the debug
-# dependencies beside the build stage was tried: on 2 cores it made the run 48 s longer.)
+# target_of PROFILE: each profile has a target dir of its own: the build stage's artifacts are
+# built with the workspace's LTO profile, which the generated crates do not use. (Building the
+# debug dependencies beside the build stage was tried: on 2 cores it made the run 48 s longer.)
 target_of() {
-    if [ "$1" = release ]; then echo "$TARGET"; else echo "$COMPILE_DIR/target-debug"; fi
+    echo "$COMPILE_DIR/target-$1"
 }
 
 # gen_crates PROFILE: the four crates of a profile.
@@ -724,9 +723,7 @@ prebuild() {
     (cd "$COMPILE_DIR/$1/rt-plain" && CARGO_TARGET_DIR="$(target_of "$1")" cargo build -q "${flags[@]}") >&2
 }
 
-# The generated crates and their dependencies, for both profiles. In release this still compiles
-# mcp-macros, mcp-runtime and benches once more: cargo hashes a path package's location relative
-# to the workspace root, and each generated crate is a workspace of its own.
+# The generated crates and their dependencies, for both profiles.
 prepare_compile() {
     local profile
     for profile in debug release; do
