@@ -868,7 +868,8 @@ if f_load:
         "for a call that logs nothing",
         "cache-memory": "`cache-memory` hashes the canonical arguments with SHA-256 for the key (a key an "
         "attacker cannot collide) and copies the stored answer",
-        "auth": "`auth` reads the bearer token and has the validator (a boxed future) compare it in constant time",
+        "auth": "`auth` reads the bearer token (one more header for hyper to parse) and has the validator "
+        "compare it in constant time, at once (`validate_now`: no future)",
         "listeners": "`listeners` calls six listeners, and `post_response` gets a copy of each result",
     }
     slow = [f_ for f_ in FEATURE_ORDER if f_ in why and (med(f_marginal(f_)) or 0) > 1.0]
