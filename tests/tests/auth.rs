@@ -301,6 +301,61 @@ async fn methods_see_who_calls_on_both_faces() {
     );
 }
 
+/// A validator that decides without I/O: its future never resolves, so a server that awaited
+/// it instead of asking `validate_now` would time out.
+struct AtOnce;
+
+impl TokenValidator for AtOnce {
+    fn validate<'a>(&'a self, _: AuthRequest<'a>) -> BoxFuture<'a, AuthDecision> {
+        Box::pin(std::future::pending())
+    }
+
+    fn validate_now(&self, req: AuthRequest<'_>) -> Option<AuthDecision> {
+        Some(match req.token.strip_prefix("sub-") {
+            Some(name) => AuthDecision::Identified(mcp_runtime::Identity::new(name, ["admin"])),
+            None => AuthDecision::Invalid,
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_validator_that_decides_at_once_is_not_awaited() {
+    let server = example_prod()
+        .token_validator(Arc::new(AtOnce))
+        .request_timeout(Some(std::time::Duration::from_millis(500)))
+        .build()
+        .unwrap();
+    let base = serve_url(server).await;
+    let (status, _, body) = send(rpc(&base, Some(("authorization", "Bearer sub-ann")))).await;
+    assert_eq!(
+        (status, body),
+        (
+            200,
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"products": 6, "by": "ann"}})
+        )
+    );
+    let (status, _, body) = send(mcp(&base, Some("sub-bob"))).await;
+    assert_eq!(
+        (status, body["result"]["structuredContent"].clone()),
+        (200, json!({"result": {"products": 6, "by": "bob"}}))
+    );
+    let (status, challenge, _) = send(mcp(&base, Some("nobody"))).await;
+    assert_eq!(status, 401);
+    assert!(
+        challenge
+            .unwrap_or_default()
+            .starts_with("Bearer error=\"invalid_token\", resource_metadata=\"http://"),
+    );
+    // The OpenRPC document of the protected group is behind the same check.
+    let doc = reqwest::Client::new()
+        .get(format!("{base}/rpc/admin/v1"))
+        .bearer_auth("sub-ann")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(doc.status().as_u16(), 200);
+}
+
 /// A protected group with a task tool.
 const JOBS: mcp_runtime::ApiGroup = mcp_runtime::ApiGroup::mcp("jobs").protected();
 
