@@ -183,14 +183,20 @@ pub(crate) fn sse_event(id: Option<(&str, u64)>, json: &[u8]) -> Bytes {
     Bytes::from(frame)
 }
 
-/// Events without ids, one per message, written as one body (a call that answered at once
-/// after sending notifications).
-pub(crate) fn sse_events(messages: &[Vec<u8>]) -> Vec<u8> {
-    let len = messages.iter().map(|m| m.len() + SSE_EVENT_OVERHEAD).sum();
+/// Events without ids, one per message and then the last, written as one body (a call that
+/// answered at once after sending notifications: its answer is the last).
+pub(crate) fn sse_events(messages: &[Vec<u8>], last: &[u8]) -> Vec<u8> {
+    let len = messages
+        .iter()
+        .map(|m| m.len() + SSE_EVENT_OVERHEAD)
+        .sum::<usize>()
+        + last.len()
+        + SSE_EVENT_OVERHEAD;
     let mut body = Vec::with_capacity(len);
     for m in messages {
         sse_event_into(&mut body, None, m);
     }
+    sse_event_into(&mut body, None, last);
     body
 }
 
@@ -347,14 +353,20 @@ mod tests {
     #[test]
     fn sse_events_frame_each_message_in_order() {
         let messages = [b"{\"a\":1}".to_vec(), b"{\"b\":2}".to_vec()];
-        let body = sse_events(&messages);
+        let body = sse_events(&messages, b"{\"c\":3}");
         assert_eq!(
             body,
-            b"event: message\ndata: {\"a\":1}\n\nevent: message\ndata: {\"b\":2}\n\n"
+            &b"event: message\ndata: {\"a\":1}\n\nevent: message\ndata: {\"b\":2}\n\n\
+               event: message\ndata: {\"c\":3}\n\n"[..]
         );
-        let one = [sse_event(None, &messages[0]), sse_event(None, &messages[1])].concat();
+        let one = [
+            sse_event(None, &messages[0]),
+            sse_event(None, &messages[1]),
+            sse_event(None, b"{\"c\":3}"),
+        ]
+        .concat();
         assert_eq!(body, one);
-        assert!(sse_events(&[]).is_empty());
+        assert_eq!(sse_events(&[], b"{}"), b"event: message\ndata: {}\n\n");
     }
 
     #[test]

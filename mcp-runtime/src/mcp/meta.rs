@@ -119,7 +119,8 @@ impl<'de> Visitor<'de> for ParamsSeed {
         let inner = self.0.inner()?;
         let mut params = Map::new();
         let mut meta = None;
-        while let Some(key) = m.next_key::<String>()? {
+        // Borrowed where it can be: `_meta`, which every 2026-07-28 request carries, is not kept.
+        while let Some(key) = m.next_key_seed(Key)? {
             if key == "_meta" {
                 if meta.is_some() {
                     return Err(crate::core::json::duplicate(&key));
@@ -127,7 +128,7 @@ impl<'de> Visitor<'de> for ParamsSeed {
                 meta = Some(m.next_value_seed(MetaSeed(inner))?);
                 continue;
             }
-            crate::core::json::insert_member(&mut params, key, &mut m, inner)?;
+            crate::core::json::insert_member(&mut params, key.into_owned(), &mut m, inner)?;
         }
         Ok((params, meta))
     }

@@ -808,9 +808,8 @@ async fn stream_or_json(
                 Poll::Ready(Some(a)) if !stream.is_open() => answer_response(a),
                 // Everything is here: the events and the answer, written as one body.
                 Poll::Ready(a) => {
-                    let mut messages = stream.stream().drain();
-                    messages.push(answer(a));
-                    sse_response(Body::from(write::sse_events(&messages)))
+                    let messages = stream.stream().drain();
+                    sse_response(Body::from(write::sse_events(&messages, &answer(a))))
                 }
                 Poll::Pending => {
                     let live = stream.stream().clone();
