@@ -53,6 +53,42 @@ pub struct AuthRequest<'a> {
 /// A validator that needs no I/O (a fixed list, a JWT checked against a key it holds) also
 /// answers [`validate_now`](Self::validate_now): the server then decides while it reads the
 /// request head, and builds no future for it.
+///
+/// ```
+/// use std::future::Future;
+/// use std::pin::Pin;
+///
+/// use mcp_runtime::Identity;
+/// use mcp_runtime::transport::auth::{AuthDecision, AuthRequest, TokenValidator};
+///
+/// /// `user-<name>` tokens say who calls; anything else is refused.
+/// struct Named;
+///
+/// impl Named {
+///     fn decide(&self, token: &str) -> AuthDecision {
+///         match token.strip_prefix("user-") {
+///             Some(name) => AuthDecision::Identified(Identity::new(name, ["read"])),
+///             None => AuthDecision::Invalid,
+///         }
+///     }
+/// }
+///
+/// impl TokenValidator for Named {
+///     fn validate<'a>(
+///         &'a self,
+///         req: AuthRequest<'a>,
+///     ) -> Pin<Box<dyn Future<Output = AuthDecision> + Send + 'a>> {
+///         Box::pin(std::future::ready(self.decide(req.token)))
+///     }
+///     // No I/O: the server asks this one, and never builds the future above.
+///     fn validate_now(&self, req: AuthRequest<'_>) -> Option<AuthDecision> {
+///         Some(self.decide(req.token))
+///     }
+/// }
+///
+/// let server = mcp_runtime::Server::builder().token_validator(std::sync::Arc::new(Named));
+/// # drop(server);
+/// ```
 pub trait TokenValidator: Send + Sync + 'static {
     /// Checks a token.
     fn validate<'a>(&'a self, req: AuthRequest<'a>) -> BoxFuture<'a, AuthDecision>;
