@@ -25,6 +25,18 @@ async fn send(req: reqwest::RequestBuilder) -> (u16, Option<String>, Value) {
     )
 }
 
+/// [`guarded`], with a request timeout of `ms` milliseconds.
+async fn guarded_within(validator: impl TokenValidator, ms: u64) -> String {
+    serve_url(
+        example_prod()
+            .token_validator(Arc::new(validator))
+            .request_timeout(Some(std::time::Duration::from_millis(ms)))
+            .build()
+            .unwrap(),
+    )
+    .await
+}
+
 /// The example, in production, with `validator` checking tokens, served on a loopback port.
 async fn guarded(validator: impl TokenValidator) -> String {
     serve_url(
@@ -253,12 +265,7 @@ impl TokenValidator for Stalled {
 
 #[tokio::test]
 async fn a_stalled_validator_is_cut_by_the_request_timeout() {
-    let server = example_prod()
-        .token_validator(Arc::new(Stalled))
-        .request_timeout(Some(std::time::Duration::from_millis(200)))
-        .build()
-        .unwrap();
-    let base = serve_url(server).await;
+    let base = guarded_within(Stalled, 200).await;
     let r = mcp(&base, Some("admin-1")).send().await.unwrap();
     assert_eq!(r.status().as_u16(), 408);
     assert_eq!(r.text().await.unwrap(), "Request Timeout");
@@ -269,23 +276,26 @@ async fn a_stalled_validator_is_cut_by_the_request_timeout() {
     assert_eq!(r.status().as_u16(), 408);
 }
 
-/// A validator that says who calls: `sub-<name>` tokens are `<name>`, with the `admin` scope.
+/// `sub-<name>` tokens are `<name>`, with the `admin` scope; anything else is refused.
+fn named(token: &str) -> AuthDecision {
+    match token.strip_prefix("sub-") {
+        Some(name) => AuthDecision::Identified(mcp_runtime::Identity::new(name, ["admin"])),
+        None => AuthDecision::Invalid,
+    }
+}
+
+/// A validator that says who calls ([`named`]), through its future.
 struct Identifying;
 
 impl TokenValidator for Identifying {
     fn validate<'a>(&'a self, req: AuthRequest<'a>) -> BoxFuture<'a, AuthDecision> {
-        let d = match req.token.strip_prefix("sub-") {
-            Some(name) => AuthDecision::Identified(mcp_runtime::Identity::new(name, ["admin"])),
-            None => AuthDecision::Invalid,
-        };
-        Box::pin(std::future::ready(d))
+        Box::pin(std::future::ready(named(req.token)))
     }
 }
 
-#[tokio::test]
-async fn methods_see_who_calls_on_both_faces() {
-    let base = guarded(Identifying).await;
-    let (status, _, body) = send(rpc(&base, Some(("authorization", "Bearer sub-ann")))).await;
+/// `sub-ann` on JSON-RPC and `sub-bob` on MCP: each method sees who calls.
+async fn assert_methods_see_who_calls(base: &str) {
+    let (status, _, body) = send(rpc(base, Some(("authorization", "Bearer sub-ann")))).await;
     assert_eq!(
         (status, body),
         (
@@ -293,15 +303,19 @@ async fn methods_see_who_calls_on_both_faces() {
             json!({"jsonrpc": "2.0", "id": 1, "result": {"products": 6, "by": "ann"}})
         )
     );
-    let (status, _, body) = send(mcp(&base, Some("sub-bob"))).await;
-    assert_eq!(status, 200);
+    let (status, _, body) = send(mcp(base, Some("sub-bob"))).await;
     assert_eq!(
-        body["result"]["structuredContent"],
-        json!({"result": {"products": 6, "by": "bob"}})
+        (status, body["result"]["structuredContent"].clone()),
+        (200, json!({"result": {"products": 6, "by": "bob"}}))
     );
 }
 
-/// A validator that decides without I/O: its future never resolves, so a server that awaited
+#[tokio::test]
+async fn methods_see_who_calls_on_both_faces() {
+    assert_methods_see_who_calls(&guarded(Identifying).await).await;
+}
+
+/// A validator that decides without I/O ([`named`]): its future never resolves, so a server that awaited
 /// it instead of asking `validate_now` would time out.
 struct AtOnce;
 
@@ -311,34 +325,14 @@ impl TokenValidator for AtOnce {
     }
 
     fn validate_now(&self, req: AuthRequest<'_>) -> Option<AuthDecision> {
-        Some(match req.token.strip_prefix("sub-") {
-            Some(name) => AuthDecision::Identified(mcp_runtime::Identity::new(name, ["admin"])),
-            None => AuthDecision::Invalid,
-        })
+        Some(named(req.token))
     }
 }
 
 #[tokio::test]
 async fn a_validator_that_decides_at_once_is_not_awaited() {
-    let server = example_prod()
-        .token_validator(Arc::new(AtOnce))
-        .request_timeout(Some(std::time::Duration::from_millis(500)))
-        .build()
-        .unwrap();
-    let base = serve_url(server).await;
-    let (status, _, body) = send(rpc(&base, Some(("authorization", "Bearer sub-ann")))).await;
-    assert_eq!(
-        (status, body),
-        (
-            200,
-            json!({"jsonrpc": "2.0", "id": 1, "result": {"products": 6, "by": "ann"}})
-        )
-    );
-    let (status, _, body) = send(mcp(&base, Some("sub-bob"))).await;
-    assert_eq!(
-        (status, body["result"]["structuredContent"].clone()),
-        (200, json!({"result": {"products": 6, "by": "bob"}}))
-    );
+    let base = guarded_within(AtOnce, 500).await;
+    assert_methods_see_who_calls(&base).await;
     let (status, challenge, _) = send(mcp(&base, Some("nobody"))).await;
     assert_eq!(status, 401);
     assert!(
