@@ -196,7 +196,6 @@ impl std::fmt::Debug for AuthConfig {
 
 /// The auth of one protected route: each of its handlers asks [`Guard::check`] right after
 /// the HTTP policy admits the request, before anything is read or parsed.
-#[derive(Clone)]
 pub(crate) struct Guard {
     pub config: Arc<AuthConfig>,
     /// The route's HTTP policy (the metadata route's own checks).
@@ -340,11 +339,7 @@ impl Guard {
         let Some(metadata) = self.metadata(parts) else {
             return;
         };
-        let challenge = format!(
-            "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{metadata}\"",
-            scope_list(scopes)
-        );
-        if let Ok(v) = HeaderValue::from_str(&challenge) {
+        if let Ok(v) = HeaderValue::from_str(&insufficient_scope(scopes, &metadata)) {
             res.headers_mut().insert(header::WWW_AUTHENTICATE, v);
         }
     }
@@ -371,10 +366,7 @@ impl Guard {
             ),
             Some(AuthDecision::InsufficientScope(scopes)) => (
                 StatusCode::FORBIDDEN,
-                format!(
-                    "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{metadata}\"",
-                    scope_list(scopes)
-                ),
+                insufficient_scope(scopes, &metadata),
                 -32403,
                 "Forbidden: insufficient scope",
             ),
@@ -416,6 +408,14 @@ fn base_url(g: &Guard, parts: &Parts) -> String {
         parts.uri.path(),
     );
     format!("{origin}{prefix}")
+}
+
+/// The MCP authorization spec's challenge for a token that lacks `scopes`.
+fn insufficient_scope<S: AsRef<str>>(scopes: &[S], metadata: &str) -> String {
+    format!(
+        "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{metadata}\"",
+        scope_list(scopes)
+    )
 }
 
 /// Scopes as a challenge may quote them (RFC 6750 scope tokens: no quote, backslash or space).
