@@ -153,6 +153,17 @@ install_haproxy() {
     haproxy_ok
 }
 
+# --- ip and unshare (the callback SSRF test's network namespace) --------------------------------
+
+netns_ok() {
+    command -v unshare >/dev/null 2>&1 && { command -v ip >/dev/null 2>&1 || [ -x /usr/sbin/ip ]; }
+}
+
+install_netns() {
+    apt_install iproute2 util-linux
+    netns_ok
+}
+
 # ------------------------------------------------------------------------------------------------
 
 total=$SECONDS
@@ -185,6 +196,12 @@ if haproxy_ok; then
     log "haproxy: present, skipped"
 else
     step "haproxy (apt)" install_haproxy
+fi
+
+if netns_ok; then
+    log "ip, unshare: present, skipped"
+else
+    step "iproute2, util-linux (apt)" install_netns
 fi
 
 log "python $("$VENV/bin/python" --version 2>&1 | cut -d' ' -f2) with mcp $("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("mcp"))')"

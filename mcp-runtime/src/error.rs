@@ -78,6 +78,19 @@ fn kind_of(code: i32) -> (&'static str, &'static str) {
     }
 }
 
+/// How many characters of a name or URI a client sent an error message repeats.
+pub(crate) const SHOWN_CHARS: usize = 128;
+
+/// A name or URI a client sent, as an error message repeats it: its first
+/// [`SHOWN_CHARS`] characters, then `…` when it was longer. Every echo of client input goes
+/// through here, so a 1 MB name costs a 1 MB request, not a 1 MB answer too.
+pub(crate) fn shown(s: &str) -> std::borrow::Cow<'_, str> {
+    match s.char_indices().nth(SHOWN_CHARS) {
+        None => std::borrow::Cow::Borrowed(s),
+        Some((at, _)) => std::borrow::Cow::Owned(format!("{}…", &s[..at])),
+    }
+}
+
 /// The exception name the wire shows for a built-in code (PHP-compatible class names).
 pub fn exception_name(code: i32) -> String {
     format!("Ufo\\RpcError\\{}", kind_of(code).0)

@@ -550,6 +550,7 @@ fn cases() -> Vec<Case> {
     let many_params: String = (0..5000).map(|i| format!("\"p{i}\":0,")).collect();
     let langs: String = (0..4000).map(|i| format!("x{i};q=0.5,")).collect();
     let long_uri = format!("catalog://nothing/{}", "9".repeat(1 << 20));
+    let long_name = "n".repeat(1 << 20);
     let many_uris: String = (0..200_000).map(|i| format!("\"x://{i}\",")).collect();
     let many_args: String = (0..200_000).map(|i| format!("\"k{i}\":\"v\",")).collect();
     vec![
@@ -564,6 +565,62 @@ fn cases() -> Vec<Case> {
                 let code = if f == Face::Modern { -32020 } else { -32602 };
                 assert_eq!(a.code(), code, "{}", a.body);
                 assert!(a.body.len() < 400, "not echoed: {} bytes", a.body.len());
+            }),
+        },
+        Case {
+            name: "a 1 MB tool or method name: unknown, echoed cut to 128 characters",
+            body: Box::new({
+                let long = long_name.clone();
+                move |f| {
+                    Some(match f {
+                        Face::Rpc => {
+                            format!(r#"{{"jsonrpc":"2.0","method":"{long}","id":1}}"#).into_bytes()
+                        }
+                        _ => mcp_request(f, "tools/call", &format!(r#""name":"{long}""#))?,
+                    })
+                }
+            }),
+            headers: routed("tools/call", "Catalog.ping"),
+            check: Box::new(|f, a| {
+                let code = match f {
+                    Face::Rpc => -32601,
+                    // 2026-07-28 first finds the Mcp-Name header does not mirror it.
+                    Face::Modern => -32020,
+                    _ => -32602,
+                };
+                assert_eq!(a.code(), code, "{}", a.body);
+                assert!(
+                    a.body.len() < 600,
+                    "not echoed whole: {} bytes",
+                    a.body.len()
+                );
+                if matches!(f, Face::Mcp | Face::Stdio) {
+                    assert_eq!(a.message(), format!("Unknown tool: {}…", "n".repeat(128)));
+                }
+            }),
+        },
+        Case {
+            name: "a completion of a 1 MB resource template URI: unknown, echoed cut",
+            body: Box::new({
+                let long = long_name.clone();
+                move |f| {
+                    mcp_request(
+                        f,
+                        "completion/complete",
+                        &format!(
+                            r#""ref":{{"type":"ref/resource","uri":"{long}"}},"argument":{{"name":"id","value":"1"}}"#
+                        ),
+                    )
+                }
+            }),
+            headers: vec![("mcp-method", "completion/complete".into())],
+            check: Box::new(|_, a| {
+                assert_eq!(a.code(), -32602, "{}", a.body);
+                assert!(
+                    a.body.len() < 600,
+                    "not echoed whole: {} bytes",
+                    a.body.len()
+                );
             }),
         },
         Case {

@@ -36,9 +36,9 @@ pub(crate) fn check(info: &MethodInfo, params: &Value, cap: usize) -> Result<(),
             out.extend_with(unexpected.len(), |i| {
                 let u = unexpected[i].as_str();
                 let message = if at_root {
-                    format!("Unknown parameter \"{u}\"")
+                    format!("Unknown parameter \"{}\"", crate::error::shown(u))
                 } else {
-                    format!("Unknown property \"{u}\"")
+                    format!("Unknown property \"{}\"", crate::error::shown(u))
                 };
                 violation(&segments, Some(u), "additionalProperties", message)
             });

@@ -233,17 +233,22 @@ pub(crate) async fn start(
 
 /// Webhooks over HTTP and HTTPS (feature `webhooks`, with `reqwest` and rustls).
 ///
-/// A callback must name a host by a domain name with a top-level domain, and every address it
-/// resolves to must be public: loopback, private, link-local, shared, unspecified and multicast
-/// addresses are refused (so a caller cannot make the server call its own network), unless
-/// [`HttpCallbacks::allow_hosts`] admits them. Redirects are not followed. A delivery answered
-/// 5xx, or that cannot connect, is tried again after 1 s, 2 s and 4 s (four tries at most);
-/// each try times out after 10 s.
+/// A callback must name a host by a domain name with a top-level domain (an IP address is
+/// refused), and the client connects only to the public addresses that name resolves to:
+/// the check is made by the client's own resolver, on the lookup whose addresses are
+/// connected to, so a name rebound between a check and the connection reaches nothing.
+/// Every IANA special-purpose range of IPv4 and IPv6 is refused (loopback, private,
+/// link-local and the cloud metadata address, shared, benchmarking, documentation, reserved,
+/// multicast ...), and so is an IPv4 address of those ranges inside an IPv6 one (mapped,
+/// compatible, NAT64, 6to4, Teredo). [`HttpCallbacks::allow_hosts`] admits named hosts
+/// whatever they resolve to. Environment proxies are not used and redirects are not followed.
+/// A delivery answered 5xx, or that cannot connect, is tried again after 1 s, 2 s and 4 s
+/// (four tries at most); each try times out after 10 s.
 #[cfg(feature = "webhooks")]
 #[derive(Debug, Clone)]
 pub struct HttpCallbacks {
     client: reqwest::Client,
-    allowed: Vec<String>,
+    allowed: std::sync::Arc<[String]>,
     backoff: Duration,
 }
 
@@ -262,24 +267,35 @@ const TRIES: u32 = 4;
 impl HttpCallbacks {
     /// The default client: public hosts only.
     pub fn new() -> Self {
+        Self::with_allowed(Arc::from([]), Duration::from_secs(1))
+    }
+
+    fn with_allowed(allowed: Arc<[String]>, backoff: Duration) -> Self {
+        let resolver = super::egress::PublicResolver {
+            allowed: allowed.clone(),
+        };
         let client = reqwest::Client::builder()
             .timeout(Duration::from_secs(10))
             .redirect(reqwest::redirect::Policy::none())
+            // A proxy would resolve the name itself, past the resolver's check.
+            .no_proxy()
+            .dns_resolver(Arc::new(resolver))
             .build()
             .unwrap_or_default();
         Self {
             client,
-            allowed: Vec::new(),
-            backoff: Duration::from_secs(1),
+            allowed,
+            backoff,
         }
     }
 
     /// Also admits these hosts (names or IP addresses as written in the URL, e.g.
     /// `127.0.0.1`, `hooks.internal`) whatever they resolve to: for tests and private
     /// networks whose callers are trusted.
-    pub fn allow_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.allowed.extend(hosts.into_iter().map(Into::into));
-        self
+    pub fn allow_hosts(self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        let mut allowed = self.allowed.to_vec();
+        allowed.extend(hosts.into_iter().map(Into::into));
+        Self::with_allowed(allowed.into(), self.backoff)
     }
 
     /// The first wait between tries (doubled each time; default 1 s).
@@ -288,9 +304,9 @@ impl HttpCallbacks {
         self
     }
 
-    /// Whether `url`'s host may be called: allowed, or a public name resolving to public
-    /// addresses only.
-    async fn admitted(&self, url: &str) -> Result<(), String> {
+    /// Whether `url`'s host may be asked for: allowed, or a name with a top-level domain (its
+    /// addresses are checked by the resolver, when the connection is made).
+    fn admitted(&self, url: &str) -> Result<(), String> {
         let uri = url
             .parse::<http::Uri>()
             .map_err(|_| "not a URL".to_owned())?;
@@ -302,78 +318,45 @@ impl HttpCallbacks {
         let named =
             host.contains('.') && tld.len() >= 2 && tld.bytes().all(|b| b.is_ascii_alphabetic());
         if !named {
-            return Err(format!("`{host}` is not a public host name"));
-        }
-        let port = uri
-            .port_u16()
-            .unwrap_or(if uri.scheme_str() == Some("https") {
-                443
-            } else {
-                80
-            });
-        let addrs = tokio::net::lookup_host((host, port))
-            .await
-            .map_err(|_| format!("`{host}` does not resolve"))?;
-        for a in addrs {
-            if !is_public(a.ip()) {
-                return Err(format!("`{host}` resolves to a non-public address"));
-            }
+            return Err(format!(
+                "`{}` is not a public host name",
+                crate::error::shown(host)
+            ));
         }
         Ok(())
     }
 }
 
-/// Whether an address is on the public internet.
+/// A failed request's message: the resolver's refusal when that is why, else reqwest's.
 #[cfg(feature = "webhooks")]
-fn is_public(ip: std::net::IpAddr) -> bool {
-    use std::net::IpAddr;
-    match ip {
-        IpAddr::V4(v4) => {
-            let o = v4.octets();
-            !(v4.is_loopback()
-                || v4.is_private()
-                || v4.is_link_local()
-                || v4.is_unspecified()
-                || v4.is_multicast()
-                || v4.is_broadcast()
-                || v4.is_documentation()
-                // 100.64.0.0/10, shared address space (carrier-grade NAT).
-                || (o[0] == 100 && (o[1] & 0xc0) == 64)
-                || o[0] == 0)
-        }
-        IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return is_public(IpAddr::V4(v4));
-            }
-            let s = v6.segments();
-            !(v6.is_loopback()
-                || v6.is_unspecified()
-                || v6.is_multicast()
-                // fc00::/7 unique local, fe80::/10 link-local.
-                || (s[0] & 0xfe00) == 0xfc00
-                || (s[0] & 0xffc0) == 0xfe80)
-        }
-    }
+fn why(e: reqwest::Error) -> String {
+    super::egress::refusal(&e).unwrap_or_else(|| format!("not reachable ({})", e.without_url()))
 }
 
 #[cfg(feature = "webhooks")]
 impl CallbackClient for HttpCallbacks {
     fn check<'a>(&'a self, url: &'a str) -> BoxFuture<'a, Result<(), String>> {
         Box::pin(async move {
-            self.admitted(url).await?;
+            self.admitted(url)?;
             let options = self
                 .client
                 .request(reqwest::Method::OPTIONS, url)
                 .send()
                 .await;
-            if let Ok(r) = options
-                && r.status() == reqwest::StatusCode::OK
-                && r.headers()
-                    .get(http::header::ALLOW)
-                    .and_then(|v| v.to_str().ok())
-                    .is_some_and(|a| a.split(',').any(|m| m.trim().eq_ignore_ascii_case("POST")))
-            {
-                return Ok(());
+            match options {
+                Ok(r)
+                    if r.status() == reqwest::StatusCode::OK
+                        && r.headers()
+                            .get(http::header::ALLOW)
+                            .and_then(|v| v.to_str().ok())
+                            .is_some_and(|a| {
+                                a.split(',').any(|m| m.trim().eq_ignore_ascii_case("POST"))
+                            }) =>
+                {
+                    return Ok(());
+                }
+                Err(e) if super::egress::refusal(&e).is_some() => return Err(why(e)),
+                _ => {}
             }
             let probe = self
                 .client
@@ -382,7 +365,7 @@ impl CallbackClient for HttpCallbacks {
                 .body(r#"{"rpc.callback":"check real webhook url"}"#)
                 .send()
                 .await
-                .map_err(|e| format!("not reachable ({})", e.without_url()))?;
+                .map_err(why)?;
             if probe.status().as_u16() < 400 {
                 Ok(())
             } else {
@@ -398,8 +381,7 @@ impl CallbackClient for HttpCallbacks {
         body: Vec<u8>,
     ) -> BoxFuture<'a, Result<u16, String>> {
         Box::pin(async move {
-            // Checked again: what the name resolves to may have changed since the call came.
-            self.admitted(url).await?;
+            self.admitted(url)?;
             let body = bytes::Bytes::from(body);
             let mut wait = self.backoff;
             let mut tries = 0;
@@ -416,12 +398,13 @@ impl CallbackClient for HttpCallbacks {
                 let outcome = req.body(body.clone()).send().await;
                 let retry = match &outcome {
                     Ok(r) => r.status().is_server_error(),
-                    Err(e) => e.is_connect() || e.is_timeout(),
+                    // A refused address stays refused: not tried again.
+                    Err(e) => {
+                        (e.is_connect() || e.is_timeout()) && super::egress::refusal(e).is_none()
+                    }
                 };
                 if !retry || tries >= TRIES {
-                    return outcome
-                        .map(|r| r.status().as_u16())
-                        .map_err(|e| e.without_url().to_string());
+                    return outcome.map(|r| r.status().as_u16()).map_err(why);
                 }
                 tokio::time::sleep(wait).await;
                 wait *= 2;
@@ -484,30 +467,25 @@ mod tests {
     #[tokio::test]
     async fn the_default_client_wants_a_public_host_name_and_address() {
         let c = HttpCallbacks::new();
-        for u in [
-            "http://127.0.0.1/x",
-            "http://localhost:8080/x",
-            "http://[::1]/",
-            "http://intranet/",
-            "http://169.254.169.254/latest",
+        for (u, why) in [
+            (
+                "http://127.0.0.1/x",
+                "`127.0.0.1` is not a public host name",
+            ),
+            (
+                "http://localhost:8080/x",
+                "`localhost` is not a public host name",
+            ),
+            ("http://[::1]/", "`::1` is not a public host name"),
+            ("http://intranet/", "`intranet` is not a public host name"),
+            (
+                "http://169.254.169.254/latest",
+                "`169.254.169.254` is not a public host name",
+            ),
         ] {
-            assert!(c.admitted(u).await.is_err(), "{u}");
+            assert_eq!(c.check(u).await.unwrap_err(), why, "{u}");
         }
         let allowed = c.allow_hosts(["127.0.0.1"]);
-        assert!(allowed.admitted("http://127.0.0.1:9/x").await.is_ok());
-        for ip in [
-            "10.1.2.3",
-            "192.168.0.1",
-            "172.16.0.1",
-            "100.64.0.1",
-            "fd00::1",
-            "fe80::1",
-            "::ffff:127.0.0.1",
-        ] {
-            assert!(!is_public(ip.parse().unwrap()), "{ip}");
-        }
-        for ip in ["93.184.216.34", "2606:2800:220:1::1"] {
-            assert!(is_public(ip.parse().unwrap()), "{ip}");
-        }
+        assert!(allowed.admitted("http://127.0.0.1:9/x").is_ok());
     }
 }

@@ -282,7 +282,7 @@ fn has_rpc(params: Option<&serde_json::Value>) -> bool {
 fn not_found(catalog: &Catalog, method: &str) -> RpcError {
     RpcError::method_not_found(format!(
         "Method \"{}\" for version \"v{}\" is not found in group \"{}\"",
-        method,
+        crate::error::shown(method),
         catalog.version(),
         catalog.group().name()
     ))

@@ -3,6 +3,8 @@
 
 pub mod callback;
 pub(crate) mod discovery;
+#[cfg(feature = "webhooks")]
+pub(crate) mod egress;
 pub(crate) mod face;
 pub mod openrpc;
 pub(crate) mod postman;

@@ -689,7 +689,7 @@ impl McpEndpoint {
             era,
             codes::METHOD_NOT_FOUND,
             "Method not found",
-            Some(&Value::String(method.to_owned())),
+            Some(&Value::String(crate::error::shown(method).into_owned())),
         )
     }
 
@@ -1161,7 +1161,10 @@ impl McpEndpoint {
             return Err(invalid("Invalid request parameters"));
         };
         let Some(info) = self.catalog.get(name) else {
-            return Err(invalid(&format!("Unknown tool: {name}")));
+            return Err(invalid(&format!(
+                "Unknown tool: {}",
+                crate::error::shown(name)
+            )));
         };
         Ok((info, arguments))
     }

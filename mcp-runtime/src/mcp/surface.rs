@@ -17,7 +17,7 @@ use super::protocol::Era;
 use crate::catalog::{MethodInfo, PromptInfo, ResourceInfo, bind_strings};
 use crate::context::{CallExtras, Face};
 use crate::core::CallRequest;
-use crate::error::{RpcError, codes};
+use crate::error::{RpcError, codes, shown};
 use crate::i18n::{MethodTexts, Translations};
 use crate::output::Output;
 use crate::record::{Annotations, CompletionDef, Icon};
@@ -50,11 +50,6 @@ pub(crate) fn bounded_uri<'p>(
             None,
         )),
     }
-}
-
-/// At most 128 characters of a name a client sent, for an error message.
-fn shown(name: &str) -> String {
-    name.chars().take(128).collect()
 }
 
 /// The texts of a resource or prompt: the translation, else the doc comment (never the
@@ -316,7 +311,7 @@ impl McpEndpoint {
         } else {
             -32002
         };
-        let data = serde_json::json!({ "uri": uri });
+        let data = serde_json::json!({ "uri": shown(uri) });
         self.error(id, era, code, "Resource not found", Some(&data))
     }
 
@@ -391,10 +386,7 @@ impl McpEndpoint {
             Err(a) => return a,
         };
         let Some(p) = self.catalog.prompt(name) else {
-            let m = format!(
-                "Unknown prompt: {}",
-                name.chars().take(128).collect::<String>()
-            );
+            let m = format!("Unknown prompt: {}", shown(name));
             return self.error(id, era, codes::INVALID_PARAMS, &m, None);
         };
         let mut args = Map::new();
@@ -490,7 +482,7 @@ impl McpEndpoint {
                         r.def.completions,
                         r.def.method.params.iter().map(|x| x.name).collect(),
                     ),
-                    _ => return invalid(&format!("Unknown resource template: {uri}")),
+                    _ => return invalid(&format!("Unknown resource template: {}", shown(uri))),
                 }
             }
             _ => {
