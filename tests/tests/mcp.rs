@@ -3387,9 +3387,9 @@ async fn an_input_required_result_round_trips_with_its_signed_state() {
     let (_, body) = modern_call_with(&url, name, caps.clone(), wrong).await;
     assert_eq!(body["result"]["resultType"], "input_required", "{body}");
     assert_eq!(body["result"]["inputRequests"], user_name_request());
-    // A malformed answer or `inputResponses`: -32602.
+    // A malformed answer to what was asked, or a malformed `inputResponses`: -32602.
     for bad in [
-        json!({"inputResponses": {"user_name": 12345}}),
+        json!({"requestState": state, "inputResponses": {"user_name": 12345}}),
         json!({"inputResponses": null}),
     ] {
         let (status, body) = modern_call_with(&url, name, caps.clone(), bad).await;
@@ -3399,6 +3399,37 @@ async fn an_input_required_result_round_trips_with_its_signed_state() {
             "{body}"
         );
     }
+}
+
+#[tokio::test]
+async fn answers_count_only_for_what_the_signed_state_asked() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let caps = json!({"elicitation": {}});
+    let yes = json!({"action": "accept", "content": {"confirm": true}});
+    let args = json!({"order_id": 41});
+    // A first call bringing an answer nobody asked for is asked, not paid.
+    let unasked = json!({"arguments": args, "inputResponses": {"elicit-1": yes}});
+    let (status, body) = modern_call_with(&url, "Orders.pay", caps.clone(), unasked).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["result"]["resultType"], "input_required", "{body}");
+    let key = body["result"]["inputRequests"]
+        .as_object()
+        .and_then(|m| m.keys().next().cloned())
+        .expect("one request");
+    let state = body["result"]["requestState"].as_str().unwrap().to_owned();
+    // With the state, an answer under another key is still not read ...
+    let other = json!({"arguments": args, "requestState": state,
+        "inputResponses": {format!("{key}-other"): yes}});
+    let (_, body) = modern_call_with(&url, "Orders.pay", caps.clone(), other).await;
+    assert_eq!(body["result"]["resultType"], "input_required", "{body}");
+    // ... and the asked one is.
+    let answered = json!({"arguments": args, "requestState": state, "inputResponses": {key: yes}});
+    let (_, body) = modern_call_with(&url, "Orders.pay", caps, answered).await;
+    assert_eq!(
+        body["result"]["structuredContent"],
+        json!({"result": {"order_id": 41, "paid": true}}),
+        "{body}"
+    );
 }
 
 #[tokio::test]

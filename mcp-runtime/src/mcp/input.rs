@@ -779,6 +779,9 @@ struct StatePayload {
     r: usize,
     /// The answers of earlier rounds, by key.
     a: Map<String, Value>,
+    /// The keys this state's round asked for: the only `inputResponses` the next round reads.
+    #[serde(default)]
+    q: Vec<String>,
 }
 
 const STATE_PREFIX: &str = "v1.";
@@ -891,18 +894,23 @@ impl Round {
             pending: Mutex::default(),
             refusal: Refusal::default(),
         };
-        match params.remove("requestState") {
-            None | Some(Value::Null) => {}
+        // Only what the signed state says was asked is answered: without a state, no answer
+        // is read (a first call cannot bring answers to questions never put).
+        let asked = match params.remove("requestState") {
+            None | Some(Value::Null) => Vec::new(),
             Some(Value::String(s)) => {
                 let p = round.verify(&s)?;
                 round.round = p.r;
                 round.answers = p.a;
+                p.q
             }
             Some(_) => return Err(bad_state("not a string")),
-        }
+        };
         // Earlier rounds' answers stand; this round's fill the rest.
         for (k, v) in responses {
-            round.answers.entry(k).or_insert(v);
+            if asked.contains(&k) {
+                round.answers.entry(k).or_insert(v);
+            }
         }
         Ok(round)
     }
@@ -944,7 +952,7 @@ impl Round {
         Ok(p)
     }
 
-    fn sign(&self, answers: Map<String, Value>) -> Result<String, RpcError> {
+    fn sign(&self, answers: Map<String, Value>, asked: Vec<String>) -> Result<String, RpcError> {
         let payload = StatePayload {
             m: self.method.clone(),
             n: self.name.clone(),
@@ -952,6 +960,7 @@ impl Round {
             e: now_secs() + self.limits.input_state_ttl.as_secs(),
             r: self.round + 1,
             a: answers,
+            q: asked,
         };
         let json = serde_json::to_vec(&payload)
             .map_err(|e| RpcError::internal(format!("the request state: {e}")))?;
@@ -1020,7 +1029,8 @@ impl ClientInput for Round {
             return self.refusal.get().map(Err);
         }
         let used = std::mem::take(&mut *self.used.lock().ok()?);
-        let state = match self.sign(used) {
+        let asked = pending.iter().map(|r| r.key.clone()).collect();
+        let state = match self.sign(used, asked) {
             Ok(s) => s,
             Err(e) => return Some(Err(e)),
         };
@@ -1319,6 +1329,19 @@ mod tests {
         )
         .unwrap();
         assert_eq!(r2.answer(ask("x")).unwrap(), answer);
+        // An answer to a question the state did not ask is not read; nor is any without a state.
+        let r3 = round(
+            json!({"name": "t", "arguments": {"a": 1}, "requestState": state, "inputResponses": {"y": answer}}),
+            json!({"roots": {}}),
+        )
+        .unwrap();
+        assert!(r3.answer(ask("y")).is_err(), "y was never asked");
+        let r4 = round(
+            json!({"name": "t", "arguments": {"a": 1}, "inputResponses": {"x": answer}}),
+            json!({"roots": {}}),
+        )
+        .unwrap();
+        assert!(r4.answer(ask("x")).is_err(), "no state, no answers");
         for bad in [format!("{state}-TAMPERED"), state.replace("v1.", "v1.e")] {
             let e = round(
                 json!({"name": "t", "arguments": {"a": 1}, "requestState": bad}),
