@@ -232,6 +232,81 @@ impl CancelSignal {
     }
 }
 
+/// Who a per-caller share is counted against: computed once at the edge, from the best it
+/// knows, in this order: the identity's subject (a protected group whose validator names one),
+/// a digest of the bearer token (identified without a subject), the client's address (from
+/// `Forwarded` / `X-Forwarded-For` only when the peer is one of
+/// [`crate::Limits::trusted_proxies`]; an IPv6 client by its /64, which one host holds whole),
+/// else the session, else the one peer of a stdio connection.
+///
+/// The address comes before the session: an anonymous client opens as many sessions as it
+/// likes, so a share per session would be no share at all.
+///
+/// ```
+/// use mcp_runtime::Caller;
+///
+/// let c = Caller::address("2001:db8:1:2:3:4:5:6".parse().unwrap());
+/// assert_eq!(c.as_str(), "ip:2001:db8:1:2::/64");
+/// assert_eq!(Caller::subject("ann").as_str(), "sub:ann");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Caller(Arc<str>);
+
+impl Caller {
+    /// The caller an identity's subject names.
+    pub fn subject(subject: &str) -> Self {
+        Self(Arc::from(format!("sub:{subject}")))
+    }
+
+    /// The caller a bearer token stands for (its digest: the token itself is never kept).
+    pub fn token(token: &str) -> Self {
+        use sha2::Digest as _;
+        let d = sha2::Sha256::digest(token.as_bytes());
+        let mut s = String::from("tok:");
+        crate::ids::push_hex(&mut s, &d[..12]);
+        Self(Arc::from(s))
+    }
+
+    /// The caller at a client address (an IPv6 one by its /64).
+    pub fn address(ip: std::net::IpAddr) -> Self {
+        let ip = match ip {
+            std::net::IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+                Some(v4) => std::net::IpAddr::V4(v4),
+                None => {
+                    let net = u128::from(v6) & (u128::MAX << 64);
+                    return Self(Arc::from(format!(
+                        "ip:{}/64",
+                        std::net::Ipv6Addr::from(net)
+                    )));
+                }
+            },
+            v4 => v4,
+        };
+        Self(Arc::from(format!("ip:{ip}")))
+    }
+
+    /// The caller of a session (when nothing better is known).
+    pub fn session(id: &str) -> Self {
+        Self(Arc::from(format!("ses:{id}")))
+    }
+
+    /// The one peer of a stdio connection.
+    pub fn local() -> Self {
+        Self(Arc::from("local"))
+    }
+
+    /// Its key, as shares and logs show it.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Caller {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// Who is calling: what the server's token validator found in the request's token
 /// ([`crate::transport::auth::AuthDecision::Identified`]). Never the token itself.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -287,6 +362,8 @@ pub struct CallExtras {
     pub identity: Option<Arc<Identity>>,
     /// The handshake-era session of the call, if it has one (its tasks are the session's).
     pub session: Option<Arc<str>>,
+    /// Who the call's shares are counted against ([`Caller`]), when the transport knows.
+    pub caller: Option<Caller>,
 }
 
 impl fmt::Debug for CallExtras {
@@ -299,6 +376,7 @@ impl fmt::Debug for CallExtras {
             .field("cancel", &self.cancel)
             .field("ray_id", &self.ray_id)
             .field("identity", &self.identity)
+            .field("caller", &self.caller)
             .finish()
     }
 }

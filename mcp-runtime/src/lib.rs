@@ -65,7 +65,7 @@ pub(crate) mod uri_template;
 pub use catalog::{Catalog, CatalogError, MethodInfo, SchemaError};
 pub use client::Client;
 pub use context::{
-    CallExtras, CancelSignal, ContextBuilder, Face, FromContext, Identity, Notifier,
+    CallExtras, Caller, CancelSignal, ContextBuilder, Face, FromContext, Identity, Notifier,
     RequestContext, RequestId, State,
 };
 pub use edge::{HostPolicy, Limits};

@@ -676,7 +676,11 @@ fn validated(info: &MethodInfo, params: Params, cap: usize) -> Result<Params, Rp
 
 /// The error of a call cut by its time limit.
 fn tasks_of(l: &crate::Limits) -> super::Tasks {
-    super::Tasks::new(l.tasks, l.tasks_running, l.task_ttl, l.task_poll_interval)
+    super::Tasks::new(l.tasks, l.tasks_running, l.task_ttl, l.task_poll_interval).with_shares(
+        l.tasks_per_caller,
+        l.tasks_running_per_caller,
+        l.input_wait,
+    )
 }
 
 /// The error of a call its client cancelled (the faces send no answer for it).

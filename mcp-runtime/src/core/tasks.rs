@@ -203,6 +203,8 @@ pub enum TaskOutcome {
 struct Entry {
     view: TaskView,
     owner: String,
+    /// Whose share it counts against.
+    caller: Option<crate::context::Caller>,
     expires: Instant,
     cancel: CancelSignal,
     /// Answers given with `tasks/update` and not yet taken by the call.
@@ -226,6 +228,12 @@ struct Inner {
     changes: Option<super::Changes>,
     max_tasks: usize,
     max_running: usize,
+    /// One caller's shares of the two bounds above.
+    per_caller: usize,
+    running_per_caller: usize,
+    /// How long a task's call waits for one answer of its client (`None`: as long as the
+    /// task runs).
+    input_wait: Option<Duration>,
     ttl: Duration,
     poll_interval: Duration,
 }
@@ -242,8 +250,32 @@ impl std::fmt::Debug for Tasks {
 /// The revision of a view no later write replaces (exact in Lua's doubles).
 pub(crate) const FINAL_REV: u64 = 1 << 52;
 
+/// Whose a task is: the endpoint it was started on (`"mcp/v1"`) and, there, the caller's
+/// subject, else its handshake-era session, else nobody in particular (whoever knows the
+/// unguessable id, on that endpoint only). The one place owners are written, so the same
+/// caller on two endpoints, or a subject and a session of the same text, never meet.
+pub(crate) fn owner(
+    endpoint: &str,
+    identity: Option<&crate::context::Identity>,
+    session: Option<&str>,
+) -> String {
+    match (identity, session) {
+        (Some(i), _) => format!("{endpoint} sub:{}", i.subject),
+        (None, Some(s)) => format!("{endpoint} session:{s}"),
+        (None, None) => endpoint.to_owned(),
+    }
+}
+
 fn unknown() -> RpcError {
     RpcError::invalid_params("Unknown taskId")
+}
+
+fn busy() -> RpcError {
+    RpcError::internal("Server busy: too many tasks, try again later")
+}
+
+fn busy_caller() -> RpcError {
+    RpcError::internal("Server busy: too many tasks for this caller, try again later")
 }
 
 impl Tasks {
@@ -263,10 +295,29 @@ impl Tasks {
                 changes: None,
                 max_tasks: max_tasks.max(1),
                 max_running: max_running.max(1),
+                per_caller: max_tasks.max(1),
+                running_per_caller: max_running.max(1),
+                input_wait: None,
                 ttl,
                 poll_interval,
             }),
         }
+    }
+
+    /// Each caller's share: at most `tasks` kept and `running` running of one caller, and a
+    /// question of a task's call waits at most `input_wait` for its answer.
+    pub(crate) fn with_shares(
+        mut self,
+        tasks: usize,
+        running: usize,
+        input_wait: Duration,
+    ) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.per_caller = tasks.clamp(1, inner.max_tasks);
+            inner.running_per_caller = running.clamp(1, inner.max_running);
+            inner.input_wait = Some(input_wait);
+        }
+        self
     }
 
     /// Shares the tasks through `mirror` (and starts its loop).
@@ -414,18 +465,58 @@ impl Tasks {
         cancel: CancelSignal,
         ttl: Option<Duration>,
     ) -> Result<TaskView, RpcError> {
+        self.create_for(owner, None, cancel, ttl)
+    }
+
+    /// [`Self::create`], counted against `caller`'s share. When a bound is reached a finished
+    /// task gives way, oldest first (the caller's own when its share is full); only running
+    /// tasks refuse one more. One pass over the tasks kept (at most [`crate::Limits::tasks`]).
+    pub(crate) fn create_for(
+        &self,
+        owner: &str,
+        caller: Option<&crate::context::Caller>,
+        cancel: CancelSignal,
+        ttl: Option<Duration>,
+    ) -> Result<TaskView, RpcError> {
         let ttl = ttl.map_or(self.inner.ttl, |t| t.min(self.inner.ttl));
         let mut tasks = self.lock()?;
         let now = Instant::now();
         tasks.retain(|_, e| !(e.view.status.is_terminal() && e.expires <= now));
-        let running = tasks
-            .values()
-            .filter(|e| !e.view.status.is_terminal())
-            .count();
-        if tasks.len() >= self.inner.max_tasks || running >= self.inner.max_running {
-            return Err(RpcError::internal(
-                "Server busy: too many tasks, try again later",
-            ));
+        let (mut running, mut mine, mut mine_running) = (0, 0, 0);
+        // The oldest finished task of anyone, and of this caller: what gives way.
+        let mut oldest: Option<(&String, SystemTime)> = None;
+        let mut my_oldest: Option<(&String, SystemTime)> = None;
+        for (id, e) in tasks.iter() {
+            let is_mine = caller.is_some() && e.caller.as_ref() == caller;
+            let done = e.view.status.is_terminal();
+            running += usize::from(!done);
+            mine += usize::from(is_mine);
+            mine_running += usize::from(is_mine && !done);
+            if done {
+                let at = e.view.updated;
+                if oldest.is_none_or(|(_, t)| at < t) {
+                    oldest = Some((id, at));
+                }
+                if is_mine && my_oldest.is_none_or(|(_, t)| at < t) {
+                    my_oldest = Some((id, at));
+                }
+            }
+        }
+        if mine_running >= self.inner.running_per_caller {
+            return Err(busy_caller());
+        }
+        if running >= self.inner.max_running {
+            return Err(busy());
+        }
+        let give_way = if mine >= self.inner.per_caller {
+            Some(my_oldest.ok_or_else(busy_caller)?.0.clone())
+        } else if tasks.len() >= self.inner.max_tasks {
+            Some(oldest.ok_or_else(busy)?.0.clone())
+        } else {
+            None
+        };
+        if let Some(id) = give_way {
+            tasks.remove(&id);
         }
         let id = crate::ids::random_id();
         let at = SystemTime::now();
@@ -446,6 +537,7 @@ impl Tasks {
         let entry = Entry {
             view: view.clone(),
             owner: owner.to_owned(),
+            caller: caller.cloned(),
             expires: now + ttl,
             cancel,
             answers: Map::new(),
@@ -632,8 +724,13 @@ impl Tasks {
     }
 
     /// The call of task `id` waits for the client's answer to `request` under `key`: the task
-    /// is `input_required` until it comes (or the call is cancelled, which drops this).
+    /// is `input_required` until it comes (or the call is cancelled, which drops this), for at
+    /// most the engine's input wait; then the question is withdrawn and the call gets -32500.
     pub async fn ask(&self, id: &str, key: &str, request: Value) -> Result<Value, RpcError> {
+        let deadline = self
+            .inner
+            .input_wait
+            .map(|w| (w, tokio::time::Instant::now() + w));
         loop {
             let changed = {
                 let mut tasks = self.lock()?;
@@ -660,7 +757,37 @@ impl Tasks {
             if self.has_answer(id, key)? {
                 continue;
             }
-            notified.await;
+            match deadline {
+                None => notified.await,
+                Some((wait, at)) => {
+                    if tokio::time::timeout_at(at, notified).await.is_err() {
+                        self.withdraw(id, key);
+                        return Err(RpcError::runtime(format!(
+                            "the client did not answer `{key}` within {} ms",
+                            wait.as_millis()
+                        )));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Takes back a question nobody answered in time: the task works on (its call decides
+    /// what the missing answer means).
+    fn withdraw(&self, id: &str, key: &str) {
+        let Ok(mut tasks) = self.lock() else {
+            return;
+        };
+        let Some(e) = tasks.get_mut(id) else {
+            return;
+        };
+        if e.view.input_requests.remove(key).is_some() {
+            if e.view.input_requests.is_empty() && e.view.status == TaskStatus::InputRequired {
+                e.view.status = TaskStatus::Working;
+            }
+            e.view.updated = SystemTime::now();
+            e.changed.notify_waiters();
+            self.mirror(e);
         }
     }
 
@@ -759,6 +886,61 @@ mod tests {
             t.create("", CancelSignal::new(), None).unwrap_err().code(),
             -32603
         );
+    }
+
+    #[test]
+    fn a_caller_holds_its_share_and_finished_tasks_give_way() {
+        use crate::context::Caller;
+        // 4 kept, 3 running; a caller's share is 2 kept, 2 running.
+        let t = Tasks::new(4, 3, Duration::from_secs(3600), Duration::from_millis(500))
+            .with_shares(2, 2, Duration::from_secs(1));
+        let (flood, other) = (Caller::address([6, 6, 6, 6].into()), Caller::subject("ann"));
+        let new = |who: &Caller| t.create_for("", Some(who), CancelSignal::new(), None);
+        let a = new(&flood).unwrap();
+        let b = new(&flood).unwrap();
+        // The flooder's two run: its third is refused, and another caller is served.
+        assert_eq!(
+            new(&flood).unwrap_err().message(),
+            "Server busy: too many tasks for this caller, try again later"
+        );
+        let c = new(&other).unwrap();
+        // A finished task of its own gives way to the flooder's next (its share is full).
+        t.finish(&a.id, TaskOutcome::Result(json!(1)));
+        let d = new(&flood).unwrap();
+        assert!(t.owner_of(&a.id).is_none(), "the oldest finished gave way");
+        assert!(t.owner_of(&b.id).is_some());
+        // The ceiling of 4 kept: with 3 running (b, c, d) and none finished, another running
+        // task is refused by the running ceiling; once c finishes, the oldest finished (c) gives
+        // way to a new caller's task instead of a refusal.
+        let third = Caller::subject("bob");
+        assert_eq!(
+            new(&third).unwrap_err().message(),
+            "Server busy: too many tasks, try again later"
+        );
+        t.finish(&c.id, TaskOutcome::Result(json!(2)));
+        new(&third).unwrap();
+        new(&third).unwrap_err();
+        t.finish(&d.id, TaskOutcome::Cancelled);
+        new(&third).unwrap();
+        assert_eq!(t.list().len(), 4, "never more than the ceiling kept");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_unanswered_question_is_withdrawn_after_the_input_wait() {
+        let t = engine().with_shares(3, 2, Duration::from_secs(120));
+        let v = t.create("", CancelSignal::new(), None).unwrap();
+        let e = t
+            .ask(&v.id, "name", json!({"method": "roots/list"}))
+            .await
+            .unwrap_err();
+        assert_eq!(e.code(), -32500);
+        assert_eq!(
+            e.message(),
+            "the client did not answer `name` within 120000 ms"
+        );
+        let now = t.get("", &v.id).await.unwrap();
+        assert_eq!(now.status, TaskStatus::Working);
+        assert!(now.input_requests.is_empty());
     }
 
     #[tokio::test]

@@ -55,10 +55,18 @@ pub struct Limits {
     /// The most SSE streams open at once (resumable or not). Default 1 000; a call that would
     /// open one more is answered with a -32603 "server busy" error.
     pub sse_streams: usize,
+    /// The most SSE streams one caller ([`crate::Caller`]) holds open at once: its share of
+    /// [`Limits::sse_streams`]. Default 16; past it that caller is answered 503 while the
+    /// others are served.
+    pub sse_streams_per_caller: usize,
     /// The most MCP calls running detached from their request (answered on an SSE stream, or
     /// in flight on a stdio connection) at once. Default 256; past it a call is answered with a
     /// -32603 "server busy" error (HTTP 503).
     pub detached_calls: usize,
+    /// The most detached calls of one caller at once: its share of
+    /// [`Limits::detached_calls`]. Default 32; past it, as for the ceiling, for that caller
+    /// only.
+    pub detached_calls_per_caller: usize,
     /// How long a client may take to send a request's headers. Default 10 s; then the
     /// connection is closed.
     pub header_timeout: Duration,
@@ -104,11 +112,26 @@ pub struct Limits {
     pub tasks: usize,
     /// The most tasks running at once. Default 100; past it, as for [`Limits::tasks`].
     pub tasks_running: usize,
+    /// The most tasks one caller keeps (running, or finished within their TTL), on one
+    /// endpoint: its share of [`Limits::tasks`]. Default 100; when full, that caller's oldest
+    /// finished task is forgotten first, and only when all of its tasks run is one more
+    /// refused (-32603 "too many tasks for this caller").
+    pub tasks_per_caller: usize,
+    /// The most tasks of one caller running at once: its share of [`Limits::tasks_running`].
+    /// Default 10; past it, refused as above. A task waiting for its client's answer runs
+    /// (and holds its place) for at most [`Limits::input_wait`] per question, then fails.
+    pub tasks_running_per_caller: usize,
     /// How long a task is kept after its creation (its `ttlMs`; a running task is kept until
     /// it ends). Default 1 hour; then `tasks/get` answers -32602 for it.
     pub task_ttl: Duration,
     /// How often a client is told to poll a task (`pollIntervalMs`). Default 500 ms.
     pub task_poll_interval: Duration,
+    /// The proxies (and load balancers) whose `Forwarded` / `X-Forwarded-For` headers name
+    /// the client's address ([`crate::Caller::address`]). Default none: the client is the
+    /// socket's peer, and those headers are ignored (anyone can write them). With a proxy in
+    /// front, list its addresses or networks (`"10.0.0.0/8".parse()?`); the client is then the
+    /// nearest forwarded address that is not itself a trusted proxy.
+    pub trusted_proxies: Vec<ipnet::IpNet>,
 }
 
 impl Default for Limits {
@@ -126,7 +149,9 @@ impl Default for Limits {
             sessions: 10_000,
             session_idle: Duration::from_secs(3600),
             sse_streams: 1000,
+            sse_streams_per_caller: 16,
             detached_calls: 256,
+            detached_calls_per_caller: 32,
             header_timeout: Duration::from_secs(10),
             request_timeout: Some(Duration::from_secs(30)),
             write_timeout: Some(Duration::from_secs(30)),
@@ -141,8 +166,11 @@ impl Default for Limits {
             input_wait: Duration::from_secs(120),
             tasks: 1000,
             tasks_running: 100,
+            tasks_per_caller: 100,
+            tasks_running_per_caller: 10,
             task_ttl: Duration::from_secs(3600),
             task_poll_interval: Duration::from_millis(500),
+            trusted_proxies: Vec::new(),
         }
     }
 }
@@ -163,6 +191,12 @@ impl Limits {
         self.input_rounds = self.input_rounds.max(1);
         self.tasks = self.tasks.max(1);
         self.tasks_running = self.tasks_running.max(1);
+        // A share is at least one place and at most the ceiling it is a share of.
+        self.sse_streams_per_caller = self.sse_streams_per_caller.clamp(1, self.sse_streams);
+        self.detached_calls_per_caller =
+            self.detached_calls_per_caller.clamp(1, self.detached_calls);
+        self.tasks_per_caller = self.tasks_per_caller.clamp(1, self.tasks);
+        self.tasks_running_per_caller = self.tasks_running_per_caller.clamp(1, self.tasks_running);
         self
     }
 }

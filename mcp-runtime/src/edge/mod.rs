@@ -5,12 +5,14 @@
 //! - `read`: the one JSON-RPC reader (per-face rules are a `Dialect`);
 //! - `batch`: the one batch executor;
 //! - `write`: the one writer of results, errors, batches and SSE events;
-//! - [`limits`](mod@limits): every bound, in one [`Limits`] object.
+//! - [`limits`](mod@limits): every bound, in one [`Limits`] object;
+//! - `caller`: who a request is from, for the per-caller shares of those bounds.
 //!
 //! The faces (`jsonrpc`, `mcp`) decide what a message means and call the core through its
 //! one entry point, [`crate::core::Core::call`].
 
 pub(crate) mod batch;
+pub(crate) mod caller;
 pub mod limits;
 pub mod policy;
 pub(crate) mod read;

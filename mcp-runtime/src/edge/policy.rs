@@ -161,6 +161,8 @@ pub(crate) struct Policy {
     pub timeout: Option<Duration>,
     /// The headers a browser may send (CORS preflight).
     allow_headers: HeaderValue,
+    /// Whose forwarded headers name the client ([`crate::Limits::trusted_proxies`]).
+    pub proxies: std::sync::Arc<[ipnet::IpNet]>,
 }
 
 /// Headers every CORS answer exposes to the page.
@@ -187,6 +189,7 @@ impl Policy {
             timeout,
             allow_headers: HeaderValue::from_str(&allow)
                 .unwrap_or(HeaderValue::from_static("Content-Type")),
+            proxies: std::sync::Arc::from([]),
         }
     }
 

@@ -61,6 +61,9 @@ pub(crate) struct Async {
     /// asynchronously copies its trace headers out of them (five lookups on every call of a
     /// server with webhooks were a tenth of the cost of a small call).
     pub headers: HeaderMap,
+    /// Who the calls' tasks count against (the token or the client's address; a subject, once
+    /// the identity is known, replaces it).
+    pub caller: Option<crate::context::Caller>,
 }
 
 impl Async {
@@ -163,9 +166,22 @@ pub(crate) async fn start(
     }
     let cancel = CancelSignal::new();
     let tasks = core.tasks().clone();
-    // An asynchronous call is a task of its caller (an operator sees them all).
-    let owner = scope.identity.map_or("rpc", |i| i.subject.as_str());
-    let task = tasks.create(owner, cancel.clone(), None)?;
+    // An asynchronous call is a task of its caller (an operator sees them all); an anonymous
+    // caller's are nobody's on MCP either.
+    let endpoint = format!(
+        "{}/v{}",
+        asyncs.catalog.group().name(),
+        asyncs.catalog.version()
+    );
+    let owner = match scope.identity {
+        Some(i) => crate::core::tasks::owner(&endpoint, Some(i), None),
+        None => format!("{endpoint} rpc"),
+    };
+    let caller = match scope.identity {
+        Some(i) if !i.subject.is_empty() => Some(crate::context::Caller::subject(&i.subject)),
+        _ => asyncs.caller.clone(),
+    };
+    let task = tasks.create_for(&owner, caller.as_ref(), cancel.clone(), None)?;
     let ack = serde_json::json!({"async": true, "callback": callback}).to_string();
     let (core, client, catalog) = (core.clone(), asyncs.client.clone(), asyncs.catalog.clone());
     let trace = Async::trace_headers(&asyncs.headers);

@@ -23,14 +23,30 @@ use crate::edge::write::{self, Id};
 use crate::error::{RpcError, codes};
 use crate::record::TaskSupport;
 
-/// Whose a task is: the caller's subject on a protected group, else its handshake-era session
-/// (`session:<id>`), else nobody's (`""`: whoever knows its unguessable id).
-pub(crate) fn owner(extras: &CallExtras) -> String {
-    match (&extras.identity, &extras.session) {
-        (Some(i), _) => i.subject.clone(),
-        (None, Some(s)) => format!("session:{s}"),
-        (None, None) => String::new(),
+impl McpEndpoint {
+    /// Whose a task of this call is ([`crate::core::tasks::owner`]): on this endpoint, the
+    /// caller's subject, else its session, else whoever knows the id.
+    pub(crate) fn task_owner(&self, extras: &CallExtras) -> String {
+        crate::core::tasks::owner(
+            &self.endpoint_label(),
+            extras.identity.as_deref(),
+            extras.session.as_deref(),
+        )
     }
+
+    /// `group/vN`.
+    pub(crate) fn endpoint_label(&self) -> String {
+        format!(
+            "{}/v{}",
+            self.catalog.group().name(),
+            self.catalog.version()
+        )
+    }
+}
+
+/// Whether a call's tasks belong to nobody in particular (no identity, no session).
+fn anonymous(extras: &CallExtras) -> bool {
+    extras.identity.is_none() && extras.session.is_none()
 }
 
 /// The members of a 2025-11-25 task notification (`notifications/tasks/status`): the flat task.
@@ -369,7 +385,8 @@ impl McpEndpoint {
             task: OnceLock::new(),
         });
         let cancel = CancelSignal::new();
-        let owner = owner(&extras);
+        let owner = self.task_owner(&extras);
+        let caller = extras.caller.clone();
         extras.input = Some(input.clone());
         extras.cancel = Some(cancel.clone());
         let ep = self.clone();
@@ -380,7 +397,7 @@ impl McpEndpoint {
             return answer;
         }
         let tasks = self.core.tasks().clone();
-        let view = match tasks.create(&owner, cancel.clone(), None) {
+        let view = match tasks.create_for(&owner, caller.as_ref(), cancel.clone(), None) {
             Ok(v) => v,
             // No room for one more task: the call runs as a plain one.
             Err(_) => return call.await.0,
@@ -417,7 +434,8 @@ impl McpEndpoint {
         let id = msg.id.clone();
         let cancel = CancelSignal::new();
         let tasks = self.core.tasks().clone();
-        let view = match tasks.create(&owner(&extras), cancel.clone(), ttl) {
+        let owner = self.task_owner(&extras);
+        let view = match tasks.create_for(&owner, extras.caller.as_ref(), cancel.clone(), ttl) {
             Ok(v) => v,
             Err(e) => return self.error(id.as_ref(), era, e.code(), e.message(), None),
         };
@@ -462,13 +480,13 @@ impl McpEndpoint {
         era: Era,
         extras: &CallExtras,
     ) -> Answer {
-        let owner = owner(extras);
+        let owner = self.task_owner(extras);
         let id = msg.id.as_ref();
         let fail = |e: RpcError| self.error(id, era, e.code(), e.message(), e.raw_data());
         if msg.method == "tasks/list" {
             // Offered only where tasks have an owner (a session or an identity): nobody lists
             // the tasks of anonymous callers.
-            if owner.is_empty() || !self.serves_task_list() {
+            if anonymous(extras) || !self.serves_task_list() {
                 return self.error(
                     id,
                     era,
@@ -539,7 +557,7 @@ impl McpEndpoint {
 
     /// `tasks/get`, `tasks/update` and `tasks/cancel` (2026-07-28).
     pub(crate) async fn task_request(&self, msg: &Message, extras: &CallExtras) -> Answer {
-        let owner = owner(extras);
+        let owner = self.task_owner(extras);
         let (id, era) = (msg.id.as_ref(), Era::Modern);
         let fail = |e: RpcError| self.error(id, era, e.code(), e.message(), e.raw_data());
         if !declared(msg.meta()) {

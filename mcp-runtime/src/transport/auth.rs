@@ -257,6 +257,8 @@ pub(crate) struct Admitted {
     pub origin: Option<HeaderValue>,
     /// Who is calling, when the token says.
     pub identity: Option<Arc<crate::context::Identity>>,
+    /// Who the request's shares count against (`None`: not known at this edge).
+    pub caller: Option<crate::context::Caller>,
 }
 
 /// What every handler but the preflight's does first (`POST /rpc`, which splits the head
@@ -277,10 +279,21 @@ pub(crate) async fn admit(
             Err(refused) => return Err(policy.finish(origin, refused)),
         },
     };
-    Ok(Admitted { origin, identity })
+    let token = auth.and_then(|g| g.token(parts));
+    let caller = crate::edge::caller::of(parts, &policy.proxies, identity.as_deref(), token);
+    Ok(Admitted {
+        origin,
+        identity,
+        caller,
+    })
 }
 
 impl Guard {
+    /// The request's token, if it carries one where this guard reads it.
+    pub(crate) fn token<'p>(&self, parts: &'p Parts) -> Option<&'p str> {
+        token_of(&parts.headers, self.token_header.as_ref()?)
+    }
+
     /// The verdict on a request's head: at once when the validator can decide without I/O,
     /// else a [`Pending`] for [`settle`].
     pub(crate) fn check(self: &Arc<Self>, parts: &Parts) -> Verdict {

@@ -77,18 +77,17 @@ pub(crate) fn listen(route: &McpRoute, msg: &Message, caller: &super::mcp::Calle
         ep.limits.subscriptions,
     ) {
         Ok(mut f) => {
-            // Only the caller's own tasks (an anonymous caller's: the anonymous ones).
-            f.task_owner = caller
-                .identity
-                .as_ref()
-                .map_or_else(String::new, |i| i.subject.clone());
+            // Only the caller's own tasks (an anonymous caller's: the anonymous ones), of
+            // this endpoint.
+            f.task_owner =
+                crate::core::tasks::owner(&ep.endpoint_label(), caller.identity.as_deref(), None);
             f
         }
         Err(e) => {
             return answer_response(ep.error(Some(&id), Era::Modern, e.code(), e.message(), None));
         }
     };
-    let Some(slot) = route.detached.stream() else {
+    let Some(slot) = route.detached.stream(caller.who().as_ref()) else {
         return busy();
     };
     let (live, rx) = Live::channel();
@@ -110,8 +109,9 @@ pub(crate) fn session_stream(
     sid: String,
     state: SessionState,
     task_owner: String,
+    who: &crate::context::Caller,
 ) -> Response {
-    let Some(slot) = route.detached.stream() else {
+    let Some(slot) = route.detached.stream(Some(who)) else {
         return busy();
     };
     let mut filter = Filter::session(route.ep.offered(), state.subscriptions);

@@ -2,6 +2,7 @@
 //! streams themselves. Both are bounded ([`crate::Limits::detached_calls`],
 //! [`crate::Limits::sse_streams`]); a live stream's call is cancelled when its client goes.
 
+use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -11,10 +12,11 @@ use axum::body::{Body, Bytes};
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
-use crate::context::Notifier;
+use crate::context::{Caller, Notifier};
 use crate::edge::write;
 
-/// The server-wide bounds on detached calls and open SSE streams.
+/// The bounds on detached calls and open SSE streams: a server-wide ceiling each, and a share
+/// per caller.
 #[derive(Debug)]
 pub(crate) struct Detached {
     calls: Places,
@@ -22,57 +24,97 @@ pub(crate) struct Detached {
 }
 
 impl Detached {
-    pub(crate) fn new(calls: usize, streams: usize) -> Self {
+    pub(crate) fn new(limits: &crate::Limits) -> Self {
         Self {
-            calls: Places::new(calls),
-            streams: Places::new(streams),
+            calls: Places::new(limits.detached_calls, limits.detached_calls_per_caller),
+            streams: Places::new(limits.sse_streams, limits.sse_streams_per_caller),
         }
     }
 
-    /// A place for one more detached call, if any is free.
-    pub(crate) fn call(&self) -> Option<Slot> {
-        self.calls.take()
+    /// A place for one more detached call of `who`, if the ceiling and its share allow.
+    pub(crate) fn call(&self, who: Option<&Caller>) -> Option<Slot> {
+        self.calls.take(who)
     }
 
-    /// A place for one more open SSE stream, if any is free.
-    pub(crate) fn stream(&self) -> Option<Slot> {
-        self.streams.take()
+    /// A place for one more open SSE stream of `who`, if the ceiling and its share allow.
+    pub(crate) fn stream(&self, who: Option<&Caller>) -> Option<Slot> {
+        self.streams.take(who)
     }
 }
 
-/// A count of places taken, at most `max`. Places are only ever tried for, never waited on:
-/// a counter does what a semaphore would without its lock on every release.
+/// A count of places taken, at most `max`, and at most `share` by one caller. Places are
+/// only ever tried for, never waited on: a counter does what a semaphore would without its
+/// lock on every release. The per-caller counts take a lock, but only detached work (a
+/// stream, a call that waits) asks for a place.
 #[derive(Debug)]
 struct Places {
     taken: Arc<AtomicUsize>,
     max: usize,
+    share: usize,
+    by_caller: Arc<Mutex<HashMap<Caller, usize>>>,
 }
 
 impl Places {
-    fn new(max: usize) -> Self {
+    fn new(max: usize, share: usize) -> Self {
         Self {
             taken: Arc::default(),
             max,
+            share,
+            by_caller: Arc::default(),
         }
     }
 
-    fn take(&self) -> Option<Slot> {
+    /// A place for `who` (`None`: a caller the transport cannot tell apart, held to the
+    /// ceiling alone).
+    fn take(&self, who: Option<&Caller>) -> Option<Slot> {
         self.taken
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
                 (n < self.max).then_some(n + 1)
             })
-            .ok()
-            .map(|_| Slot(self.taken.clone()))
+            .ok()?;
+        let Some(who) = who else {
+            return Some(Slot {
+                taken: self.taken.clone(),
+                share: None,
+            });
+        };
+        let within = self.by_caller.lock().is_ok_and(|mut by| {
+            let n = by.entry(who.clone()).or_default();
+            *n < self.share && {
+                *n += 1;
+                true
+            }
+        });
+        if !within {
+            self.taken.fetch_sub(1, Ordering::AcqRel);
+            return None;
+        }
+        Some(Slot {
+            taken: self.taken.clone(),
+            share: Some((self.by_caller.clone(), who.clone())),
+        })
     }
 }
 
 /// One place taken (a detached call, an open SSE stream), counted until dropped.
 #[derive(Debug)]
-pub(crate) struct Slot(Arc<AtomicUsize>);
+pub(crate) struct Slot {
+    taken: Arc<AtomicUsize>,
+    share: Option<(Arc<Mutex<HashMap<Caller, usize>>>, Caller)>,
+}
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
+        self.taken.fetch_sub(1, Ordering::AcqRel);
+        if let Some((by, who)) = self.share.take()
+            && let Ok(mut by) = by.lock()
+            && let Some(n) = by.get_mut(&who)
+        {
+            *n -= 1;
+            if *n == 0 {
+                by.remove(&who);
+            }
+        }
     }
 }
 
@@ -315,18 +357,45 @@ impl http_body::Body for LiveBody {
 mod tests {
     use super::*;
 
+    fn limits(calls: usize, streams: usize, share: usize) -> crate::Limits {
+        crate::Limits {
+            detached_calls: calls,
+            sse_streams: streams,
+            detached_calls_per_caller: share,
+            sse_streams_per_caller: share,
+            ..crate::Limits::default()
+        }
+    }
+
     #[test]
     fn slots_are_bounded_and_returned() {
-        let d = Detached::new(1, 2);
-        let a = d.stream().unwrap();
-        let _b = d.stream().unwrap();
-        assert!(d.stream().is_none());
+        let d = Detached::new(&limits(1, 2, 2));
+        let a = d.stream(None).unwrap();
+        let _b = d.stream(None).unwrap();
+        assert!(d.stream(None).is_none());
         drop(a);
-        assert!(d.stream().is_some());
-        let p = d.call().unwrap();
-        assert!(d.call().is_none());
+        assert!(d.stream(None).is_some());
+        let p = d.call(None).unwrap();
+        assert!(d.call(None).is_none());
         drop(p);
-        assert!(d.call().is_some());
+        assert!(d.call(None).is_some());
+    }
+
+    #[test]
+    fn a_caller_holds_its_share_and_the_others_are_served() {
+        let d = Detached::new(&limits(10, 10, 3));
+        let (flood, other) = (Caller::subject("flood"), Caller::subject("other"));
+        let held: Vec<_> = (0..3).map(|_| d.stream(Some(&flood)).unwrap()).collect();
+        assert!(d.stream(Some(&flood)).is_none(), "past its share");
+        let mine = d.stream(Some(&other)).expect("another caller is served");
+        drop(held);
+        assert!(d.stream(Some(&flood)).is_some(), "its places came back");
+        // A refused share gives back the ceiling's place it took.
+        let d = Detached::new(&limits(2, 2, 1));
+        let _one = d.call(Some(&flood)).unwrap();
+        assert!(d.call(Some(&flood)).is_none());
+        assert!(d.call(Some(&other)).is_some());
+        drop(mine);
     }
 
     #[tokio::test]
@@ -361,15 +430,15 @@ mod tests {
 
     #[tokio::test]
     async fn a_dropped_live_body_cancels_its_call() {
-        let d = Detached::new(1, 1);
+        let d = Detached::new(&limits(1, 1, 1));
         let (live, rx) = Live::channel();
         let task = tokio::spawn(async move {
             live.notify(b"{}".to_vec());
             std::future::pending::<()>().await;
         });
-        let body = live_body(rx, task.abort_handle(), d.stream().unwrap());
+        let body = live_body(rx, task.abort_handle(), d.stream(None).unwrap());
         drop(body);
         assert!(task.await.unwrap_err().is_cancelled());
-        assert!(d.stream().is_some(), "the slot came back");
+        assert!(d.stream(None).is_some(), "the slot came back");
     }
 }

@@ -35,12 +35,14 @@ struct RpcEndpoint {
 /// The policy of every route, for a server bound to `local` (`None`: unknown).
 fn policy(server: &super::site::Site, local: Option<std::net::SocketAddr>) -> Policy {
     let limits = &server.limits;
-    Policy::new(
+    let mut p = Policy::new(
         server.hosts.resolve(local),
         limits.body_bytes,
         limits.request_timeout,
         &server.auth.header,
-    )
+    );
+    p.proxies = limits.trusted_proxies.as_slice().into();
+    p
 }
 
 /// Every route: JSON-RPC, its OpenRPC document and its Postman collection per catalog, MCP per
@@ -51,7 +53,7 @@ pub(crate) fn router(
 ) -> Router {
     let policy = policy(server, local);
     let limits = &server.limits;
-    let detached = Arc::new(Detached::new(limits.detached_calls, limits.sse_streams));
+    let detached = Arc::new(Detached::new(limits));
     let mut router = Router::new();
     for catalog in server.registry.catalogs() {
         let (group, version) = (catalog.group(), catalog.version());
@@ -206,10 +208,13 @@ fn rpc_post(
     // Only a server with webhooks keeps the headers (an asynchronous call passes on their
     // trace headers); read last, so they can be moved.
     let asyncs = ep.server.callbacks.as_ref().map(|client| {
+        let token = ep.auth.as_ref().and_then(|g| g.token(&parts));
+        let caller = crate::edge::caller::of(&parts, &ep.policy.proxies, None, token);
         Box::new(Async {
             client: client.clone(),
             catalog: ep.catalog.clone(),
             headers: std::mem::take(&mut parts.headers),
+            caller,
         })
     });
     let original = parts

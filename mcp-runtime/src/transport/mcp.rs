@@ -246,6 +246,8 @@ pub(crate) struct Caller {
     pub identity: Option<Arc<crate::context::Identity>>,
     /// The handshake-era session, once known.
     pub session: Option<Arc<str>>,
+    /// Who the request's shares count against, as the edge found it.
+    pub who: Option<crate::context::Caller>,
 }
 
 impl Caller {
@@ -254,8 +256,16 @@ impl Caller {
             language: Some(self.lang.clone()),
             identity: self.identity.clone(),
             session: self.session.clone(),
+            caller: self.who(),
             ..CallExtras::default()
         }
+    }
+
+    /// Who the shares count against: the edge's answer, else the session.
+    pub(crate) fn who(&self) -> Option<crate::context::Caller> {
+        self.who
+            .clone()
+            .or_else(|| self.session.as_deref().map(crate::context::Caller::session))
     }
 }
 
@@ -298,11 +308,14 @@ fn post_request(
 ) -> impl Future<Output = Response> + Send {
     async move {
         let route = &*route;
-        let super::auth::Admitted { origin, identity } =
-            match super::auth::admit(&route.policy, route.auth.as_ref(), &parts).await {
-                Ok(admitted) => admitted,
-                Err(refused) => return refused,
-            };
+        let super::auth::Admitted {
+            origin,
+            identity,
+            caller: who,
+        } = match super::auth::admit(&route.policy, route.auth.as_ref(), &parts).await {
+            Ok(admitted) => admitted,
+            Err(refused) => return refused,
+        };
         if let Some(p) = &route.ep.poison {
             return plain_error(StatusCode::INTERNAL_SERVER_ERROR, -32603, p);
         }
@@ -330,6 +343,7 @@ fn post_request(
             lang: lang.clone(),
             identity,
             session: None,
+            who,
         };
         let mut res = Box::pin(post_body(route, headers, &body, &caller)).await;
         if let (Some(g), Some(_)) = (&route.auth, &caller.identity) {
@@ -640,6 +654,7 @@ async fn handshake_request(
                 lang: caller.lang.clone(),
                 identity: caller.identity.clone(),
                 session: Some(sid.clone()),
+                who: caller.who.clone(),
             };
             &with_session
         }
@@ -703,7 +718,11 @@ async fn stream_or_json(
     caller: &Caller,
 ) -> Response {
     let ep = &route.ep;
-    let (Some(permit), Some(slot)) = (route.detached.call(), route.detached.stream()) else {
+    let who = caller.who();
+    let (Some(permit), Some(slot)) = (
+        route.detached.call(who.as_ref()),
+        route.detached.stream(who.as_ref()),
+    ) else {
         return busy();
     };
     let limit = ep.limits.sse_timeout;
@@ -997,17 +1016,21 @@ async fn get_inner(route: &McpRoute, parts: &Parts) -> Response {
         Ok(found) => found,
         Err(answer) => return answer,
     };
+    let who = admitted
+        .caller
+        .clone()
+        .unwrap_or_else(|| crate::context::Caller::session(sid));
     // Resumption of an interrupted POST stream (SEP-1699), else the session's change stream.
     match header(&parts.headers, LAST_EVENT_ID) {
         Some(last) => match ep.streams.find(sid, last) {
-            Found::Here(stream, from) => match route.detached.stream() {
+            Found::Here(stream, from) => match route.detached.stream(Some(&who)) {
                 Some(slot) => sse_response(super::detached::with_slot(stream.body(from), slot)),
                 None => busy(),
             },
             // Opened on another instance: its copy in the shared store (sessions in Redis).
             Found::Elsewhere(shared, stream, next) => {
                 match shared.resume(sid, stream, next).await {
-                    Ok(Some(body)) => match route.detached.stream() {
+                    Ok(Some(body)) => match route.detached.stream(Some(&who)) {
                         Some(slot) => sse_response(super::detached::with_slot(body, slot)),
                         None => busy(),
                     },
@@ -1019,11 +1042,12 @@ async fn get_inner(route: &McpRoute, parts: &Parts) -> Response {
         },
         None if Accept::of(&parts.headers).sse => {
             let state = SessionState::parse(&text);
-            let owner = match admitted.identity {
-                Some(i) => i.subject.clone(),
-                None => format!("session:{sid}"),
-            };
-            super::changes::session_stream(route, store.clone(), sid.to_owned(), state, owner)
+            let owner = crate::core::tasks::owner(
+                &ep.endpoint_label(),
+                admitted.identity.as_deref(),
+                Some(sid),
+            );
+            super::changes::session_stream(route, store.clone(), sid.to_owned(), state, owner, &who)
         }
         None => StatusCode::NOT_ACCEPTABLE.into_response(),
     }

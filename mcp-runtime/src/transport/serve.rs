@@ -13,6 +13,7 @@ use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
+use tower::ServiceExt as _;
 
 use crate::core::events::Background;
 use crate::edge::Limits;
@@ -38,7 +39,7 @@ pub(crate) async fn serve(
     loop {
         tokio::select! {
             accepted = listener.accept() => {
-                let (stream, _) = match accepted {
+                let (stream, peer) = match accepted {
                     Ok(c) => c,
                     Err(e) => {
                         // Out of file descriptors and the like: back off instead of spinning.
@@ -49,7 +50,15 @@ pub(crate) async fn serve(
                 };
                 // Without TCP_NODELAY, responses written in pieces stall ~40 ms (Nagle + delayed ACK).
                 let _ = stream.set_nodelay(true);
-                let svc = TowerToHyperService::new(app.clone());
+                // The peer goes with every request of the connection: the per-caller shares
+                // need the client's address.
+                let peer = crate::edge::caller::Peer(peer);
+                let svc = TowerToHyperService::new(app.clone().map_request(
+                    move |mut r: http::Request<hyper::body::Incoming>| {
+                        r.extensions_mut().insert(peer);
+                        r
+                    },
+                ));
                 let io = super::deadline::WriteDeadline::new(stream, limits.write_timeout);
                 let conn = builder.serve_connection_with_upgrades(TokioIo::new(io), svc);
                 let conn = graceful.watch(conn.into_owned());

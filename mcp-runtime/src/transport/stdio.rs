@@ -355,6 +355,8 @@ where
                 log_level,
                 input,
                 cancel: cancel.clone(),
+                // One peer per connection: its shares are its own.
+                caller: Some(crate::context::Caller::local()),
                 ..CallExtras::default()
             };
             let answer = ep.serve(&mut msg, era, &mut extras).await;
