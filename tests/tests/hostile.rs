@@ -624,6 +624,24 @@ fn cases() -> Vec<Case> {
             }),
         },
         Case {
+            name: "a listen stream of 20 URIs of 40 KB: refused, not echoed",
+            body: Box::new(move |f| {
+                let big = format!("\"x://{}\"", "u".repeat(40 * 1024));
+                let list = vec![big; 20].join(",");
+                let params = format!(r#""notifications":{{"resourceSubscriptions":[{list}]}}"#);
+                mcp_request(f, "subscriptions/listen", &params)
+            }),
+            headers: vec![("mcp-method", "subscriptions/listen".into())],
+            check: Box::new(|f, a| {
+                let code = if f == Face::Modern { -32602 } else { -32601 };
+                assert_eq!(a.code(), code, "{}", a.body);
+                if f == Face::Modern {
+                    assert_eq!(a.message(), "a subscribed URI is longer than 8192 bytes");
+                }
+                assert!(a.body.len() < 400, "{} bytes", a.body.len());
+            }),
+        },
+        Case {
             name: "a listen stream watching 200 000 resources: refused at once",
             body: Box::new(move |f| {
                 let params = format!(

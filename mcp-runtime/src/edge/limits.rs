@@ -44,6 +44,9 @@ pub struct Limits {
     /// How many resources one session (`resources/subscribe`) or one `subscriptions/listen`
     /// stream may watch. Default 100; past it: -32602.
     pub subscriptions: usize,
+    /// The most bytes of URIs one session or one `subscriptions/listen` stream may watch in
+    /// all (each URI is also at most 8 KiB). Default 64 KiB; past it: -32602.
+    pub subscription_bytes: usize,
     /// How many schema violations an error reports; the rest are counted in a last entry
     /// ("... and N more"). Default 20.
     pub violations: usize,
@@ -145,6 +148,7 @@ impl Default for Limits {
             language_ranges: 32,
             progress_token_bytes: 256,
             subscriptions: 100,
+            subscription_bytes: 64 * 1024,
             violations: 20,
             sessions: 10_000,
             session_idle: Duration::from_secs(3600),

@@ -915,6 +915,14 @@ impl McpEndpoint {
                 );
                 return Err(self.error(id, era, codes::INVALID_PARAMS, &m, None));
             }
+            let bytes: usize = subs.iter().map(String::len).sum::<usize>() + uri.len();
+            if bytes > self.limits.subscription_bytes {
+                let m = format!(
+                    "at most {} bytes of subscribed URIs per session",
+                    self.limits.subscription_bytes
+                );
+                return Err(self.error(id, era, codes::INVALID_PARAMS, &m, None));
+            }
             subs.push(uri.to_owned());
         }
         Ok(())

@@ -43,13 +43,15 @@ pub(crate) struct Offered {
 
 impl Filter {
     /// The filter of a `subscriptions/listen`, narrowed to what the endpoint offers; more than
-    /// `max_uris` resource subscriptions is -32602.
+    /// `max_uris` resource subscriptions, a URI over 8 KiB or more than `max_bytes` of them in
+    /// all is -32602.
     pub(crate) fn listen(
         id: Value,
         params: Option<&Value>,
         meta: &super::meta::Meta,
         offered: Offered,
         max_uris: usize,
+        max_bytes: usize,
     ) -> Result<Self, RpcError> {
         let n = params.and_then(|p| p.get("notifications"));
         let flag = |k: &str| n.and_then(|n| n.get(k)).and_then(Value::as_bool) == Some(true);
@@ -61,11 +63,25 @@ impl Filter {
                         "at most {max_uris} resource subscriptions per stream"
                     )));
                 }
+                let mut bytes = 0;
                 list.iter()
                     .map(|u| {
-                        u.as_str().map(str::to_owned).ok_or_else(|| {
+                        let u = u.as_str().ok_or_else(|| {
                             RpcError::invalid_params("`resourceSubscriptions` lists URI strings")
-                        })
+                        })?;
+                        if u.len() > super::surface::MAX_URI_BYTES {
+                            return Err(RpcError::invalid_params(format!(
+                                "a subscribed URI is longer than {} bytes",
+                                super::surface::MAX_URI_BYTES
+                            )));
+                        }
+                        bytes += u.len();
+                        if bytes > max_bytes {
+                            return Err(RpcError::invalid_params(format!(
+                                "at most {max_bytes} bytes of subscribed URIs per stream"
+                            )));
+                        }
+                        Ok(u.to_owned())
                     })
                     .collect::<Result<_, _>>()?
             }
@@ -258,7 +274,8 @@ mod tests {
     #[test]
     fn a_listen_stream_acknowledges_tags_and_filters() {
         let params = json!({"notifications": {"promptsListChanged": true, "resourceSubscriptions": ["test://w"]}});
-        let f = Filter::listen(json!("l-1"), Some(&params), &Meta::default(), ALL, 10).unwrap();
+        let f =
+            Filter::listen(json!("l-1"), Some(&params), &Meta::default(), ALL, 10, 1024).unwrap();
         assert_eq!(
             String::from_utf8(f.ack()).unwrap(),
             r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"l-1"},"notifications":{"promptsListChanged":true,"resourceSubscriptions":["test://w"]}}}"#
@@ -286,10 +303,17 @@ mod tests {
             resources: false,
             tasks: false,
         };
-        let f = Filter::listen(json!(1), Some(&params), &Meta::default(), none, 10).unwrap();
+        let f = Filter::listen(json!(1), Some(&params), &Meta::default(), none, 10, 1024).unwrap();
         assert!(!f.prompts && !f.resources);
         let many = json!({"notifications": {"resourceSubscriptions": ["a:1", "a:2", "a:3"]}});
-        let e = Filter::listen(json!(1), Some(&many), &Meta::default(), ALL, 2).unwrap_err();
+        let e = Filter::listen(json!(1), Some(&many), &Meta::default(), ALL, 2, 1024).unwrap_err();
         assert_eq!(e.code(), -32602);
+        // Bounded in bytes too: each URI, and all of them.
+        let e = Filter::listen(json!(1), Some(&many), &Meta::default(), ALL, 10, 8).unwrap_err();
+        assert_eq!(e.message(), "at most 8 bytes of subscribed URIs per stream");
+        let long = json!({"notifications": {"resourceSubscriptions": ["a".repeat(8 * 1024 + 1)]}});
+        let e =
+            Filter::listen(json!(1), Some(&long), &Meta::default(), ALL, 10, 1 << 20).unwrap_err();
+        assert_eq!(e.message(), "a subscribed URI is longer than 8192 bytes");
     }
 }

@@ -75,6 +75,7 @@ pub(crate) fn listen(route: &McpRoute, msg: &Message, caller: &super::mcp::Calle
         msg.meta(),
         ep.offered(),
         ep.limits.subscriptions,
+        ep.limits.subscription_bytes,
     ) {
         Ok(mut f) => {
             // Only the caller's own tasks (an anonymous caller's: the anonymous ones), of

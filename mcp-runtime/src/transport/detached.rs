@@ -42,6 +42,9 @@ impl Detached {
     }
 }
 
+/// The places each caller holds (a caller holding none has no entry).
+type Counts = Arc<Mutex<HashMap<Caller, usize>>>;
+
 /// A count of places taken, at most `max`, and at most `share` by one caller. Places are
 /// only ever tried for, never waited on: a counter does what a semaphore would without its
 /// lock on every release. The per-caller counts take a lock, but only detached work (a
@@ -51,7 +54,7 @@ struct Places {
     taken: Arc<AtomicUsize>,
     max: usize,
     share: usize,
-    by_caller: Arc<Mutex<HashMap<Caller, usize>>>,
+    by_caller: Counts,
 }
 
 impl Places {
@@ -100,7 +103,7 @@ impl Places {
 #[derive(Debug)]
 pub(crate) struct Slot {
     taken: Arc<AtomicUsize>,
-    share: Option<(Arc<Mutex<HashMap<Caller, usize>>>, Caller)>,
+    share: Option<(Counts, Caller)>,
 }
 
 impl Drop for Slot {

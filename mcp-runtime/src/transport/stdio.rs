@@ -303,6 +303,7 @@ where
                     msg.meta(),
                     offered,
                     limits.subscriptions,
+                    limits.subscription_bytes,
                 ) {
                     Ok(filter) => {
                         watch.listens.retain(|_, t| !t.is_finished());

@@ -1,0 +1,211 @@
+//! Fair share on the wire: one client fills what it can, and another is still served.
+//!
+//! Callers are told apart by their address: the flooder's requests come from 127.0.0.1, the
+//! other client's from 127.0.0.2 (all of 127/8 is loopback), so the example as it ships
+//! computes two callers without any login. Behind a trusted proxy the forwarded address
+//! counts instead, and a forged header from anyone else does not.
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use mcp_runtime::Limits;
+use serde_json::{Value, json};
+
+mod support;
+
+const MODERN: &str = "2026-07-28";
+
+/// A client whose connections come from `ip`.
+fn client_from(ip: &str) -> reqwest::Client {
+    reqwest::Client::builder()
+        .no_proxy()
+        .local_address(ip.parse::<IpAddr>().ok())
+        .timeout(Duration::from_secs(30))
+        .build()
+        .unwrap()
+}
+
+/// A 2026-07-28 request from a client that declares the tasks extension.
+fn modern(id: u64, method: &str, mut params: Value) -> Value {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientInfo": {"name": "fairness", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities":
+            {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+    });
+    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+/// POSTs a modern request; the response (its body unread).
+async fn send(
+    c: &reqwest::Client,
+    url: &str,
+    req: &Value,
+    extra: &[(&str, &str)],
+) -> reqwest::Response {
+    let method = req["method"].as_str().unwrap();
+    let mut b = c
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", MODERN)
+        .header("mcp-method", method);
+    if let Some(n) = req["params"]["name"].as_str() {
+        b = b.header("mcp-name", n);
+    }
+    for (k, v) in extra {
+        b = b.header(*k, *v);
+    }
+    b.body(req.to_string()).send().await.unwrap()
+}
+
+fn listen(id: u64) -> Value {
+    modern(
+        id,
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true}}),
+    )
+}
+
+#[tokio::test]
+async fn a_client_holding_its_share_of_streams_leaves_the_others_theirs() {
+    // A ceiling of 20 streams; the default share is 16 a caller.
+    let limits = Limits {
+        sse_streams: 20,
+        ..Limits::default()
+    };
+    assert_eq!(limits.sse_streams_per_caller, 16);
+    let server = support::example_prod().limits(limits).build().unwrap();
+    let url = format!("{}/mcp/mcp/v1", support::serve_url(server).await);
+    let flood = client_from("127.0.0.1");
+    let mut held = Vec::new();
+    let mut refused = 0;
+    for i in 0..20 {
+        let r = send(&flood, &url, &listen(i), &[]).await;
+        match r.status().as_u16() {
+            200 => held.push(r),
+            503 => {
+                assert_eq!(
+                    r.json::<Value>().await.unwrap()["error"]["code"],
+                    -32603,
+                    "a clear busy error"
+                );
+                refused += 1;
+            }
+            s => panic!("unexpected {s}"),
+        }
+    }
+    assert_eq!(
+        (held.len(), refused),
+        (16, 4),
+        "the flooder holds its share only"
+    );
+    // Another caller is served, stream and call alike.
+    let other = client_from("127.0.0.2");
+    let r = send(&other, &url, &listen(100), &[]).await;
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["content-type"], "text/event-stream");
+    let ping = modern(
+        101,
+        "tools/call",
+        json!({"name": "Catalog.ping", "arguments": {}}),
+    );
+    let r = send(&other, &url, &ping, &[]).await;
+    assert_eq!(r.status(), 200);
+    // A stream the flooder lets go of is its own again.
+    held.pop();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(send(&flood, &url, &listen(200), &[]).await.status(), 200);
+}
+
+#[tokio::test]
+async fn a_client_holding_its_share_of_tasks_leaves_the_others_theirs() {
+    // 12 running tasks in all; a caller runs at most 10.
+    let limits = Limits {
+        tasks_running: 12,
+        ..Limits::default()
+    };
+    assert_eq!(limits.tasks_running_per_caller, 10);
+    let server = support::example_prod().limits(limits).build().unwrap();
+    let url = format!("{}/mcp/mcp/v1", support::serve_url(server).await);
+    let job = |id| {
+        modern(
+            id,
+            "tools/call",
+            json!({"name": "Jobs.run", "arguments": {"steps": 2, "step_ms": 2000}}),
+        )
+    };
+    let flood = client_from("127.0.0.1");
+    let mut tasks = 0;
+    for i in 0..10 {
+        let r: Value = send(&flood, &url, &job(i), &[]).await.json().await.unwrap();
+        assert_eq!(r["result"]["resultType"], "task", "{r}");
+        tasks += 1;
+    }
+    // Its eleventh is no task (it runs as a plain call, holding its own request).
+    let eleventh = {
+        let (flood, url, req) = (flood.clone(), url.clone(), job(10));
+        tokio::spawn(async move {
+            let r: Value = send(&flood, &url, &req, &[]).await.json().await.unwrap();
+            r
+        })
+    };
+    // The other caller still gets a task: two of the twelve were left to others.
+    let other = client_from("127.0.0.2");
+    let r: Value = send(&other, &url, &job(50), &[])
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(r["result"]["resultType"], "task", "{r}");
+    let r = eleventh.await.unwrap();
+    assert_eq!(r["result"]["resultType"], "complete", "{r}");
+    assert_eq!(tasks, 10);
+}
+
+#[tokio::test]
+async fn forwarded_addresses_count_only_from_a_trusted_proxy() {
+    let limits = Limits {
+        sse_streams: 4,
+        sse_streams_per_caller: 1,
+        trusted_proxies: vec!["127.0.0.3/32".parse().unwrap()],
+        ..Limits::default()
+    };
+    let server = support::example_prod().limits(limits).build().unwrap();
+    let url = format!("{}/mcp/mcp/v1", support::serve_url(server).await);
+    // An untrusted peer cannot pass for many clients by writing the header.
+    let direct = client_from("127.0.0.1");
+    let _held = send(&direct, &url, &listen(1), &[("x-forwarded-for", "1.1.1.1")]).await;
+    assert_eq!(_held.status(), 200);
+    let forged = send(&direct, &url, &listen(2), &[("x-forwarded-for", "2.2.2.2")]).await;
+    assert_eq!(
+        forged.status(),
+        503,
+        "the same caller, whatever it forwards"
+    );
+    // Through the trusted proxy, two forwarded clients are two callers.
+    let proxy = client_from("127.0.0.3");
+    let a = send(
+        &proxy,
+        &url,
+        &listen(3),
+        &[("x-forwarded-for", "198.51.100.1")],
+    )
+    .await;
+    let b = send(
+        &proxy,
+        &url,
+        &listen(4),
+        &[("forwarded", "for=198.51.100.2")],
+    )
+    .await;
+    assert_eq!((a.status().as_u16(), b.status().as_u16()), (200, 200));
+    let again = send(
+        &proxy,
+        &url,
+        &listen(5),
+        &[("x-forwarded-for", "198.51.100.1")],
+    )
+    .await;
+    assert_eq!(again.status(), 503, "198.51.100.1 holds its one stream");
+}
