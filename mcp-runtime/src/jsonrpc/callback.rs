@@ -61,9 +61,28 @@ pub(crate) struct Async {
     /// asynchronously copies its trace headers out of them (five lookups on every call of a
     /// server with webhooks were a tenth of the cost of a small call).
     pub headers: HeaderMap,
-    /// Who the calls' tasks count against (the token or the client's address; a subject, once
-    /// the identity is known, replaces it).
-    pub caller: Option<crate::context::Caller>,
+    /// The client's address (for the share of a caller known by nothing better).
+    pub peer: Option<std::net::IpAddr>,
+    /// The group's auth, which knows where the token is.
+    pub auth: Option<Arc<crate::transport::auth::Guard>>,
+}
+
+impl Async {
+    /// Who an asynchronous call's task counts against: the subject, else the token's digest,
+    /// else the client's address.
+    fn caller(
+        &self,
+        identity: Option<&crate::context::Identity>,
+    ) -> Option<crate::context::Caller> {
+        use crate::context::Caller;
+        if let Some(i) = identity.filter(|i| !i.subject.is_empty()) {
+            return Some(Caller::subject(&i.subject));
+        }
+        if let Some(t) = self.auth.as_ref().and_then(|g| g.token_in(&self.headers)) {
+            return Some(Caller::token(t));
+        }
+        self.peer.map(Caller::address)
+    }
 }
 
 impl Async {
@@ -177,10 +196,7 @@ pub(crate) async fn start(
         Some(i) => crate::core::tasks::owner(&endpoint, Some(i), None),
         None => format!("{endpoint} rpc"),
     };
-    let caller = match scope.identity {
-        Some(i) if !i.subject.is_empty() => Some(crate::context::Caller::subject(&i.subject)),
-        _ => asyncs.caller.clone(),
-    };
+    let caller = asyncs.caller(scope.identity.map(|i| &**i));
     let task = tasks.create_for(&owner, caller.as_ref(), cancel.clone(), None)?;
     let ack = serde_json::json!({"async": true, "callback": callback}).to_string();
     let (core, client, catalog) = (core.clone(), asyncs.client.clone(), asyncs.catalog.clone());

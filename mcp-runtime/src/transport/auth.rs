@@ -291,7 +291,12 @@ pub(crate) async fn admit(
 impl Guard {
     /// The request's token, if it carries one where this guard reads it.
     pub(crate) fn token<'p>(&self, parts: &'p Parts) -> Option<&'p str> {
-        token_of(&parts.headers, self.token_header.as_ref()?)
+        self.token_in(&parts.headers)
+    }
+
+    /// [`Self::token`], from the headers alone.
+    pub(crate) fn token_in<'h>(&self, headers: &'h HeaderMap) -> Option<&'h str> {
+        token_of(headers, self.token_header.as_ref()?)
     }
 
     /// The verdict on a request's head: at once when the validator can decide without I/O,

@@ -208,13 +208,15 @@ fn rpc_post(
     // Only a server with webhooks keeps the headers (an asynchronous call passes on their
     // trace headers); read last, so they can be moved.
     let asyncs = ep.server.callbacks.as_ref().map(|client| {
-        let token = ep.auth.as_ref().and_then(|g| g.token(&parts));
-        let caller = crate::edge::caller::of(&parts, &ep.policy.proxies, None, token);
+        // Only the address is read now (no allocation): the caller is made from it, and from
+        // the token in the kept headers, only by a call that starts asynchronously.
+        let peer = crate::edge::caller::client_address(&parts, &ep.policy.proxies);
         Box::new(Async {
             client: client.clone(),
             catalog: ep.catalog.clone(),
             headers: std::mem::take(&mut parts.headers),
-            caller,
+            peer,
+            auth: ep.auth.clone(),
         })
     });
     let original = parts
