@@ -45,7 +45,7 @@ fn callbacks_reach_public_addresses_only_even_when_the_name_rebinds() {
     )
     .unwrap();
     let script = format!(
-        "set -e; ip link set lo up; \
+        "set -e; PATH=\"$PATH:/usr/sbin:/sbin\"; ip link set lo up; \
          for a in {CONTROL}/32 {METADATA}/32 {PRIVATE}/32; do ip addr add $a dev lo; done; \
          ip -6 addr add {NAT64_METADATA}/128 dev lo; \
          mount --bind {} /etc/resolv.conf; exec \"$@\"",
