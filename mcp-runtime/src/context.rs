@@ -246,16 +246,25 @@ impl CancelSignal {
 /// use mcp_runtime::Caller;
 ///
 /// let c = Caller::address("2001:db8:1:2:3:4:5:6".parse().unwrap());
-/// assert_eq!(c.as_str(), "ip:2001:db8:1:2::/64");
-/// assert_eq!(Caller::subject("ann").as_str(), "sub:ann");
+/// assert_eq!(c.to_string(), "ip:2001:db8:1:2::/64");
+/// assert_eq!(Caller::subject("ann").to_string(), "sub:ann");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Caller(Arc<str>);
+pub struct Caller(Who);
+
+/// An address is kept as one (`Copy`, no allocation: most requests are of anonymous callers
+/// known by their address, and most never need their caller written out).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Who {
+    Key(Arc<str>),
+    /// An IPv4 address, or an IPv6 /64 (its host bits zero).
+    Address(std::net::IpAddr),
+}
 
 impl Caller {
     /// The caller an identity's subject names.
     pub fn subject(subject: &str) -> Self {
-        Self(Arc::from(format!("sub:{subject}")))
+        Self(Who::Key(Arc::from(format!("sub:{subject}"))))
     }
 
     /// The caller a bearer token stands for (its digest: the token itself is never kept).
@@ -264,46 +273,41 @@ impl Caller {
         let d = sha2::Sha256::digest(token.as_bytes());
         let mut s = String::from("tok:");
         crate::ids::push_hex(&mut s, &d[..12]);
-        Self(Arc::from(s))
+        Self(Who::Key(Arc::from(s)))
     }
 
     /// The caller at a client address (an IPv6 one by its /64).
     pub fn address(ip: std::net::IpAddr) -> Self {
+        use std::net::{IpAddr, Ipv6Addr};
         let ip = match ip {
-            std::net::IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-                Some(v4) => std::net::IpAddr::V4(v4),
-                None => {
-                    let net = u128::from(v6) & (u128::MAX << 64);
-                    return Self(Arc::from(format!(
-                        "ip:{}/64",
-                        std::net::Ipv6Addr::from(net)
-                    )));
-                }
+            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+                Some(v4) => IpAddr::V4(v4),
+                None => IpAddr::V6(Ipv6Addr::from(u128::from(v6) & (u128::MAX << 64))),
             },
             v4 => v4,
         };
-        Self(Arc::from(format!("ip:{ip}")))
+        Self(Who::Address(ip))
     }
 
     /// The caller of a session (when nothing better is known).
     pub fn session(id: &str) -> Self {
-        Self(Arc::from(format!("ses:{id}")))
+        Self(Who::Key(Arc::from(format!("ses:{id}"))))
     }
 
     /// The one peer of a stdio connection.
     pub fn local() -> Self {
-        Self(Arc::from("local"))
-    }
-
-    /// Its key, as shares and logs show it.
-    pub fn as_str(&self) -> &str {
-        &self.0
+        Self(Who::Key(Arc::from("local")))
     }
 }
 
+/// Its key, as logs show it: `sub:…`, `tok:…`, `ip:…`, `ses:…` or `local`.
 impl fmt::Display for Caller {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        match &self.0 {
+            Who::Key(k) => f.write_str(k),
+            Who::Address(ip @ std::net::IpAddr::V4(_)) => write!(f, "ip:{ip}"),
+            Who::Address(ip) => write!(f, "ip:{ip}/64"),
+        }
     }
 }
 

@@ -247,44 +247,26 @@ fn answer(q: &[u8], counts: &Mutex<HashMap<String, u32>>) -> Option<Vec<u8>> {
     let qtype = u16::from_be_bytes([*q.get(at + 1)?, *q.get(at + 2)?]);
     let question = &q[12..at + 5];
     let name = labels.join(".");
+    // An A record's data.
+    let a = |ip: &str| {
+        ip.parse::<std::net::Ipv4Addr>()
+            .ok()
+            .map(|ip| ip.octets().to_vec())
+    };
     let rdata: Option<Vec<u8>> = match (qtype, name.as_str()) {
         (1, "rebind.hooks.example") => {
             let mut c = counts.lock().unwrap();
             let n = c.entry(name.clone()).or_default();
             *n += 1;
-            let ip: std::net::Ipv4Addr = if *n % 2 == 1 { CONTROL } else { METADATA }
-                .parse()
-                .unwrap();
-            Some(ip.octets().to_vec())
+            a(if *n % 2 == 1 { CONTROL } else { METADATA })
         }
-        (1, "public.hooks.example") => Some(
-            CONTROL
-                .parse::<std::net::Ipv4Addr>()
-                .ok()?
-                .octets()
-                .to_vec(),
-        ),
-        (1, "meta.hooks.example") => Some(
-            METADATA
-                .parse::<std::net::Ipv4Addr>()
-                .ok()?
-                .octets()
-                .to_vec(),
-        ),
-        (1, "private.hooks.example") => Some(
-            PRIVATE
-                .parse::<std::net::Ipv4Addr>()
-                .ok()?
-                .octets()
-                .to_vec(),
-        ),
-        (28, "nat64.hooks.example") => Some(
-            NAT64_METADATA
-                .parse::<std::net::Ipv6Addr>()
-                .ok()?
-                .octets()
-                .to_vec(),
-        ),
+        (1, "public.hooks.example") => a(CONTROL),
+        (1, "meta.hooks.example") => a(METADATA),
+        (1, "private.hooks.example") => a(PRIVATE),
+        (28, "nat64.hooks.example") => NAT64_METADATA
+            .parse::<std::net::Ipv6Addr>()
+            .ok()
+            .map(|ip| ip.octets().to_vec()),
         _ => None,
     };
     let mut out = Vec::with_capacity(64);

@@ -250,19 +250,23 @@ impl std::fmt::Debug for Tasks {
 /// The revision of a view no later write replaces (exact in Lua's doubles).
 pub(crate) const FINAL_REV: u64 = 1 << 52;
 
-/// Whose a task is: the endpoint it was started on (`"mcp/v1"`) and, there, the caller's
-/// subject, else its handshake-era session, else nobody in particular (whoever knows the
-/// unguessable id, on that endpoint only). The one place owners are written, so the same
-/// caller on two endpoints, or a subject and a session of the same text, never meet.
+/// Whose a task is: the endpoint it was started on (`"mcp/v1"`, from `catalog`) and, there,
+/// the caller's subject, else its handshake-era session, else nobody in particular (whoever
+/// knows the unguessable id, on that endpoint only). `rpc` marks an anonymous JSON-RPC caller's
+/// (`$rpc.callback`), which no MCP caller reads. The one place owners are written, so the
+/// same caller on two endpoints, or a subject and a session of the same text, never meet.
 pub(crate) fn owner(
-    endpoint: &str,
+    catalog: &crate::catalog::Catalog,
     identity: Option<&crate::context::Identity>,
     session: Option<&str>,
+    rpc: bool,
 ) -> String {
+    let (group, version) = (catalog.group().name(), catalog.version());
     match (identity, session) {
-        (Some(i), _) => format!("{endpoint} sub:{}", i.subject),
-        (None, Some(s)) => format!("{endpoint} session:{s}"),
-        (None, None) => endpoint.to_owned(),
+        (Some(i), _) => format!("{group}/v{version} sub:{}", i.subject),
+        (None, Some(s)) => format!("{group}/v{version} session:{s}"),
+        (None, None) if rpc => format!("{group}/v{version} rpc"),
+        (None, None) => format!("{group}/v{version}"),
     }
 }
 

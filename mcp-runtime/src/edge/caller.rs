@@ -180,18 +180,21 @@ mod tests {
         let p = parts("[2001:db8::5]:1", &[]);
         let ann = Identity::new("ann", ["read"]);
         assert_eq!(
-            of(&p, &[], Some(&ann), Some("t")).unwrap().as_str(),
+            of(&p, &[], Some(&ann), Some("t")).unwrap().to_string(),
             "sub:ann"
         );
         let anonymous = Identity::default();
         let by_token = of(&p, &[], Some(&anonymous), Some("secret")).unwrap();
-        assert!(by_token.as_str().starts_with("tok:"), "{by_token}");
-        assert!(!by_token.as_str().contains("secret"));
+        assert!(by_token.to_string().starts_with("tok:"), "{by_token}");
+        assert!(!by_token.to_string().contains("secret"));
         assert_eq!(
-            of(&p, &[], None, None).unwrap().as_str(),
+            of(&p, &[], None, None).unwrap().to_string(),
             "ip:2001:db8::/64"
         );
         let v4 = parts("[::ffff:192.0.2.1]:1", &[]);
-        assert_eq!(of(&v4, &[], None, None).unwrap().as_str(), "ip:192.0.2.1");
+        assert_eq!(
+            of(&v4, &[], None, None).unwrap().to_string(),
+            "ip:192.0.2.1"
+        );
     }
 }

@@ -187,15 +187,8 @@ pub(crate) async fn start(
     let tasks = core.tasks().clone();
     // An asynchronous call is a task of its caller (an operator sees them all); an anonymous
     // caller's are nobody's on MCP either.
-    let endpoint = format!(
-        "{}/v{}",
-        asyncs.catalog.group().name(),
-        asyncs.catalog.version()
-    );
-    let owner = match scope.identity {
-        Some(i) => crate::core::tasks::owner(&endpoint, Some(i), None),
-        None => format!("{endpoint} rpc"),
-    };
+    let owner =
+        crate::core::tasks::owner(&asyncs.catalog, scope.identity.map(|i| &**i), None, true);
     let caller = asyncs.caller(scope.identity.map(|i| &**i));
     let task = tasks.create_for(&owner, caller.as_ref(), cancel.clone(), None)?;
     let ack = serde_json::json!({"async": true, "callback": callback}).to_string();

@@ -28,18 +28,10 @@ impl McpEndpoint {
     /// caller's subject, else its session, else whoever knows the id.
     pub(crate) fn task_owner(&self, extras: &CallExtras) -> String {
         crate::core::tasks::owner(
-            &self.endpoint_label(),
+            &self.catalog,
             extras.identity.as_deref(),
             extras.session.as_deref(),
-        )
-    }
-
-    /// `group/vN`.
-    pub(crate) fn endpoint_label(&self) -> String {
-        format!(
-            "{}/v{}",
-            self.catalog.group().name(),
-            self.catalog.version()
+            false,
         )
     }
 }

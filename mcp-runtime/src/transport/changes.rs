@@ -81,7 +81,7 @@ pub(crate) fn listen(route: &McpRoute, msg: &Message, caller: &super::mcp::Calle
             // Only the caller's own tasks (an anonymous caller's: the anonymous ones), of
             // this endpoint.
             f.task_owner =
-                crate::core::tasks::owner(&ep.endpoint_label(), caller.identity.as_deref(), None);
+                crate::core::tasks::owner(&ep.catalog, caller.identity.as_deref(), None, false);
             f
         }
         Err(e) => {

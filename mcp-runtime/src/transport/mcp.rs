@@ -1043,9 +1043,10 @@ async fn get_inner(route: &McpRoute, parts: &Parts) -> Response {
         None if Accept::of(&parts.headers).sse => {
             let state = SessionState::parse(&text);
             let owner = crate::core::tasks::owner(
-                &ep.endpoint_label(),
+                &ep.catalog,
                 admitted.identity.as_deref(),
                 Some(sid),
+                false,
             );
             super::changes::session_stream(route, store.clone(), sid.to_owned(), state, owner, &who)
         }
