@@ -590,16 +590,22 @@ impl ServerBuilder {
             core = core.with_task_mirror(Arc::new(mirror));
         }
         let limits = Arc::new(self.config.limits.clone());
-        let (max, idle) = (limits.sessions, limits.session_idle);
+        let (max, idle, share) = (
+            limits.sessions,
+            limits.session_idle,
+            limits.sessions_per_caller,
+        );
         #[cfg(not(feature = "redis"))]
         let sessions = self.sessions;
         #[cfg(feature = "redis")]
         let sessions = self.sessions.or_else(|| {
-            let store = crate::mcp::RedisSessions::new(self.redis?).with_limits(max, idle);
+            let store = crate::mcp::RedisSessions::new(self.redis?)
+                .with_limits(max, idle)
+                .with_share(share);
             Some(Arc::new(store) as Arc<dyn SessionStore>)
         });
         let sessions: Arc<dyn SessionStore> =
-            sessions.unwrap_or_else(|| Arc::new(MemorySessions::new(max, idle)));
+            sessions.unwrap_or_else(|| Arc::new(MemorySessions::new(max, idle).with_share(share)));
         // Sessions in Redis: any instance can serve a session's request, so its resumable
         // streams are copied there too (any instance can resume them). Otherwise they stay in
         // the memory of the instance that opened them, at no cost.

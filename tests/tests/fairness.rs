@@ -209,3 +209,66 @@ async fn forwarded_addresses_count_only_from_a_trusted_proxy() {
     .await;
     assert_eq!(again.status(), 503, "198.51.100.1 holds its one stream");
 }
+
+/// `initialize` on the stateful `conformance` endpoint: the session id.
+async fn open_session(c: &reqwest::Client, url: &str) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "fairness", "version": "1"}}});
+    let r = c
+        .post(url)
+        .header("accept", "application/json, text/event-stream")
+        .json(&init)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    r.headers()["mcp-session-id"].to_str().unwrap().to_owned()
+}
+
+/// A `ping` on a session: the HTTP status.
+async fn ping_on(c: &reqwest::Client, url: &str, sid: &str) -> u16 {
+    c.post(url)
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", sid)
+        .header("mcp-protocol-version", "2025-11-25")
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+#[tokio::test]
+async fn a_flood_of_initialize_ends_only_the_flooders_sessions() {
+    // 6 sessions in all, 4 a caller.
+    let limits = Limits {
+        sessions: 6,
+        sessions_per_caller: 4,
+        ..Limits::default()
+    };
+    let server = support::example_prod().limits(limits).build().unwrap();
+    let url = format!("{}/mcp/conformance/v1", support::serve_url(server).await);
+    let user = client_from("127.0.0.2");
+    let mine = open_session(&user, &url).await;
+    assert_eq!(ping_on(&user, &url, &mine).await, 200);
+    let flood = client_from("127.0.0.1");
+    let mut theirs = Vec::new();
+    for _ in 0..50 {
+        theirs.push(open_session(&flood, &url).await);
+    }
+    // Every initialize was answered; the flooder keeps its newest four, the user its one.
+    assert_eq!(ping_on(&user, &url, &mine).await, 200);
+    assert_eq!(ping_on(&flood, &url, &theirs[0]).await, 404);
+    for sid in &theirs[46..] {
+        assert_eq!(ping_on(&flood, &url, sid).await, 200);
+    }
+    // Others still get sessions at the ceiling, from the flooder's share.
+    for ip in ["127.0.0.3", "127.0.0.4"] {
+        let c = client_from(ip);
+        let sid = open_session(&c, &url).await;
+        assert_eq!(ping_on(&c, &url, &sid).await, 200);
+    }
+    assert_eq!(ping_on(&user, &url, &mine).await, 200);
+}

@@ -2583,27 +2583,53 @@ async fn stdio_returns_when_input_closes() {
 /// Past the session cap, `initialize` is answered 503 without a session; an ended session
 /// frees its place.
 #[tokio::test]
-async fn initialize_past_the_session_cap_is_503() {
+async fn initialize_past_the_session_cap_ends_the_callers_oldest_session() {
     let sessions = mcp_runtime::mcp::MemorySessions::new(1, Duration::from_secs(3600));
     let server = example_prod()
         .session_store(std::sync::Arc::new(sessions))
         .build()
         .unwrap();
     let url = format!("{}/mcp/conformance/v1", serve_url(server).await);
-    let sid = open_session(&url, "2025-11-25").await;
-    let (status, h, body) = post_json(&url, &[], &initialize(2, "2025-11-25")).await;
-    assert_eq!(status, 503, "{body}");
-    assert_eq!(hdr(&h, "mcp-session-id"), None);
-    assert_eq!(body["error"]["code"], -32603, "{body}");
-    assert!(
-        body["error"]["message"]
-            .as_str()
-            .is_some_and(|m| m.contains("too many sessions")),
-        "{body}"
-    );
-    let (status, _, _) = delete(&url, &[("mcp-session-id", &sid)]).await;
+    let old = open_session(&url, "2025-11-25").await;
+    // The store is full: the caller's own session gives way, never a refusal.
+    let new = open_session(&url, "2025-11-25").await;
+    assert_ne!(old, new);
+    let gone = [("mcp-session-id", old.as_str())];
+    let (status, _, body) = post_json(
+        &url,
+        &gone,
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}),
+    )
+    .await;
+    assert_eq!(status, 404, "{body}");
+    let (status, _, _) = delete(&url, &[("mcp-session-id", &new)]).await;
     assert_eq!(status, 200);
     open_session(&url, "2025-11-25").await;
+}
+
+#[tokio::test]
+async fn a_session_belongs_to_the_endpoint_that_made_it() {
+    let server = examples::builder()
+        .env(mcp_runtime::Environment::PROD)
+        .mcp_stateful("mcp")
+        .build()
+        .unwrap();
+    let base = serve_url(server).await;
+    let (conformance, mcp) = (
+        format!("{base}/mcp/conformance/v1"),
+        format!("{base}/mcp/mcp/v1"),
+    );
+    let sid = open_session(&conformance, "2025-11-25").await;
+    let with = [("mcp-session-id", sid.as_str())];
+    let ping = json!({"jsonrpc": "2.0", "id": 3, "method": "ping"});
+    // Another endpoint on the same store does not know it, nor can it end it.
+    let (status, _, body) = post_json(&mcp, &with, &ping).await;
+    assert_eq!(status, 404, "{body}");
+    let (status, _, _) = delete(&mcp, &with).await;
+    assert_eq!(status, 404);
+    // Its own endpoint still serves it.
+    let (status, _, body) = post_json(&conformance, &with, &ping).await;
+    assert_eq!((status, &body["result"]), (200, &json!({})), "{body}");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -380,3 +380,47 @@ async fn in_process_calls_run_as_the_chosen_identity() {
         -32403
     );
 }
+
+#[tokio::test]
+async fn a_session_belongs_to_the_identity_that_made_it() {
+    let server = examples::with_states(Server::builder())
+        .env(Environment::PROD)
+        .token_validator(Arc::new(Tokens))
+        .mcp_stateful("orders")
+        .build()
+        .expect("valid catalog");
+    let url = format!("{}/mcp/orders/v1", support::serve_url(server).await);
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"}}});
+    let r = reqwest::Client::new()
+        .post(&url)
+        .bearer_auth("reader")
+        .header("accept", "application/json, text/event-stream")
+        .json(&init)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let sid = r.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+    let on = [
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+        ("accept", "application/json, text/event-stream"),
+    ];
+    // Another identity with the id finds no session, and cannot end it.
+    let (status, _, body) = post(&url, "writer", &on, ping.clone()).await;
+    assert_eq!(status, 404, "{body}");
+    let gone = reqwest::Client::new()
+        .delete(&url)
+        .bearer_auth("writer")
+        .header("mcp-session-id", &sid)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(gone.status(), 404);
+    // Its maker still has it.
+    let (status, _, body) = post(&url, "reader", &on, ping).await;
+    assert_eq!((status, &body["result"]), (200, &json!({})), "{body}");
+}

@@ -53,6 +53,12 @@ pub struct Limits {
     /// The most live MCP sessions (stateful groups). Default 10 000; an `initialize` past it
     /// is answered 503.
     pub sessions: usize,
+    /// The most live sessions one caller holds on one endpoint: its share of
+    /// [`Limits::sessions`]. Default 32; an `initialize` past it ends that caller's own least
+    /// recently used session (never-used ones first). At the ceiling, the caller holding the
+    /// most gives one up the same way, so a flood of `initialize` ends only the flooder's
+    /// sessions.
+    pub sessions_per_caller: usize,
     /// How long an idle MCP session lives. Default 1 hour.
     pub session_idle: Duration,
     /// The most SSE streams open at once (resumable or not). Default 1 000; a call that would
@@ -151,6 +157,7 @@ impl Default for Limits {
             subscription_bytes: 64 * 1024,
             violations: 20,
             sessions: 10_000,
+            sessions_per_caller: 32,
             session_idle: Duration::from_secs(3600),
             sse_streams: 1000,
             sse_streams_per_caller: 16,
@@ -197,6 +204,7 @@ impl Limits {
         self.tasks_running = self.tasks_running.max(1);
         // A share is at least one place and at most the ceiling it is a share of.
         self.sse_streams_per_caller = self.sse_streams_per_caller.clamp(1, self.sse_streams);
+        self.sessions_per_caller = self.sessions_per_caller.clamp(1, self.sessions);
         self.detached_calls_per_caller =
             self.detached_calls_per_caller.clamp(1, self.detached_calls);
         self.tasks_per_caller = self.tasks_per_caller.clamp(1, self.tasks);

@@ -14,6 +14,8 @@ pub struct RedisSessions {
     store: RedisStore,
     scripts: SessionScripts,
     max_sessions: usize,
+    /// One holder's share of `max_sessions`.
+    share: usize,
     session_ttl: Duration,
 }
 
@@ -23,13 +25,21 @@ impl RedisSessions {
         Self {
             store,
             scripts: SessionScripts {
-                create: std::sync::Arc::new(redis::Script::new(CREATE_SESSION)),
-                get: std::sync::Arc::new(redis::Script::new(GET_SESSION)),
-                remove: std::sync::Arc::new(redis::Script::new(REMOVE_SESSION)),
+                create: script(CREATE_SESSION),
+                get: script(GET_SESSION),
+                remove: script(REMOVE_SESSION),
             },
             max_sessions: DEFAULT_MAX_SESSIONS,
+            share: DEFAULT_MAX_SESSIONS,
             session_ttl: DEFAULT_SESSION_IDLE_TTL,
         }
+    }
+
+    /// At most `per_holder` sessions of one holder (an endpoint's caller), over every
+    /// instance sharing the prefix (at least 1, at most the store's bound).
+    pub fn with_share(mut self, per_holder: usize) -> Self {
+        self.share = per_holder.clamp(1, self.max_sessions);
+        self
     }
 
     /// Bounds the MCP sessions kept in this Redis (all instances and applications sharing the
@@ -38,6 +48,7 @@ impl RedisSessions {
     /// millisecond; default [`DEFAULT_SESSION_IDLE_TTL`]).
     pub fn with_limits(mut self, max_sessions: usize, idle_ttl: Duration) -> Self {
         self.max_sessions = max_sessions.max(1);
+        self.share = self.share.min(self.max_sessions);
         self.session_ttl = idle_ttl;
         self
     }
@@ -49,6 +60,11 @@ impl RedisSessions {
     }
 }
 
+/// A session script, after the functions they share.
+fn script(body: &str) -> std::sync::Arc<redis::Script> {
+    std::sync::Arc::new(redis::Script::new(&format!("{SESSION_LIB}{body}")))
+}
+
 /// The session scripts: each one round trip, atomic.
 #[derive(Clone)]
 struct SessionScripts {
@@ -57,49 +73,88 @@ struct SessionScripts {
     remove: std::sync::Arc<redis::Script>,
 }
 
-/// Creates a session if fewer than the cap are live: KEYS = session, index; ARGV = revision,
-/// idle milliseconds, cap, id. The index (`mcp:sessions`, a sorted set of ids by last use in
-/// Redis time, milliseconds) loses its idle members first, so the count is of live sessions.
-const CREATE_SESSION: &str = r"
+/// What the session scripts share: the clock, and forgetting a session with its place in
+/// its holder's share. Keys: KEYS[2] the index of live ids by last use, KEYS[4] the holders by
+/// how many they hold, KEYS[5] each session's holder; ARGV[7] the session keys' prefix,
+/// ARGV[8] the holders' keys' prefix (`mcp:held:<holder>`: a holder's ids, never-used ones
+/// scored far in the past so they go first). The holders' keys are named in the script, so
+/// on Redis Cluster the prefix needs a hash tag, as for the other session keys.
+const SESSION_LIB: &str = r"
 if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local function forget(id)
+  local h = redis.call('HGET', KEYS[5], id)
+  if h then
+    redis.call('ZREM', ARGV[8] .. h, id)
+    if tonumber(redis.call('ZINCRBY', KEYS[4], -1, h)) <= 0 then redis.call('ZREM', KEYS[4], h) end
+    redis.call('HDEL', KEYS[5], id)
+  end
+  redis.call('ZREM', KEYS[2], id)
+  return redis.call('DEL', ARGV[7] .. id)
+end
+local function evict_one_of(h)
+  local victim = redis.call('ZRANGE', ARGV[8] .. h, 0, 0)[1]
+  if victim then forget(victim) return true end
+  return false
+end
+";
+
+/// Creates a session: KEYS = session, index, the holder's ids, holders, session holders;
+/// ARGV = state, idle milliseconds, cap, id, share, holder, session key prefix, holder key
+/// prefix. Idle sessions are dropped first (with their places); a holder at its share loses
+/// its least recently used session (never-used first); at the cap, the holder holding the most
+/// does. 0 when no place could be made.
+const CREATE_SESSION: &str = r"
 local ttl = tonumber(ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. (now - ttl))
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. (now - ttl))) do
+  forget(id)
+end
+if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[5]) then evict_one_of(ARGV[6]) end
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then
+  local big = redis.call('ZRANGE', KEYS[4], -1, -1)[1]
+  if big then evict_one_of(big) end
+end
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then return 0 end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
 redis.call('ZADD', KEYS[2], now, ARGV[4])
-redis.call('PEXPIRE', KEYS[2], ttl)
+-- Never used yet: scored before any use, so it is the first of its holder's to go.
+redis.call('ZADD', KEYS[3], now - 1e13, ARGV[4])
+redis.call('ZINCRBY', KEYS[4], 1, ARGV[6])
+redis.call('HSET', KEYS[5], ARGV[4], ARGV[6])
+for i = 2, 5 do redis.call('PEXPIRE', KEYS[i], ttl) end
 return 1
 ";
 
-/// Reads a session and starts its idle time again: KEYS = session, index; ARGV = idle
-/// milliseconds, id.
+/// Reads a session and starts its idle time again: KEYS = session, index, -, holders,
+/// session holders; ARGV = idle milliseconds, id, -, -, -, -, session key prefix, holder key
+/// prefix.
 const GET_SESSION: &str = r"
-if redis.replicate_commands then redis.replicate_commands() end
 local v = redis.call('GETEX', KEYS[1], 'PX', ARGV[1])
 if v then
-  local t = redis.call('TIME')
-  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
   redis.call('ZADD', KEYS[2], now, ARGV[2])
   redis.call('PEXPIRE', KEYS[2], ARGV[1])
+  local h = redis.call('HGET', KEYS[5], ARGV[2])
+  if h then
+    redis.call('ZADD', ARGV[8] .. h, now, ARGV[2])
+    redis.call('PEXPIRE', ARGV[8] .. h, ARGV[1])
+  end
 end
 return v
 ";
 
-/// Ends a session: KEYS = session, index; ARGV = id. Returns how many keys it deleted.
-/// Ends a session: KEYS = session, index, the session's stream list, the stream index;
-/// ARGV = session id, the stream keys' prefix. The copies of its resumable streams go with it
-/// (at most `MAX_STREAMS_PER_SESSION`), rather than waiting for their expiry; a copy still
-/// being written then stops.
+/// Ends a session: KEYS = session, index, the session's stream list, holders, session
+/// holders, the stream index; ARGV = session id, the stream keys' prefix, -, -, -, -, session
+/// key prefix, holder key prefix. The copies of its resumable streams go with it (at most
+/// `MAX_STREAMS_PER_SESSION`), rather than waiting for their expiry; a copy still being
+/// written then stops. Returns how many session keys it deleted.
 const REMOVE_SESSION: &str = r"
-redis.call('ZREM', KEYS[2], ARGV[1])
 for _, stream in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do
   redis.call('DEL', ARGV[2] .. stream)
-  redis.call('ZREM', KEYS[4], stream)
+  redis.call('ZREM', KEYS[6], stream)
 end
 redis.call('DEL', KEYS[3])
-return redis.call('DEL', KEYS[1])
+return forget(ARGV[1])
 ";
 
 /// Sessions in Redis, so any instance behind a load balancer knows a session.
@@ -107,12 +162,19 @@ return redis.call('DEL', KEYS[1])
 /// `mcp:session:<id>` holds the negotiated revision and expires after the idle time
 /// ([`DEFAULT_SESSION_IDLE_TTL`], 1 hour), which every `get` starts again. `mcp:sessions`
 /// indexes the live ids by last use, for the cap ([`DEFAULT_MAX_SESSIONS`], 10 000, counted
-/// over every instance sharing the prefix): past it `create` fails and the transport answers
-/// 503. Each operation is one Lua script (one round trip), O(log n) plus the expired ids it
-/// drops. The scripts touch two keys, so on Redis Cluster they need one hash slot (a prefix
-/// with a hash tag, `{shop}:`).
+/// over every instance sharing the prefix). `mcp:held:<holder>` holds each holder's ids
+/// (never-used ones first, then by last use), `mcp:holders` the holders by how many they
+/// hold, `mcp:session-holders` each session's holder: past a holder's share its own first
+/// session in that order ends, and at the cap the largest holder's does. Each operation is
+/// one Lua script (one round trip), O(log n) plus the expired ids it drops. The scripts name
+/// several keys, some built in the script, so on Redis Cluster they need one hash slot (a
+/// prefix with a hash tag, `{shop}:`).
 impl SessionStore for RedisSessions {
-    fn create<'a>(&'a self, version: &'a str) -> BoxFuture<'a, Result<String, crate::RpcError>> {
+    fn create<'a>(
+        &'a self,
+        state: &'a str,
+        holder: &'a str,
+    ) -> BoxFuture<'a, Result<String, crate::RpcError>> {
         Box::pin(async move {
             let mut con = self.store.connection();
             let id = crate::ids::random_id();
@@ -121,10 +183,17 @@ impl SessionStore for RedisSessions {
                 .create
                 .key(self.store.key(&format!("mcp:session:{id}")))
                 .key(self.store.key(SESSION_INDEX))
-                .arg(version)
+                .key(self.store.key(&format!("{HELD}{holder}")))
+                .key(self.store.key(HOLDERS))
+                .key(self.store.key(SESSION_HOLDERS))
+                .arg(state)
                 .arg(self.session_ttl_ms())
                 .arg(self.max_sessions)
                 .arg(&id)
+                .arg(self.share)
+                .arg(holder)
+                .arg(self.store.key("mcp:session:"))
+                .arg(self.store.key(HELD))
                 .invoke_async(&mut con)
                 .await
                 .map_err(session_err)?;
@@ -142,8 +211,17 @@ impl SessionStore for RedisSessions {
                 .get
                 .key(self.store.key(&format!("mcp:session:{id}")))
                 .key(self.store.key(SESSION_INDEX))
+                .key(self.store.key(SESSION_INDEX))
+                .key(self.store.key(HOLDERS))
+                .key(self.store.key(SESSION_HOLDERS))
                 .arg(self.session_ttl_ms())
                 .arg(id)
+                .arg("")
+                .arg("")
+                .arg("")
+                .arg("")
+                .arg(self.store.key("mcp:session:"))
+                .arg(self.store.key(HELD))
                 .invoke_async::<Option<String>>(&mut con)
                 .await
                 .map_err(session_err)
@@ -181,9 +259,17 @@ impl SessionStore for RedisSessions {
                 .key(self.store.key(&format!("mcp:session:{id}")))
                 .key(self.store.key(SESSION_INDEX))
                 .key(self.store.key(&format!("mcp:session:{id}:streams")))
+                .key(self.store.key(HOLDERS))
+                .key(self.store.key(SESSION_HOLDERS))
                 .key(self.store.key(super::redis_streams::STREAM_INDEX))
                 .arg(id)
                 .arg(self.store.key("mcp:stream:"))
+                .arg("")
+                .arg("")
+                .arg("")
+                .arg("")
+                .arg(self.store.key("mcp:session:"))
+                .arg(self.store.key(HELD))
                 .invoke_async(&mut con)
                 .await
                 .map_err(session_err)?;
@@ -194,6 +280,12 @@ impl SessionStore for RedisSessions {
 
 /// The sorted set of live session ids, scored by last use (Redis `TIME`, milliseconds).
 const SESSION_INDEX: &str = "mcp:sessions";
+/// The prefix of a holder's sorted set of session ids (never-used ones first, then by use).
+const HELD: &str = "mcp:held:";
+/// The sorted set of holders, scored by how many sessions each holds.
+const HOLDERS: &str = "mcp:holders";
+/// The hash of each live session's holder.
+const SESSION_HOLDERS: &str = "mcp:session-holders";
 
 /// The longest idle time Redis is given: 100 years (a `Duration::MAX` would overflow its
 /// expiry arithmetic and fail every `SET`).
@@ -284,7 +376,7 @@ pub(crate) mod tests {
     async fn sessions_idle_ttl_is_restarted_by_every_get() {
         let Some(redis) = Redis::start() else { return };
         let store = redis.sessions("t:", 10, Duration::from_secs(100));
-        let id = store.create("2025-06-18").await.unwrap();
+        let id = store.create("2025-06-18", "h").await.unwrap();
         let key = format!("mcp:session:{id}");
         assert!((99..=100).contains(&ttl(&store, &key).await));
         // Most of the idle time passes (shortened here), then a request comes.
@@ -307,20 +399,66 @@ pub(crate) mod tests {
     async fn sessions_are_capped_and_expired_ones_free_their_place() {
         let Some(redis) = Redis::start() else { return };
         let store = redis.sessions("", 2, Duration::from_secs(1));
-        let a = store.create("v").await.unwrap();
-        let _b = store.create("v").await.unwrap();
-        let full = store.create("v").await.unwrap_err();
-        assert!(full.message().contains("too many sessions"), "{full:?}");
+        let a = store.create("v", "h").await.unwrap();
+        let b = store.create("v", "h").await.unwrap();
         // An ended session frees its place.
         assert!(store.remove(&a).await.unwrap());
-        let _c = store.create("v").await.unwrap();
-        assert!(store.create("v").await.is_err());
-        // Expired ones too (idle time 1 s: scores are whole seconds of Redis time).
+        let c = store.create("v", "h").await.unwrap();
+        // Expired ones too (idle time 1 s: scores are whole seconds of Redis time), with
+        // their places in their holder's share.
         tokio::time::sleep(Duration::from_millis(2100)).await;
-        store.create("v").await.unwrap();
-        store.create("v").await.unwrap();
+        store.create("v", "h").await.unwrap();
+        store.create("v", "h").await.unwrap();
+        for gone in [&b, &c] {
+            assert_eq!(store.get(gone).await.unwrap(), None);
+        }
+        let mut con = store.store.connection();
+        let held: i64 = redis::cmd("ZCARD")
+            .arg("mcp:held:h")
+            .query_async(&mut con)
+            .await
+            .unwrap();
+        assert_eq!(held, 2);
         // Another prefix is another set of sessions.
         let other = redis.sessions("other:", 2, Duration::from_secs(1));
-        assert!(other.create("v").await.is_ok());
+        assert!(other.create("v", "h").await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_flood_of_sessions_ends_only_the_flooders_own_across_instances() {
+        let Some(redis) = Redis::start() else { return };
+        // Two instances on one Redis: 4 sessions in all, 3 a holder.
+        let a = redis
+            .sessions("f:", 4, Duration::from_secs(60))
+            .with_share(3);
+        let b = redis
+            .sessions("f:", 4, Duration::from_secs(60))
+            .with_share(3);
+        let mine = a.create("v", "user").await.unwrap();
+        assert!(b.get(&mine).await.unwrap().is_some(), "in use");
+        let mut flood = Vec::new();
+        for i in 0..20 {
+            let on = if i % 2 == 0 { &a } else { &b };
+            flood.push(on.create("v", "flood").await.unwrap());
+        }
+        let mut alive = Vec::new();
+        for id in &flood {
+            if a.get(id).await.unwrap().is_some() {
+                alive.push(id.clone());
+            }
+        }
+        assert_eq!(alive.len(), 3, "the flooder holds its share");
+        assert!(a.get(&mine).await.unwrap().is_some());
+        // At the ceiling, a newcomer takes the place of one of the flooder's.
+        let other = b.create("v", "other").await.unwrap();
+        assert!(a.get(&other).await.unwrap().is_some());
+        assert!(b.get(&mine).await.unwrap().is_some());
+        let mut con = a.store.connection();
+        let live: i64 = redis::cmd("ZCARD")
+            .arg("f:mcp:sessions")
+            .query_async(&mut con)
+            .await
+            .unwrap();
+        assert_eq!(live, 4);
     }
 }

@@ -891,7 +891,7 @@ mod tests {
         use crate::mcp::{RedisSessions, SessionStore};
         let Some(redis) = Redis::start() else { return };
         let sessions = RedisSessions::new(redis.store());
-        let sid = sessions.create("2025-11-25").await.unwrap();
+        let sid = sessions.create("2025-11-25", "h").await.unwrap();
         let (a, b) = (instance(&redis), instance(&redis));
         let (mine, other) = (a.open(&sid, 0), a.open("other", 0));
         for s in [&mine, &other] {

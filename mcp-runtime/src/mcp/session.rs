@@ -14,8 +14,15 @@ use crate::error::RpcError;
 
 /// Where sessions live: in memory for one instance, a shared store (e.g. Redis) for several.
 pub trait SessionStore: std::any::Any + Send + Sync + 'static {
-    /// Creates a session for a negotiated revision; returns its id.
-    fn create<'a>(&'a self, version: &'a str) -> BoxFuture<'a, Result<String, RpcError>>;
+    /// Creates a session with this state (see [`SessionState`]) for `holder` (the share it
+    /// counts against: the endpoint and the [`crate::Caller`]); returns its id. When the
+    /// holder's share is full its own least recently used session goes (never-used ones
+    /// first); when the store is full, one of the holder holding the most goes the same way.
+    fn create<'a>(
+        &'a self,
+        state: &'a str,
+        holder: &'a str,
+    ) -> BoxFuture<'a, Result<String, RpcError>>;
     /// The negotiated revision of a live session, `None` if unknown or ended.
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<String>, RpcError>>;
     /// Replaces a live session's state (the text `create` stored: see [`SessionState`]);
@@ -41,6 +48,9 @@ pub trait SessionStore: std::any::Any + Send + Sync + 'static {
 pub struct SessionState {
     /// The negotiated revision.
     pub version: String,
+    /// Whose it is: the endpoint and the identity that made it (`core::tasks::owner`); a
+    /// request from another endpoint or identity does not find it.
+    pub owner: Option<String>,
     /// The level `logging/setLevel` chose, if any.
     pub log_level: Option<super::LogLevel>,
     /// The resources `resources/subscribe` watches.
@@ -59,7 +69,9 @@ impl SessionState {
             ..SessionState::default()
         };
         for line in lines {
-            if let Some(l) = line.strip_prefix("log=") {
+            if let Some(o) = line.strip_prefix("own=") {
+                state.owner = Some(o.to_owned());
+            } else if let Some(l) = line.strip_prefix("log=") {
                 state.log_level = l.parse().ok();
             } else if let Some(u) = line.strip_prefix("sub=") {
                 state.subscriptions.push(u.to_owned());
@@ -88,9 +100,41 @@ impl SessionState {
             .find_map(|l| l.strip_prefix("caps="))
     }
 
+    /// Whether a stored text's session belongs to `catalog`'s endpoint and this identity,
+    /// read in place (the owner is always the second line): what every request of a session
+    /// checks before anything else.
+    pub(crate) fn owned_by(
+        text: &str,
+        catalog: &crate::catalog::Catalog,
+        identity: Option<&crate::context::Identity>,
+    ) -> bool {
+        let Some(owner) = text.split('\n').nth(1).and_then(|l| l.strip_prefix("own=")) else {
+            return false;
+        };
+        let Some(rest) = owner
+            .strip_prefix(catalog.group().name())
+            .and_then(|r| r.strip_prefix("/v"))
+        else {
+            return false;
+        };
+        let end = rest.find(' ').unwrap_or(rest.len());
+        if rest[..end].parse::<u32>() != Ok(catalog.version()) {
+            return false;
+        }
+        let who = &rest[end..];
+        match identity {
+            Some(i) => who.strip_prefix(" sub:") == Some(i.subject.as_str()),
+            None => who.is_empty(),
+        }
+    }
+
     /// The text to store.
     pub fn to_text(&self) -> String {
         let mut s = self.version.clone();
+        if let Some(o) = &self.owner {
+            s.push_str("\nown=");
+            s.push_str(o);
+        }
         if let Some(l) = self.log_level {
             s.push_str("\nlog=");
             s.push_str(l.as_str());
@@ -114,8 +158,8 @@ pub use crate::ids::random_id;
 pub const DEFAULT_SESSION_IDLE_TTL: Duration = Duration::from_secs(3600);
 
 /// How many live sessions [`MemorySessions`] keeps by default: 10 000. When that many are
-/// live, [`SessionStore::create`] fails (the transport answers `initialize` with 503) until
-/// one ends or expires.
+/// live, [`SessionStore::create`] ends one of the holder holding the most (never-used first,
+/// then the least recently used) to make room.
 pub const DEFAULT_MAX_SESSIONS: usize = 10_000;
 
 /// Sessions in this process's memory, bounded in number ([`DEFAULT_MAX_SESSIONS`]) and
@@ -125,6 +169,8 @@ pub const DEFAULT_MAX_SESSIONS: usize = 10_000;
 /// expired ones are dropped from the least recently used end as new work comes in.
 pub struct MemorySessions {
     max: usize,
+    /// One holder's share of `max`.
+    share: usize,
     idle_ttl: Duration,
     inner: Mutex<SessionMap>,
 }
@@ -138,6 +184,10 @@ struct SessionMap {
     by_use: BTreeMap<Used, String>,
     /// Makes every `Used` unique.
     tick: u64,
+    /// Each holder's session ids (at most its share).
+    held: HashMap<Arc<str>, Vec<String>>,
+    /// (sessions held, holder): who holds the most, found in O(log n).
+    by_count: std::collections::BTreeSet<(usize, Arc<str>)>,
 }
 
 struct Session {
@@ -146,6 +196,10 @@ struct Session {
     last_use: Instant,
     /// Its key in `by_use`.
     key: Used,
+    /// Whose share it counts against.
+    holder: Arc<str>,
+    /// Whether a request came after the one that made it.
+    used: bool,
 }
 
 /// When a session was last used, as indexed (the tick breaks ties).
@@ -169,7 +223,7 @@ impl SessionMap {
             let last_use = match self.by_id.get(&id) {
                 Some(s) if now.saturating_duration_since(s.last_use) < ttl => s.last_use,
                 _ => {
-                    self.by_id.remove(&id);
+                    self.forget(&id);
                     continue;
                 }
             };
@@ -179,6 +233,50 @@ impl SessionMap {
             }
             self.by_use.insert(key, id);
         }
+    }
+}
+
+impl SessionMap {
+    /// Drops a session from the id index and its holder's share (its `by_use` key is the
+    /// caller's to remove).
+    fn forget(&mut self, id: &str) -> Option<Session> {
+        let s = self.by_id.remove(id)?;
+        if let Some(ids) = self.held.get_mut(&s.holder) {
+            let before = ids.len();
+            ids.retain(|i| i != id);
+            self.by_count.remove(&(before, s.holder.clone()));
+            if ids.is_empty() {
+                self.held.remove(&s.holder);
+            } else {
+                self.by_count.insert((ids.len(), s.holder.clone()));
+            }
+        }
+        Some(s)
+    }
+
+    /// Ends the session of `holder` that matters least: never used first, then the least
+    /// recently used. O(its share).
+    fn evict_one_of(&mut self, holder: &Arc<str>) -> bool {
+        let Some(ids) = self.held.get(holder) else {
+            return false;
+        };
+        let victim = ids
+            .iter()
+            .filter_map(|id| self.by_id.get(id).map(|s| (s.used, s.last_use, id)))
+            .min()
+            .map(|(_, _, id)| id.clone());
+        match victim.and_then(|id| self.forget(&id)) {
+            Some(s) => {
+                self.by_use.remove(&s.key);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The holder holding the most sessions.
+    fn biggest(&self) -> Option<Arc<str>> {
+        self.by_count.last().map(|(_, h)| h.clone())
     }
 }
 
@@ -195,9 +293,17 @@ impl MemorySessions {
     pub fn new(max_sessions: usize, idle_ttl: Duration) -> Self {
         Self {
             max: max_sessions.max(1),
+            share: max_sessions.max(1),
             idle_ttl,
             inner: Mutex::default(),
         }
+    }
+
+    /// At most `per_holder` sessions of one holder (an endpoint's caller; at least 1, at most
+    /// the store's bound).
+    pub fn with_share(mut self, per_holder: usize) -> Self {
+        self.share = per_holder.clamp(1, self.max);
+        self
     }
 
     /// How many sessions are live (expired ones not yet dropped excluded).
@@ -220,25 +326,47 @@ impl MemorySessions {
             .unwrap_or(0)
     }
 
-    fn create_at(&self, version: &str, now: Instant) -> Result<String, RpcError> {
+    fn create_at(&self, state: &str, holder: &str, now: Instant) -> Result<String, RpcError> {
         let mut m = self
             .inner
             .lock()
             .map_err(|_| RpcError::internal("the session store is unavailable"))?;
         m.expire(now, self.idle_ttl);
+        let holder: Arc<str> = match m.held.get_key_value(holder) {
+            Some((k, _)) => k.clone(),
+            None => Arc::from(holder),
+        };
+        // Its own share first, then the store's bound: whoever holds the most gives way.
+        if m.held.get(&holder).map_or(0, Vec::len) >= self.share {
+            m.evict_one_of(&holder);
+        }
+        if m.by_id.len() >= self.max {
+            match m.biggest() {
+                Some(big) => {
+                    m.evict_one_of(&big);
+                }
+                None => return Err(too_many_sessions()),
+            }
+        }
         if m.by_id.len() >= self.max {
             return Err(too_many_sessions());
         }
         let id = random_id();
         let key = m.stamp(now);
         m.by_use.insert(key, id.clone());
-        let state = Arc::from(version);
+        let ids = m.held.entry(holder.clone()).or_default();
+        let before = ids.len();
+        ids.push(id.clone());
+        m.by_count.remove(&(before, holder.clone()));
+        m.by_count.insert((before + 1, holder.clone()));
         m.by_id.insert(
             id.clone(),
             Session {
-                state,
+                state: Arc::from(state),
                 last_use: now,
                 key,
+                holder,
+                used: false,
             },
         );
         Ok(id)
@@ -251,6 +379,7 @@ impl MemorySessions {
         // Live (`expire` dropped it otherwise).
         let s = m.by_id.get_mut(id)?;
         s.last_use = s.last_use.max(now);
+        s.used = true;
         Some(s.state.clone())
     }
 
@@ -270,7 +399,7 @@ impl MemorySessions {
         let Ok(mut m) = self.inner.lock() else {
             return false;
         };
-        match m.by_id.remove(id) {
+        match m.forget(id) {
             Some(s) => {
                 m.by_use.remove(&s.key);
                 true
@@ -299,8 +428,16 @@ pub(crate) async fn state_of(
 }
 
 impl SessionStore for MemorySessions {
-    fn create<'a>(&'a self, version: &'a str) -> BoxFuture<'a, Result<String, RpcError>> {
-        Box::pin(std::future::ready(self.create_at(version, Instant::now())))
+    fn create<'a>(
+        &'a self,
+        state: &'a str,
+        holder: &'a str,
+    ) -> BoxFuture<'a, Result<String, RpcError>> {
+        Box::pin(std::future::ready(self.create_at(
+            state,
+            holder,
+            Instant::now(),
+        )))
     }
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<String>, RpcError>> {
         let state = self.state_at(id, Instant::now());
@@ -781,6 +918,7 @@ mod tests {
     fn a_call_reads_the_stored_state_in_place_as_parse_does() {
         let state = SessionState {
             version: "2025-11-25".into(),
+            owner: Some("mcp/v1 sub:ann".into()),
             log_level: Some(super::super::LogLevel::Warning),
             // A URI that looks like another line's key stays a subscription.
             subscriptions: vec!["caps=x".into(), "log=debug".into()],
@@ -806,7 +944,7 @@ mod tests {
     fn sessions_expire_when_idle_and_every_get_restarts_the_clock() {
         let s = MemorySessions::new(10, MIN);
         let t0 = Instant::now();
-        let id = s.create_at("2025-06-18", t0).unwrap();
+        let id = s.create_at("2025-06-18", "h", t0).unwrap();
         assert_eq!(
             s.state_at(&id, t0 + 50 * SEC).as_deref(),
             Some("2025-06-18")
@@ -832,7 +970,7 @@ mod tests {
         let s = MemorySessions::new(10, MIN);
         let t0 = Instant::now();
         let ids: Vec<_> = (0..4)
-            .map(|i| s.create_at("v", t0 + i * SEC).unwrap())
+            .map(|i| s.create_at("v", "h", t0 + i * SEC).unwrap())
             .collect();
         // Sessions 0 and 2 used often; 1 and 3 never again.
         for t in (5..=55).step_by(5) {
@@ -857,19 +995,58 @@ mod tests {
     fn sessions_are_capped_and_an_end_or_expiry_frees_a_place() {
         let s = MemorySessions::new(2, MIN);
         let t0 = Instant::now();
-        let a = s.create_at("v", t0).unwrap();
-        let _b = s.create_at("v", t0 + SEC).unwrap();
-        let full = s.create_at("v", t0 + 2 * SEC).unwrap_err();
-        assert!(full.message().contains("too many sessions"), "{full:?}");
+        let a = s.create_at("v", "h", t0).unwrap();
+        let b = s.create_at("v", "h", t0 + SEC).unwrap();
         assert_eq!(s.len_at(t0 + 2 * SEC), 2);
         // An ended session frees its place.
         assert!(s.remove_now(&a) && !s.remove_now(&a));
-        let c = s.create_at("v", t0 + 3 * SEC).unwrap();
-        assert!(s.create_at("v", t0 + 4 * SEC).is_err());
+        let c = s.create_at("v", "h", t0 + 3 * SEC).unwrap();
         // So does an expired one (`b`, idle since t0 + 1 s); `c` is kept alive by a get.
         assert!(s.state_at(&c, t0 + 50 * SEC).is_some());
-        assert!(s.create_at("v", t0 + 61 * SEC).is_ok());
+        assert!(s.create_at("v", "h", t0 + 61 * SEC).is_ok());
+        assert!(s.state_at(&b, t0 + 61 * SEC).is_none());
         assert_eq!(s.len_at(t0 + 61 * SEC), 2);
+    }
+
+    #[test]
+    fn a_flood_of_sessions_ends_only_the_flooders_own() {
+        // 4 in all, 3 a holder.
+        let s = MemorySessions::new(4, MIN).with_share(3);
+        let t0 = Instant::now();
+        let mine = s.create_at("v", "user", t0).unwrap();
+        assert!(s.state_at(&mine, t0 + SEC).is_some(), "in use");
+        let flood: Vec<_> = (0..50)
+            .map(|i| s.create_at("v", "flood", t0 + SEC + i * SEC / 100).unwrap())
+            .collect();
+        // The flooder keeps its newest three; the user's session lives.
+        assert!(s.state_at(&mine, t0 + 2 * SEC).is_some());
+        let alive: Vec<_> = flood
+            .iter()
+            .filter(|id| s.state_at(id, t0 + 2 * SEC).is_some())
+            .collect();
+        assert_eq!(alive, flood[47..].iter().collect::<Vec<_>>());
+        // At the ceiling (4), a newcomer takes a place from whoever holds the most: the
+        // flooder's least recently used one, never the user's.
+        let other = s.create_at("v", "other", t0 + 3 * SEC).unwrap();
+        assert!(s.state_at(&other, t0 + 3 * SEC).is_some());
+        assert!(s.state_at(&mine, t0 + 3 * SEC).is_some());
+        assert_eq!(s.len_at(t0 + 3 * SEC), 4);
+        // A holder's own: never-used first, then the least recently used.
+        let s = MemorySessions::new(10, MIN).with_share(2);
+        let used = s.create_at("v", "h", t0).unwrap();
+        let fresh = s.create_at("v", "h", t0 + SEC).unwrap();
+        assert!(s.state_at(&used, t0 + 2 * SEC).is_some());
+        s.create_at("v", "h", t0 + 3 * SEC).unwrap();
+        assert!(
+            s.state_at(&fresh, t0 + 3 * SEC).is_none(),
+            "never used: first to go"
+        );
+        assert!(s.state_at(&used, t0 + 3 * SEC).is_some());
+        let m = s.inner.lock().unwrap();
+        assert_eq!(
+            (m.by_id.len(), m.by_use.len(), m.held["h"].len()),
+            (2, 2, 2)
+        );
     }
 
     #[test]
@@ -883,9 +1060,8 @@ mod tests {
     #[tokio::test]
     async fn the_store_trait_creates_reads_and_ends() {
         let s: &dyn SessionStore = &MemorySessions::new(1, MIN);
-        let id = s.create("2025-03-26").await.unwrap();
+        let id = s.create("2025-03-26", "h").await.unwrap();
         assert_eq!(s.get(&id).await.unwrap().as_deref(), Some("2025-03-26"));
-        assert!(s.create("2025-03-26").await.is_err());
         assert_eq!(s.get("nope").await.unwrap(), None);
         assert!(s.remove(&id).await.unwrap());
         assert_eq!(s.get(&id).await.unwrap(), None);

@@ -206,9 +206,13 @@ fn check_mirrored(
 
 /// The session a handshake-era request names: its id and negotiated revision, or the answer
 /// to give (400 without an id, 404 for an unknown or ended one).
+/// A session made on another endpoint, or by another identity, is not found: ids are bound
+/// to whoever made them.
 async fn session_of<'h>(
     store: &dyn SessionStore,
     headers: &'h HeaderMap,
+    ep: &McpEndpoint,
+    identity: Option<&crate::context::Identity>,
 ) -> Result<(&'h str, Arc<str>), Response> {
     let Some(sid) = header(headers, SESSION) else {
         return Err(plain_error(
@@ -218,8 +222,10 @@ async fn session_of<'h>(
         ));
     };
     match crate::mcp::session::state_of(store, sid).await {
-        Ok(Some(state)) => Ok((sid, state)),
-        Ok(None) => Err(missing_session()),
+        Ok(Some(state)) if SessionState::owned_by(&state, &ep.catalog, identity) => {
+            Ok((sid, state))
+        }
+        Ok(_) => Err(missing_session()),
         Err(e) => Err(store_unavailable(&e)),
     }
 }
@@ -526,7 +532,7 @@ async fn on_store(
         // Boxed, as the rare requests below: their futures would weigh on every call's.
         return Box::pin(initialize_session(ep, store, std::mem::take(msg), caller)).await;
     }
-    match session_of(store, headers).await {
+    match session_of(store, headers, ep, caller.identity.as_deref()).await {
         Ok((sid, text)) => {
             // Read in place: only the two requests that change the state copy it out.
             let (stored_version, log_level) = SessionState::call_view(&text);
@@ -574,10 +580,30 @@ async fn initialize_session(
     );
     let state = SessionState {
         version: negotiated.to_owned(),
+        owner: Some(crate::core::tasks::owner(
+            &ep.catalog,
+            caller.identity.as_deref(),
+            None,
+            false,
+        )),
         capabilities: Some(caps.to_string()),
         ..SessionState::default()
     };
-    let sid = match store.create(&state.to_text()).await {
+    // The share it counts against: this endpoint's, of this caller (one the edge could not
+    // tell apart shares "unknown" with the others it could not).
+    let holder = match caller.who() {
+        Some(who) => format!(
+            "{}/v{} {who}",
+            ep.catalog.group().name(),
+            ep.catalog.version()
+        ),
+        None => format!(
+            "{}/v{} unknown",
+            ep.catalog.group().name(),
+            ep.catalog.version()
+        ),
+    };
+    let sid = match store.create(&state.to_text(), &holder).await {
         Ok(sid) => sid,
         Err(e) => return store_unavailable(&e),
     };
@@ -934,7 +960,7 @@ async fn batch<'b>(
     };
     let mut version = header(headers, VERSION).map(str::to_owned);
     if let Some(store) = &ep.sessions {
-        match session_of(store.as_ref(), headers).await {
+        match session_of(store.as_ref(), headers, ep, caller.identity.as_deref()).await {
             Ok((_, v)) => version = version.or(Some(SessionState::parse(&v).version)),
             Err(answer) => return answer,
         }
@@ -1012,7 +1038,14 @@ async fn get_inner(route: &McpRoute, parts: &Parts) -> Response {
         Ok(found) => found,
         Err(answer) => return *answer,
     };
-    let (sid, text) = match session_of(store.as_ref(), &parts.headers).await {
+    let (sid, text) = match session_of(
+        store.as_ref(),
+        &parts.headers,
+        ep,
+        admitted.identity.as_deref(),
+    )
+    .await
+    {
         Ok(found) => found,
         Err(answer) => return answer,
     };
@@ -1061,16 +1094,21 @@ pub(crate) async fn delete(State(route): State<Arc<McpRoute>>, req: Request) -> 
 
 async fn delete_inner(route: &McpRoute, parts: &Parts) -> Response {
     let ep = &route.ep;
-    let store = match session_route(route, parts).await {
-        Ok((store, _)) => store,
+    let (store, admitted) = match session_route(route, parts).await {
+        Ok(found) => found,
         Err(answer) => return *answer,
     };
-    let Some(sid) = header(&parts.headers, SESSION) else {
-        return plain_error(
-            StatusCode::BAD_REQUEST,
-            -32600,
-            "Bad Request: Missing session ID",
-        );
+    // Only whoever made it ends it.
+    let sid = match session_of(
+        store.as_ref(),
+        &parts.headers,
+        ep,
+        admitted.identity.as_deref(),
+    )
+    .await
+    {
+        Ok((sid, _)) => sid,
+        Err(answer) => return answer,
     };
     match store.remove(sid).await {
         Ok(true) => {
