@@ -417,6 +417,7 @@ pub fn synthetic_defs(n: usize) -> Vec<&'static MethodDef> {
                 handler: Handler::Sync(synthetic_add),
                 cache: None,
                 lock: None,
+                rate_limit: None,
                 task: mcp_runtime::record::TaskSupport::Forbidden,
                 transform: None,
                 location: SourceLocation {

@@ -20,8 +20,12 @@ pub struct MailReceipt {
 /// Send an e-mail.
 ///
 /// The address must be valid, the subject not blank (100 characters at most), the text at
-/// least 10 characters.
-#[rpc_method(name = "Mail.send", groups = [MCP])]
+/// least 10 characters. Each caller may send 60 a minute, 10 at once.
+#[rpc_method(
+    name = "Mail.send",
+    groups = [MCP],
+    rate_limit(limit = "60/min", burst = 10)
+)]
 #[mcp_tool(destructive_hint = false, open_world_hint = true)]
 pub fn send(
     /// Recipient address

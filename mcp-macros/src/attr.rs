@@ -480,13 +480,14 @@ pub const CACHE: &str = "cache";
 pub const LOCK: &str = "lock";
 pub const TRANSFORM: &str = "transform";
 pub const SCOPES: &str = "scopes";
+pub const RATE_LIMIT: &str = "rate_limit";
 
 pub const RPC_METHOD_ATTR: &str = "rpc_method";
 
 pub const RPC_METHOD: Keys = Keys {
     attr: RPC_METHOD_ATTR,
     keys: &[
-        NAME, GROUPS, VERSION, REMOVED_IN, CACHE, LOCK, TRANSFORM, SCOPES, CRATE,
+        NAME, GROUPS, VERSION, REMOVED_IN, CACHE, LOCK, RATE_LIMIT, TRANSFORM, SCOPES, CRATE,
     ],
 };
 
@@ -499,6 +500,7 @@ pub struct RpcMethodArgs {
     pub krate: Option<Path>,
     pub cache: Option<CacheArgs>,
     pub lock: Option<LockArgs>,
+    pub rate_limit: Option<RateLimitArgs>,
     /// `transform = path`: a `fn(&mut Schema)` applied to the input schema.
     pub transform: Option<Path>,
     /// `scopes = ["orders:write"]`: what a caller's identity must have.
@@ -525,6 +527,7 @@ pub fn parse_rpc_method(cx: &Ctxt, tokens: TokenStream) -> RpcMethodArgs {
             CRATE => args.krate = Some(krate(meta)?),
             CACHE => args.cache = Some(cache(meta)?),
             LOCK => args.lock = Some(lock(meta)?),
+            RATE_LIMIT => args.rate_limit = Some(rate_limit(meta)?),
             SCOPES => args.scopes = Some(scopes(meta)?),
             TRANSFORM => {
                 let value = meta.value()?;
@@ -619,6 +622,147 @@ fn lock(meta: &ParseNestedMeta) -> syn::Result<LockArgs> {
         })?;
     }
     Ok(l)
+}
+
+// `rate_limit(...)`.
+
+pub const LIMIT: &str = "limit";
+pub const BURST: &str = "burst";
+pub const PER: &str = "per";
+
+pub const RATE_LIMIT_KEYS: Keys = Keys {
+    attr: "rate_limit",
+    keys: &[LIMIT, BURST, PER],
+};
+
+/// `rate_limit(limit = "60/min", burst = 10, per = "caller")`.
+pub struct RateLimitArgs {
+    /// Calls per period.
+    pub count: u32,
+    pub period_ms: u64,
+    /// `None`: `count` at once.
+    pub burst: Option<u32>,
+    /// `per = "method"`: one limit shared by every caller.
+    pub per_method: bool,
+}
+
+fn rate_limit(meta: &ParseNestedMeta) -> syn::Result<RateLimitArgs> {
+    let mut rate = None;
+    let (mut burst, mut per_method) = (None, false);
+    parse_nested_keys(meta, &RATE_LIMIT_KEYS, |key, m| {
+        match key {
+            LIMIT => {
+                let lit = lit_str(m)?;
+                rate = Some(parse_rate(&lit.value).map_err(|e| syn::Error::new(lit.span, e))?);
+            }
+            BURST => {
+                let b = lit_u32(m)?;
+                if b.value == 0 {
+                    return Err(syn::Error::new(
+                        b.span,
+                        "`burst` is at least 1: the calls a caller may make at once",
+                    ));
+                }
+                burst = Some(b.value);
+            }
+            PER => {
+                let p = lit_str(m)?;
+                per_method = match p.value.as_str() {
+                    "caller" => false,
+                    "method" => true,
+                    other => {
+                        return Err(syn::Error::new(
+                            p.span,
+                            format!(
+                                "unknown `per = \"{other}\"`: use `per = \"caller\"` (each caller has the whole limit, the default) or `per = \"method\"` (all callers share it)"
+                            ),
+                        ));
+                    }
+                };
+            }
+            _ => unreachable!("a key of RATE_LIMIT_KEYS"),
+        }
+        Ok(())
+    })?;
+    let Some((count, period_ms)) = rate else {
+        return Err(syn::Error::new(
+            syn::spanned::Spanned::span(&meta.path),
+            "`rate_limit` needs its rate: `rate_limit(limit = \"60/min\")`",
+        ));
+    };
+    Ok(RateLimitArgs {
+        count,
+        period_ms,
+        burst,
+        per_method,
+    })
+}
+
+/// `"60/min"`, `"10/s"`, `"1000/h"`, `"5/10s"`, `"100/day"`: calls, then the period (an
+/// optional number and a unit: ms, s, min, h, day).
+fn parse_rate(text: &str) -> Result<(u32, u64), String> {
+    const HELP: &str = "write a rate as calls per period: \"60/min\", \"10/s\", \"5/10s\" (units: ms, s, min, h, day)";
+    let Some((count, period)) = text.split_once('/') else {
+        return Err(format!("`{text}` is not a rate: {HELP}"));
+    };
+    let count: u32 = count
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{}` is not a number of calls: {HELP}", count.trim()))?;
+    if count == 0 {
+        return Err("a rate limit allows at least one call: `limit = \"1/min\"` or more".into());
+    }
+    let period = period.trim();
+    let (n, unit) = period.split_at(
+        period
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(period.len()),
+    );
+    let n: u64 = if n.is_empty() {
+        1
+    } else {
+        n.parse()
+            .map_err(|_| format!("`{period}` is not a period: {HELP}"))?
+    };
+    let unit_ms: u64 = match unit.trim() {
+        "ms" => 1,
+        "s" | "sec" | "second" => 1000,
+        "m" | "min" | "minute" => 60_000,
+        "h" | "hour" => 3_600_000,
+        "d" | "day" => 86_400_000,
+        "" => return Err(format!("`{period}` has no unit: {HELP}")),
+        other => return Err(format!("unknown unit `{other}`: {HELP}")),
+    };
+    match n.checked_mul(unit_ms) {
+        Some(0) => Err(format!("a rate's period is not zero: {HELP}")),
+        Some(ms) => Ok((count, ms)),
+        None => Err(format!("`{period}` is too long a period")),
+    }
+}
+
+#[cfg(test)]
+mod rate_tests {
+    use super::parse_rate;
+
+    #[test]
+    fn rates() {
+        assert_eq!(parse_rate("60/min"), Ok((60, 60_000)));
+        assert_eq!(parse_rate(" 10 / s "), Ok((10, 1000)));
+        assert_eq!(parse_rate("5/10s"), Ok((5, 10_000)));
+        assert_eq!(parse_rate("100/day"), Ok((100, 86_400_000)));
+        assert_eq!(parse_rate("3/250ms"), Ok((3, 250)));
+        for bad in [
+            "60",
+            "x/min",
+            "0/min",
+            "60/",
+            "60/0s",
+            "60/fortnight",
+            "-1/s",
+        ] {
+            assert!(parse_rate(bad).is_err(), "{bad}");
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -746,6 +890,7 @@ pub const MCP_RESOURCE: Keys = Keys {
         LAST_MODIFIED,
         ICON,
         CACHE,
+        RATE_LIMIT,
         SCOPES,
         CRATE,
     ],
@@ -753,7 +898,9 @@ pub const MCP_RESOURCE: Keys = Keys {
 
 pub const MCP_PROMPT: Keys = Keys {
     attr: MCP_PROMPT_ATTR,
-    keys: &[NAME, GROUPS, VERSION, REMOVED_IN, ICON, SCOPES, CRATE],
+    keys: &[
+        NAME, GROUPS, VERSION, REMOVED_IN, ICON, RATE_LIMIT, SCOPES, CRATE,
+    ],
 };
 
 /// The arguments of `#[mcp_resource]` and `#[mcp_prompt]` (a prompt takes only `name`, the
@@ -801,6 +948,7 @@ fn parse_mcp(cx: &Ctxt, tokens: TokenStream, spec: &Keys) -> McpArgs {
             VERSION => m.version = Some(lit_u32(meta)?),
             REMOVED_IN => m.removed_in = Some(lit_u32(meta)?),
             CACHE => m.cache = Some(cache(meta)?),
+            RATE_LIMIT => m.rate_limit = Some(rate_limit(meta)?),
             SCOPES => m.scopes = Some(scopes(meta)?),
             CRATE => m.krate = Some(krate(meta)?),
             URI => args.uri = Some(lit_str(meta)?),
@@ -1391,7 +1539,7 @@ mod tests {
     fn key_lists() {
         assert_eq!(
             RPC_METHOD.list(),
-            "name, groups, version, removed_in, cache, lock, transform, scopes, crate"
+            "name, groups, version, removed_in, cache, lock, rate_limit, transform, scopes, crate"
         );
         assert_eq!(
             PARAM_KEYS.list(),

@@ -249,6 +249,7 @@ pub struct Method {
     pub tool: McpToolArgs,
     pub cache: Option<CacheArgs>,
     pub lock: Option<LockModel>,
+    pub rate_limit: Option<crate::attr::RateLimitArgs>,
     /// `transform = path`.
     pub transform: Option<Path>,
     /// `scopes = [...]`.
@@ -360,6 +361,7 @@ pub fn build(
         receiver,
         tool: tool.unwrap_or_default(),
         cache: args.cache,
+        rate_limit: args.rate_limit,
         transform: args.transform,
         scopes: args.scopes,
         lock: args.lock.map(|l| LockModel {

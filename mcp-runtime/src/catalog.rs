@@ -405,6 +405,13 @@ impl Catalog {
     pub fn group(&self) -> ApiGroup {
         self.group
     }
+    /// Whether any call of the catalog is rate limited (its group has a default, or one of
+    /// its methods a limit of its own).
+    pub fn is_rate_limited(&self) -> bool {
+        self.group.default_rate_limit().is_some()
+            || self.methods().iter().any(|m| m.def.rate_limit.is_some())
+    }
+
     /// The version.
     pub fn version(&self) -> u32 {
         self.version

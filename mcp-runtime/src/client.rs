@@ -101,6 +101,12 @@ impl Client {
         ))
     }
 
+    /// Whom its calls count against: its identity's subject, else the process itself.
+    fn caller(&self) -> crate::Caller {
+        crate::edge::caller::choose(self.identity.as_deref(), None, None)
+            .unwrap_or_else(crate::Caller::local)
+    }
+
     /// Calls a JSON-RPC method (`params`: an object, an array or `null`): what `POST
     /// /rpc/{group}/v{N}` answers, as the result or the error (`rpc.discover` included: the
     /// OpenRPC document in the client's language).
@@ -118,9 +124,11 @@ impl Client {
             accept_language: self.language.as_deref(),
             prefix: "",
         });
+        let caller = self.caller();
         let scope = crate::jsonrpc::face::Scope {
             identity: self.identity.as_ref(),
             discover: discover.as_ref(),
+            caller: Some(&caller),
             ..Default::default()
         };
         let reply =
@@ -160,6 +168,7 @@ impl Client {
         let mut extras = CallExtras {
             language: self.language.clone(),
             identity: self.identity.clone(),
+            caller: Some(self.caller()),
             ..CallExtras::default()
         };
         let answer = ep.serve(&mut msg, self.era, &mut extras).await;

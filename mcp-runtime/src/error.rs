@@ -38,6 +38,9 @@ pub mod codes {
     /// MCP: the call needs a client capability the client did not declare (`data.requiredCapabilities`
     /// names it, e.g. `{"sampling":{}}`); HTTP 400 on 2026-07-28.
     pub const MISSING_CLIENT_CAPABILITY: i32 = -32021;
+    /// The caller called a method more often than its rate limit allows (`data.retryAfterMs`
+    /// says when to try again); HTTP 429 with `Retry-After` where the face answers one call.
+    pub const RATE_LIMITED: i32 = -32429;
 }
 
 /// The exception name and default message of a code (the reference's class table).
@@ -62,6 +65,7 @@ fn kind_of(code: i32) -> (&'static str, &'static str) {
         ),
         ASYNC_REQUEST => ("RpcAsyncRequestException", "Async request is invalid"),
         BATCH_ERROR => ("RpcInvalidBatchRequestExceptions", "Batch request error"),
+        RATE_LIMITED => ("RpcTooManyRequestsException", "Too many requests"),
         -32099..=-32000 => ("RpcCustomServerException", "Server error"),
         // Other reserved codes map to the nearest hundred, as the reference does.
         -32768..=-32100 => {
@@ -264,6 +268,8 @@ struct Inner {
     from_schema: bool,
     /// Where a method panicked (the panic site, not where this error was built).
     panic_site: Option<(String, u32)>,
+    /// When a refused caller may try again ([`codes::RATE_LIMITED`]), in milliseconds.
+    retry_after_ms: Option<u64>,
 }
 
 impl RpcError {
@@ -286,6 +292,7 @@ impl RpcError {
             backtrace: captured_backtrace(),
             from_schema: false,
             panic_site: None,
+            retry_after_ms: None,
         }))
     }
 
@@ -348,6 +355,29 @@ impl RpcError {
         )
         .with_extra("scopes", scopes)
     }
+    /// -32429: `method` was called more often than its rate limit allows; the caller may try
+    /// again in `retry_after` (`data.retryAfterMs`, rounded up to a whole millisecond).
+    #[track_caller]
+    pub fn rate_limited(method: &str, retry_after: std::time::Duration) -> Self {
+        let ms = u64::try_from(retry_after.as_micros().div_ceil(1000)).unwrap_or(u64::MAX);
+        let mut e = Self::new(
+            codes::RATE_LIMITED,
+            format!("Too many requests: `{method}` is rate limited; retry in {ms} ms"),
+        );
+        e.0.retry_after_ms = Some(ms);
+        e
+    }
+
+    /// When a rate-limited caller may try again ([`Self::rate_limited`]; for an error read
+    /// back from the wire, its `data.retryAfterMs`).
+    pub fn retry_after(&self) -> Option<std::time::Duration> {
+        let ms = self.0.retry_after_ms.or_else(|| match &self.0.data {
+            Data::Raw(d) if self.0.code == codes::RATE_LIMITED => d.get("retryAfterMs")?.as_u64(),
+            _ => None,
+        })?;
+        Some(std::time::Duration::from_millis(ms))
+    }
+
     /// -32404: data not found.
     #[track_caller]
     pub fn not_found(message: impl Into<Cow<'static, str>>) -> Self {
@@ -514,6 +544,7 @@ impl RpcError {
         match self.0.code {
             codes::TOKEN_NOT_SENT => 401,
             codes::INVALID_TOKEN => 403,
+            codes::RATE_LIMITED => 429,
             codes::PARSE_ERROR => 500,
             _ => 200,
         }
@@ -546,6 +577,9 @@ impl RpcError {
             Data::Exception { exception, extra } => {
                 let mut d = Map::new();
                 d.insert("exception".into(), Value::String(exception.to_string()));
+                if let Some(ms) = self.0.retry_after_ms {
+                    d.insert("retryAfterMs".into(), ms.into());
+                }
                 if !extra.is_empty() {
                     d.insert("extra".into(), Value::Object(extra.clone()));
                 }

@@ -1,5 +1,7 @@
 //! API groups: the unit of publication.
 
+use crate::rate_limit::RateLimit;
+
 /// An API group: a named set of methods served at its own endpoints.
 ///
 /// Every method names the groups it belongs to. A group made with [`ApiGroup::mcp`] is
@@ -21,6 +23,7 @@ pub struct ApiGroup {
     name: &'static str,
     mcp: bool,
     protected: bool,
+    rate_limit: Option<RateLimit>,
 }
 
 impl ApiGroup {
@@ -30,6 +33,7 @@ impl ApiGroup {
             name,
             mcp: true,
             protected: false,
+            rate_limit: None,
         }
     }
 
@@ -39,6 +43,7 @@ impl ApiGroup {
             name,
             mcp: false,
             protected: false,
+            rate_limit: None,
         }
     }
 
@@ -46,6 +51,18 @@ impl ApiGroup {
     pub const fn protected(mut self) -> Self {
         self.protected = true;
         self
+    }
+
+    /// The rate limit of every method of the group that declares none of its own
+    /// (`#[rpc_method(rate_limit(...))]`); see [`RateLimit`].
+    pub const fn rate_limit(mut self, limit: RateLimit) -> Self {
+        self.rate_limit = Some(limit);
+        self
+    }
+
+    /// The group's default rate limit, if it has one.
+    pub const fn default_rate_limit(&self) -> Option<RateLimit> {
+        self.rate_limit
     }
 
     /// The group's name, as it appears in URLs (`/rpc/{name}/v1`).

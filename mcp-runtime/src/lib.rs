@@ -55,6 +55,7 @@ pub mod jsonrpc;
 pub mod log;
 pub mod mcp;
 pub mod output;
+mod rate_limit;
 pub mod record;
 pub mod registry;
 pub mod schema;
@@ -76,6 +77,7 @@ pub use mcp_macros::{
     RpcError, mcp_prompt, mcp_resource, mcp_tool, rpc_listener, rpc_method, rpc_service,
 };
 pub use output::Output;
+pub use rate_limit::{RateLimit, RatePer};
 pub use record::{MethodDef, ParamDef, PromptDef, ResourceDef, TaskSupport, ToolAnnotations};
 pub use registry::Registry;
 /// The `JsonSchema` trait (schemars'); the derive of the same name is this crate's, which needs
@@ -171,6 +173,7 @@ pub mod __private {
         ContextOr, JsonOutput, JsonOutputSchema, Output, Probe, RpcParam, RpcReturn, SchemaProbe,
         SelectParam, SpecialOutput, SpecialOutputSchema,
     };
+    pub use crate::rate_limit::RateLimit;
     pub use crate::record::{
         Annotations, CompletionDef, Handler, Icon, MethodDef, ParamDef, ParamKind, Params,
         PromptDef, ResourceDef, Role, SourceLocation, TaskSupport, ToolAnnotations,

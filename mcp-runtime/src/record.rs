@@ -8,6 +8,7 @@ use crate::context::RequestContext;
 use crate::error::RpcError;
 use crate::group::ApiGroup;
 use crate::output::Output;
+use crate::rate_limit::RateLimit;
 
 /// Named parameters of one call, after positional ones were mapped to names.
 pub type Params = Map<String, Value>;
@@ -129,6 +130,8 @@ pub struct MethodDef {
     pub cache: Option<CachePolicy>,
     /// Locking (`lock(...)`).
     pub lock: Option<LockPolicy>,
+    /// Its rate limit (`rate_limit(...)`); `None`: its group's default, if the group has one.
+    pub rate_limit: Option<RateLimit>,
     /// Whether an MCP call may run as a task (`#[mcp_tool(task = "...")]`).
     pub task: TaskSupport,
     /// `transform = f`: changes the input schema once built (keywords the parameters cannot
@@ -393,6 +396,7 @@ pub(crate) mod fixtures {
             handler: Handler::Sync(ping),
             cache: None,
             lock: None,
+            rate_limit: None,
             task: crate::record::TaskSupport::Forbidden,
             transform: None,
             location: SourceLocation {

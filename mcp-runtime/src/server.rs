@@ -589,6 +589,14 @@ impl ServerBuilder {
             let mirror = crate::core::redis::RedisTasks::new(store.clone());
             core = core.with_task_mirror(Arc::new(mirror));
         }
+        #[cfg(not(feature = "redis"))]
+        let rate_store: Option<Arc<dyn crate::core::RateStore>> = None;
+        #[cfg(feature = "redis")]
+        let rate_store = self
+            .redis
+            .clone()
+            .map(|s| Arc::new(s) as Arc<dyn crate::core::RateStore>);
+        core = core.with_rate_limits(self.config.limits.rate_limit_keys, rate_store);
         let limits = Arc::new(self.config.limits.clone());
         let (max, idle, share) = (
             limits.sessions,

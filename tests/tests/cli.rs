@@ -166,6 +166,7 @@ const fn def(name: &'static str, line: u32) -> MethodDef {
         handler: Handler::Sync(ping),
         cache: None,
         lock: None,
+        rate_limit: None,
         task: mcp_runtime::record::TaskSupport::Forbidden,
         transform: None,
         location: SourceLocation {

@@ -5,7 +5,6 @@
 //! computes two callers without any login. Behind a trusted proxy the forwarded address
 //! counts instead, and a forged header from anyone else does not.
 
-use std::net::IpAddr;
 use std::time::Duration;
 
 use mcp_runtime::Limits;
@@ -14,16 +13,6 @@ use serde_json::{Value, json};
 mod support;
 
 const MODERN: &str = "2026-07-28";
-
-/// A client whose connections come from `ip`.
-fn client_from(ip: &str) -> reqwest::Client {
-    reqwest::Client::builder()
-        .no_proxy()
-        .local_address(ip.parse::<IpAddr>().ok())
-        .timeout(Duration::from_secs(30))
-        .build()
-        .unwrap()
-}
 
 /// A 2026-07-28 request from a client that declares the tasks extension.
 fn modern(id: u64, method: &str, mut params: Value) -> Value {
@@ -77,7 +66,7 @@ async fn a_client_holding_its_share_of_streams_leaves_the_others_theirs() {
     assert_eq!(limits.sse_streams_per_caller, 16);
     let server = support::example_prod().limits(limits).build().unwrap();
     let url = format!("{}/mcp/mcp/v1", support::serve_url(server).await);
-    let flood = client_from("127.0.0.1");
+    let flood = support::client_from("127.0.0.1");
     let mut held = Vec::new();
     let mut refused = 0;
     for i in 0..20 {
@@ -101,7 +90,7 @@ async fn a_client_holding_its_share_of_streams_leaves_the_others_theirs() {
         "the flooder holds its share only"
     );
     // Another caller is served, stream and call alike.
-    let other = client_from("127.0.0.2");
+    let other = support::client_from("127.0.0.2");
     let r = send(&other, &url, &listen(100), &[]).await;
     assert_eq!(r.status(), 200);
     assert_eq!(r.headers()["content-type"], "text/event-stream");
@@ -135,7 +124,7 @@ async fn a_client_holding_its_share_of_tasks_leaves_the_others_theirs() {
             json!({"name": "Jobs.run", "arguments": {"steps": 2, "step_ms": 2000}}),
         )
     };
-    let flood = client_from("127.0.0.1");
+    let flood = support::client_from("127.0.0.1");
     let mut tasks = 0;
     for i in 0..10 {
         let r: Value = send(&flood, &url, &job(i), &[]).await.json().await.unwrap();
@@ -151,7 +140,7 @@ async fn a_client_holding_its_share_of_tasks_leaves_the_others_theirs() {
         })
     };
     // The other caller still gets a task: two of the twelve were left to others.
-    let other = client_from("127.0.0.2");
+    let other = support::client_from("127.0.0.2");
     let r: Value = send(&other, &url, &job(50), &[])
         .await
         .json()
@@ -174,7 +163,7 @@ async fn forwarded_addresses_count_only_from_a_trusted_proxy() {
     let server = support::example_prod().limits(limits).build().unwrap();
     let url = format!("{}/mcp/mcp/v1", support::serve_url(server).await);
     // An untrusted peer cannot pass for many clients by writing the header.
-    let direct = client_from("127.0.0.1");
+    let direct = support::client_from("127.0.0.1");
     let _held = send(&direct, &url, &listen(1), &[("x-forwarded-for", "1.1.1.1")]).await;
     assert_eq!(_held.status(), 200);
     let forged = send(&direct, &url, &listen(2), &[("x-forwarded-for", "2.2.2.2")]).await;
@@ -184,7 +173,7 @@ async fn forwarded_addresses_count_only_from_a_trusted_proxy() {
         "the same caller, whatever it forwards"
     );
     // Through the trusted proxy, two forwarded clients are two callers.
-    let proxy = client_from("127.0.0.3");
+    let proxy = support::client_from("127.0.0.3");
     let a = send(
         &proxy,
         &url,
@@ -250,10 +239,10 @@ async fn a_flood_of_initialize_ends_only_the_flooders_sessions() {
     };
     let server = support::example_prod().limits(limits).build().unwrap();
     let url = format!("{}/mcp/conformance/v1", support::serve_url(server).await);
-    let user = client_from("127.0.0.2");
+    let user = support::client_from("127.0.0.2");
     let mine = open_session(&user, &url).await;
     assert_eq!(ping_on(&user, &url, &mine).await, 200);
-    let flood = client_from("127.0.0.1");
+    let flood = support::client_from("127.0.0.1");
     let mut theirs = Vec::new();
     for _ in 0..50 {
         theirs.push(open_session(&flood, &url).await);
@@ -266,7 +255,7 @@ async fn a_flood_of_initialize_ends_only_the_flooders_sessions() {
     }
     // Others still get sessions at the ceiling, from the flooder's share.
     for ip in ["127.0.0.3", "127.0.0.4"] {
-        let c = client_from(ip);
+        let c = support::client_from(ip);
         let sid = open_session(&c, &url).await;
         assert_eq!(ping_on(&c, &url, &sid).await, 200);
     }

@@ -2281,6 +2281,7 @@ static BAD: MethodDef = MethodDef {
     handler: Handler::Sync(bad_ping),
     cache: None,
     lock: None,
+    rate_limit: None,
     task: mcp_runtime::record::TaskSupport::Forbidden,
     transform: None,
     location: SourceLocation {
@@ -2455,6 +2456,39 @@ async fn stdio_handshake_and_tools() {
         .await;
     assert_eq!(r, ok(json!(6), json!({})));
 
+    io.close().await;
+}
+
+#[tokio::test]
+async fn stdio_counts_its_one_peer_against_a_rate_limit() {
+    // `Mail.send`: 60 a minute, 10 at once, per caller; a stdio connection is one caller.
+    let server = examples::builder().env(Environment::PROD).build().unwrap();
+    let mut io = Stdio::start(&server, "mcp");
+    io.roundtrip(&initialize(1, "2025-06-18").to_string()).await;
+    io.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        .await;
+    let mail = json!({"email": "ann@example.com", "subject": "Hi", "text": "0123456789"});
+    for id in 2..=11 {
+        let r = io
+            .roundtrip(&call(id, "Mail.send", mail.clone()).to_string())
+            .await;
+        assert_eq!(r["result"]["isError"], false, "{r}");
+    }
+    let mut r = io.roundtrip(&call(12, "Mail.send", mail).to_string()).await;
+    let ms = r["error"]["data"]["retryAfterMs"]
+        .as_u64()
+        .expect("retryAfterMs");
+    assert!((1..=1000).contains(&ms), "{ms}");
+    r["error"]["data"]["retryAfterMs"] = json!(0);
+    assert_eq!(
+        r,
+        err_data(
+            json!(12),
+            -32429,
+            &format!("Too many requests: `Mail.send` is rate limited; retry in {ms} ms"),
+            json!({"exception": "Ufo\\RpcError\\RpcTooManyRequestsException", "retryAfterMs": 0})
+        )
+    );
     io.close().await;
 }
 

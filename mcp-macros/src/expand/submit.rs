@@ -37,6 +37,7 @@ pub(super) fn method_def(cx: &Cx, params: &Params) -> TokenStream {
     };
     let cache = cache(cx);
     let lock = lock(cx);
+    let rate_limit = rate_limit(cx);
     let task = match cx.m.tool.task {
         crate::attr::TaskSupport::Forbidden => quote!(#rt::TaskSupport::Forbidden),
         crate::attr::TaskSupport::Optional => quote!(#rt::TaskSupport::Optional),
@@ -69,6 +70,7 @@ pub(super) fn method_def(cx: &Cx, params: &Params) -> TokenStream {
             handler: #handler,
             cache: #cache,
             lock: #lock,
+            rate_limit: #rate_limit,
             task: #task,
             transform: #transform,
             location: #location,
@@ -196,6 +198,26 @@ fn lock(cx: &Cx) -> TokenStream {
             let (ttl, wait) = (l.ttl_ms, l.wait_ms);
             let param = opt(l.param.as_ref().map(|p| &p.value));
             quote!(::core::option::Option::Some(#rt::LockPolicy { param: #param, ttl_ms: #ttl, wait_ms: #wait }))
+        }
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+/// `RateLimit` of `rate_limit(...)` (const fns: the record stays a static).
+fn rate_limit(cx: &Cx) -> TokenStream {
+    let rt = &cx.rt;
+    match &cx.m.rate_limit {
+        Some(r) => {
+            let (count, period) = (r.count, r.period_ms);
+            let mut limit =
+                quote!(#rt::RateLimit::new(#count, ::core::time::Duration::from_millis(#period)));
+            if let Some(b) = r.burst {
+                limit = quote!(#limit.burst(#b));
+            }
+            if r.per_method {
+                limit = quote!(#limit.per_method());
+            }
+            quote!(::core::option::Option::Some(#limit))
         }
         None => quote!(::core::option::Option::None),
     }

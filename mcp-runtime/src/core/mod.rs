@@ -8,6 +8,7 @@ pub(crate) mod lock;
 pub mod metrics;
 pub(crate) mod params;
 pub(crate) mod pipeline;
+pub(crate) mod rate;
 #[cfg(feature = "redis")]
 pub mod redis;
 pub mod tasks;
@@ -21,6 +22,7 @@ pub use changes::{Change, Changes};
 pub use events::{Event, EventKind, Listener, ListenerDef, ListenerFn, Listeners};
 pub use lock::{LockPolicy, LockStore, MemoryLocks};
 pub(crate) use pipeline::{CallRequest, Calling, Core};
+pub use rate::RateStore;
 #[cfg(feature = "redis")]
 pub use redis::RedisStore;
 pub use tasks::{TaskNotice, TaskOutcome, TaskStatus, TaskView, Tasks};

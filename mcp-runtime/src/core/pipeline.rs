@@ -96,6 +96,8 @@ pub struct Core {
     violations: usize,
     /// Calls that outlive their request.
     tasks: super::Tasks,
+    /// Rate limits' times.
+    rates: Arc<super::rate::Limiter>,
 }
 
 impl std::fmt::Debug for Core {
@@ -121,7 +123,25 @@ impl Core {
             default_timeout: None,
             violations: crate::error::MAX_VIOLATIONS,
             tasks: tasks_of(&crate::Limits::default()),
+            rates: Arc::new(super::rate::Limiter::new(
+                crate::Limits::default().rate_limit_keys,
+            )),
         }
+    }
+
+    /// Keeps at most `keys` callers' rate-limit times in memory, and decides in `store`
+    /// (shared by every instance) when there is one.
+    pub(crate) fn with_rate_limits(
+        mut self,
+        keys: usize,
+        store: Option<Arc<dyn super::RateStore>>,
+    ) -> Self {
+        let limiter = super::rate::Limiter::new(keys);
+        self.rates = Arc::new(match store {
+            Some(s) => limiter.with_store(s),
+            None => limiter,
+        });
+        self
     }
 
     /// Sets the task engine's bounds from `limits`.
@@ -239,6 +259,46 @@ impl Core {
             );
             return Calling(CallingState::Done(Some(Err(e))));
         }
+        // Then the rate limit, before anything else is spent on the call.
+        if let Some(limit) = info.def.rate_limit.or(catalog.group().default_rate_limit()) {
+            let (group, method) = (catalog.group().name(), info.def.name);
+            if self.rates.is_shared() {
+                // One round trip to the shared store first; the call is built only if it
+                // passes (a call that runs at once would otherwise have run already).
+                return Calling(CallingState::Running(Box::pin(async move {
+                    let decided = self
+                        .rates
+                        .decide(group, method, &limit, extras.caller.as_ref())
+                        .await;
+                    match decided {
+                        Ok(()) => self.admitted(catalog, info, params, face, extras).await,
+                        Err(wait) => Err(rate_limited(method, extras.caller.as_ref(), wait)),
+                    }
+                })));
+            }
+            if let Err(wait) = self
+                .rates
+                .decide_here(group, method, &limit, extras.caller.as_ref())
+            {
+                return Calling(CallingState::Done(Some(Err(rate_limited(
+                    method,
+                    extras.caller.as_ref(),
+                    wait,
+                )))));
+            }
+        }
+        self.admitted(catalog, info, params, face, extras)
+    }
+
+    /// [`Self::call`] once the caller may call.
+    fn admitted<'a>(
+        &'a self,
+        catalog: &'a Catalog,
+        info: &'a MethodInfo,
+        params: Option<Value>,
+        face: Face,
+        extras: CallExtras,
+    ) -> Calling<'a> {
         // The id is drawn here so the span gets it at creation: a `record` later costs a
         // subscriber that formats fields (tracing-subscriber's `fmt`) a second formatting pass.
         let id = RequestId::next();
@@ -684,6 +744,16 @@ fn tasks_of(l: &crate::Limits) -> super::Tasks {
 }
 
 /// The error of a call its client cancelled (the faces send no answer for it).
+fn rate_limited(method: &str, caller: Option<&crate::Caller>, wait: Duration) -> RpcError {
+    tracing::debug!(
+        method,
+        caller = caller.map(tracing::field::display),
+        wait_ms = wait.as_millis() as u64,
+        "refused: rate limited"
+    );
+    RpcError::rate_limited(method, wait)
+}
+
 fn cancelled(method: &str) -> RpcError {
     RpcError::runtime(format!("Method '{method}' was cancelled by the client"))
 }

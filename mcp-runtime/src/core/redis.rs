@@ -16,6 +16,23 @@ use super::lock::LockStore;
 
 const RELEASE: &str = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end";
 
+/// One GCRA decision (see `core::rate`) in one script, on Redis's own clock so that every
+/// instance measures the same time: 0 lets the call through, else the microseconds to wait.
+/// Times are microseconds since the epoch, exact in Lua's doubles (below 2^53).
+const RATE: &str = r#"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local interval = tonumber(ARGV[1])
+local tolerance = tonumber(ARGV[2])
+local tat = tonumber(redis.call('GET', KEYS[1])) or now
+if tat < now then tat = now end
+local ahead = tat - now
+if ahead > tolerance then return ahead - tolerance end
+local due = tat + interval
+redis.call('SET', KEYS[1], string.format('%.0f', due), 'PX', math.floor((due - now) / 1000) + 1)
+return 0
+"#;
+
 /// A Redis connection for the cache, the locks and MCP sessions.
 #[derive(Clone)]
 pub struct RedisStore {
@@ -23,6 +40,7 @@ pub struct RedisStore {
     con: ConnectionManager,
     prefix: String,
     release: std::sync::Arc<redis::Script>,
+    rate: std::sync::Arc<redis::Script>,
 }
 
 fn err(e: redis::RedisError) -> StoreError {
@@ -48,6 +66,7 @@ impl RedisStore {
             con,
             prefix: String::new(),
             release: std::sync::Arc::new(redis::Script::new(RELEASE)),
+            rate: std::sync::Arc::new(redis::Script::new(RATE)),
         })
     }
 
@@ -143,6 +162,30 @@ impl LockStore for RedisStore {
                 .await
                 .map_err(err)?;
             Ok(())
+        })
+    }
+}
+
+impl super::rate::RateStore for RedisStore {
+    fn decide<'a>(
+        &'a self,
+        key: &'a str,
+        interval: Duration,
+        tolerance: Duration,
+    ) -> BoxFuture<'a, Result<Option<Duration>, StoreError>> {
+        Box::pin(async move {
+            let mut con = self.con.clone();
+            let micros = |d: Duration| u64::try_from(d.as_micros()).unwrap_or(u64::MAX).max(1);
+            // EVALSHA; the script is loaded on the first NOSCRIPT only.
+            let wait: u64 = self
+                .rate
+                .key(self.key(key))
+                .arg(micros(interval))
+                .arg(u64::try_from(tolerance.as_micros()).unwrap_or(u64::MAX))
+                .invoke_async(&mut con)
+                .await
+                .map_err(err)?;
+            Ok((wait > 0).then(|| Duration::from_micros(wait)))
         })
     }
 }

@@ -109,13 +109,23 @@ pub(crate) fn of(
     identity: Option<&Identity>,
     token: Option<&str>,
 ) -> Option<Caller> {
+    choose(identity, token, client_address(parts, proxies))
+}
+
+/// The caller from what a request showed: the identity's subject, else the token's digest,
+/// else the client's address.
+pub(crate) fn choose(
+    identity: Option<&Identity>,
+    token: Option<&str>,
+    address: Option<IpAddr>,
+) -> Option<Caller> {
     if let Some(i) = identity.filter(|i| !i.subject.is_empty()) {
         return Some(Caller::subject(&i.subject));
     }
     if let Some(t) = token {
         return Some(Caller::token(t));
     }
-    client_address(parts, proxies).map(Caller::address)
+    address.map(Caller::address)
 }
 
 #[cfg(test)]

@@ -135,6 +135,11 @@ pub struct Limits {
     pub task_ttl: Duration,
     /// How often a client is told to poll a task (`pollIntervalMs`). Default 500 ms.
     pub task_poll_interval: Duration,
+    /// The most callers whose rate-limit times one instance keeps in memory (about 100 bytes
+    /// each). Default 100 000; past it, callers not yet known share one allowance per method
+    /// until the times of callers back within their limit are swept (at most once a second),
+    /// so a flood of new addresses neither grows the table nor escapes the limit.
+    pub rate_limit_keys: usize,
     /// The proxies (and load balancers) whose `Forwarded` / `X-Forwarded-For` headers name
     /// the client's address ([`crate::Caller::address`]). Default none: the client is the
     /// socket's peer, and those headers are ignored (anyone can write them). With a proxy in
@@ -181,6 +186,7 @@ impl Default for Limits {
             tasks_running_per_caller: 10,
             task_ttl: Duration::from_secs(3600),
             task_poll_interval: Duration::from_millis(500),
+            rate_limit_keys: 100_000,
             trusted_proxies: Vec::new(),
         }
     }

@@ -74,14 +74,8 @@ impl Async {
         &self,
         identity: Option<&crate::context::Identity>,
     ) -> Option<crate::context::Caller> {
-        use crate::context::Caller;
-        if let Some(i) = identity.filter(|i| !i.subject.is_empty()) {
-            return Some(Caller::subject(&i.subject));
-        }
-        if let Some(t) = self.auth.as_ref().and_then(|g| g.token_in(&self.headers)) {
-            return Some(Caller::token(t));
-        }
-        self.peer.map(Caller::address)
+        let token = self.auth.as_ref().and_then(|g| g.token_in(&self.headers));
+        crate::edge::caller::choose(identity, token, self.peer)
     }
 }
 
@@ -189,7 +183,10 @@ pub(crate) async fn start(
     // caller's are nobody's on MCP either.
     let owner =
         crate::core::tasks::owner(&asyncs.catalog, scope.identity.map(|i| &**i), None, true);
-    let caller = asyncs.caller(scope.identity.map(|i| &**i));
+    let caller = match scope.caller {
+        Some(c) => Some(c.clone()),
+        None => asyncs.caller(scope.identity.map(|i| &**i)),
+    };
     let task = tasks.create_for(&owner, caller.as_ref(), cancel.clone(), None)?;
     let ack = serde_json::json!({"async": true, "callback": callback}).to_string();
     let (core, client, catalog) = (core.clone(), asyncs.client.clone(), asyncs.catalog.clone());
@@ -207,6 +204,7 @@ pub(crate) async fn start(
             cancel: Some(cancel),
             ray_id: ray_id.as_deref().map(Arc::from),
             identity,
+            caller,
             ..CallExtras::default()
         };
         let call = core.call(CallRequest {

@@ -24,6 +24,8 @@ pub(crate) struct Scope<'a> {
     pub asyncs: Option<&'a Async>,
     /// `None`: `rpc.discover` is not served (it is an unknown method).
     pub discover: Option<&'a Discover<'a>>,
+    /// Who is calling, when a rate limit needs to know.
+    pub caller: Option<&'a crate::Caller>,
 }
 
 /// The answer to one body: an HTTP status and, unless every item was a notification, a body.
@@ -39,6 +41,8 @@ pub struct Reply {
 pub(crate) struct Frames {
     pub status: u16,
     pub frames: Option<Vec<Bytes>>,
+    /// A single call's `Retry-After` (it was rate limited).
+    pub retry_after: Option<std::time::Duration>,
 }
 
 /// Handles a whole body (single or batch) for one endpoint, in process: what `POST
@@ -76,6 +80,7 @@ fn one(status: u16, body: Vec<u8>) -> Frames {
     Frames {
         status,
         frames: Some(vec![Bytes::from(body)]),
+        retry_after: None,
     }
 }
 
@@ -92,10 +97,14 @@ pub(crate) async fn answer(
     let items = match read::read(body, dialect, limits.batch_items) {
         Ok(Body::Single(item)) => {
             return match run_item(core, catalog, item, limits, &after, scope).await {
-                Some((status, out)) => one(status, out),
+                Some((status, out, retry_after)) => Frames {
+                    retry_after,
+                    ..one(status, out)
+                },
                 None => Frames {
                     status: 204,
                     frames: None,
+                    retry_after: None,
                 },
             };
         }
@@ -121,17 +130,19 @@ pub(crate) async fn answer(
     let calls = items.into_iter().map(|item| async move {
         run_item(core, catalog, item, limits, after, scope)
             .await
-            .map(|(_, out)| AnswerBody::from(out))
+            .map(|(_, out, _)| AnswerBody::from(out))
     });
     let frames = crate::edge::batch::run(calls.collect(), limits.batch_concurrency).await;
     match frames {
         Some(frames) => Frames {
             status: 200,
             frames: Some(frames),
+            retry_after: None,
         },
         None => Frames {
             status: 204,
             frames: None,
+            retry_after: None,
         },
     }
 }
@@ -144,7 +155,7 @@ async fn run_item(
     limits: &Limits,
     after: &Option<AfterResponse>,
     scope: Scope<'_>,
-) -> Option<(u16, Vec<u8>)> {
+) -> Option<Answered> {
     let env = core.env();
     let call = match item {
         Ok(Incoming::Call(call)) => call,
@@ -153,7 +164,7 @@ async fn run_item(
         Err(inv) => {
             let mut out = Vec::new();
             write::rpc_error(&mut out, Id::from(inv.id), &inv.error, env);
-            return Some((Dialect::JSON_RPC.invalid_status, out));
+            return Some((Dialect::JSON_RPC.invalid_status, out, None));
         }
     };
     let Call { id, method, params } = call;
@@ -164,7 +175,7 @@ async fn run_item(
         let id = id?;
         let mut out = Vec::with_capacity(4096);
         d.write_answer(&mut out, Id::Raw(id));
-        return Some((200, out));
+        return Some((200, out, None));
     }
     let result = match (read::params(params, limits.depth), catalog.get(&method)) {
         (Err(e), _) => Err(e),
@@ -180,6 +191,7 @@ async fn run_item(
             let extras = CallExtras {
                 after_response: after.clone(),
                 identity: scope.identity.cloned(),
+                caller: scope.caller.cloned(),
                 ..Default::default()
             };
             core.call(CallRequest {
@@ -205,7 +217,7 @@ async fn with_rpc_options(
     params: Option<serde_json::Value>,
     after: &Option<AfterResponse>,
     scope: Scope<'_>,
-) -> Option<(u16, Vec<u8>)> {
+) -> Option<Answered> {
     let env = core.env();
     let mut opts = match callback::options(params.as_ref()) {
         Ok(opts) => opts,
@@ -219,6 +231,7 @@ async fn with_rpc_options(
         after_response: after.clone(),
         ray_id: opts.ray_id.map(std::sync::Arc::from),
         identity: scope.identity.cloned(),
+        caller: scope.caller.cloned(),
         ..Default::default()
     };
     let call = core.call(CallRequest {
@@ -249,9 +262,13 @@ fn answer_of(
     id: Option<&serde_json::value::RawValue>,
     r: Result<Ack, RpcError>,
     env: &crate::Environment,
-) -> Option<(u16, Vec<u8>)> {
+) -> Option<Answered> {
     written(id, r.as_ref().map(|Ack(ack)| ack.as_str()), env)
 }
+
+/// One call's written answer: the HTTP status it would have alone, its bytes, and when a
+/// rate-limited caller may try again (`Retry-After`).
+type Answered = (u16, Vec<u8>, Option<std::time::Duration>);
 
 /// The written answer to one call with an id (none for a notification): its result's JSON
 /// text, or its error with the error's HTTP status.
@@ -259,17 +276,17 @@ fn written(
     id: Option<&serde_json::value::RawValue>,
     r: Result<&str, &RpcError>,
     env: &crate::Environment,
-) -> Option<(u16, Vec<u8>)> {
+) -> Option<Answered> {
     let id = id?;
     let mut out = Vec::with_capacity(128);
     Some(match r {
         Ok(json) => {
             write::result(&mut out, Id::Raw(id), json);
-            (200, out)
+            (200, out, None)
         }
         Err(e) => {
             write::rpc_error(&mut out, Id::Raw(id), e, env);
-            (e.http_status(), out)
+            (e.http_status(), out, e.retry_after())
         }
     })
 }

@@ -56,6 +56,28 @@ pub(crate) fn spliced(
 
 const OPENRPC_VERSION: &str = "1.3.2";
 
+/// The error a rate-limited method may answer (OpenRPC Error Object).
+fn rate_limited_error() -> Value {
+    json!({
+        "code": crate::codes::RATE_LIMITED,
+        "message": "Too many requests",
+        "data": { "retryAfterMs": "the milliseconds to wait before calling again" },
+    })
+}
+
+/// A method's `x-rate-limit`: `{"limit": 60, "periodMs": 60000, "burst": 10, "per": "caller"}`.
+fn rate_limit(limit: &crate::RateLimit) -> Value {
+    json!({
+        "limit": limit.count(),
+        "periodMs": u64::try_from(limit.period().as_millis()).unwrap_or(u64::MAX),
+        "burst": limit.burst_size(),
+        "per": match limit.per() {
+            crate::RatePer::Caller => "caller",
+            crate::RatePer::Method => "method",
+        },
+    })
+}
+
 /// The document's parts that do not depend on its URL.
 struct Parts {
     info: Value,
@@ -124,6 +146,10 @@ impl Parts {
                 json!({ "name": "result", "schema": result_schema }),
             );
             method.insert("paramStructure".into(), "either".into());
+            if let Some(limit) = m.def.rate_limit.or(catalog.group().default_rate_limit()) {
+                method.insert("errors".into(), json!([rate_limited_error()]));
+                method.insert("x-rate-limit".into(), rate_limit(&limit));
+            }
             methods.push(Value::Object(method));
         }
         let versions: Vec<String> = versions.iter().map(|v| format!("v{v}")).collect();

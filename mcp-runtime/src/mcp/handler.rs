@@ -160,6 +160,8 @@ pub struct Answer {
     pub status: u16,
     /// The JSON-RPC response.
     pub body: AnswerBody,
+    /// When a rate-limited caller may try again (the transport's `Retry-After`).
+    pub retry_after: Option<std::time::Duration>,
 }
 
 /// One MCP endpoint: a catalog served as tools.
@@ -609,6 +611,7 @@ impl McpEndpoint {
         Answer {
             status: 200,
             body: out.into(),
+            retry_after: None,
         }
     }
 
@@ -625,6 +628,7 @@ impl McpEndpoint {
         Answer {
             status: 200,
             body: AnswerBody::shared(head, rest.clone()),
+            retry_after: None,
         }
     }
 
@@ -639,14 +643,21 @@ impl McpEndpoint {
     ) -> Answer {
         let status = if code == codes::INVALID_TOKEN {
             403
+        } else if code == codes::RATE_LIMITED {
+            429
         } else if era.is_modern() {
             modern_status(code)
         } else {
             200
         };
+        let retry_after = (code == codes::RATE_LIMITED)
+            .then(|| data?.get("retryAfterMs")?.as_u64())
+            .flatten()
+            .map(std::time::Duration::from_millis);
         Answer {
             status,
             body: error_body(id, code, message, data).into(),
+            retry_after,
         }
     }
 
@@ -656,6 +667,7 @@ impl McpEndpoint {
         Answer {
             status: 403,
             body: error_body(id, e.code(), e.message(), wire.get("data")).into(),
+            retry_after: None,
         }
     }
 
@@ -1223,6 +1235,11 @@ impl McpEndpoint {
             {
                 let (message, data) = invalid_arguments(name, &e);
                 return self.error(id, era, codes::INVALID_PARAMS, &message, Some(&data));
+            }
+            // Refused before it ran: a protocol error (HTTP 429), not the tool's failure.
+            Err(e) if e.code() == codes::RATE_LIMITED => {
+                let wire = e.to_wire(self.core.env());
+                return self.error(id, era, e.code(), e.message(), wire.get("data"));
             }
             Err(e) => {
                 let text = if e.is_schema_failure() {

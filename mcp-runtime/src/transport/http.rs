@@ -30,6 +30,8 @@ struct RpcEndpoint {
     discovery: Arc<Discovery>,
     /// A protected group's auth.
     auth: Option<Arc<super::auth::Guard>>,
+    /// Whether a method is rate limited (then every call needs its caller).
+    limited: bool,
 }
 
 /// The policy of every route, for a server bound to `local` (`None`: unknown).
@@ -69,6 +71,7 @@ pub(crate) fn router(
             auth: group
                 .is_protected()
                 .then(|| guard(server, &policy, group, Face::JsonRpc, &path)),
+            limited: catalog.is_rate_limited(),
         });
         let route = post(rpc_post)
             .get(rpc_get)
@@ -205,6 +208,18 @@ fn rpc_post(
     // What `rpc.discover` needs, kept as the request gave it (read only if it is called) and
     // only when there is something to keep: most calls carry no language and are not nested.
     let accept_language = parts.headers.get(header::ACCEPT_LANGUAGE).cloned();
+    // What the caller is made of, read while the head is whole, only where a rate limit
+    // needs it (the subject is known once the token is checked).
+    let who = ep.limited.then(|| {
+        Box::new(Who {
+            address: crate::edge::caller::client_address(&parts, &ep.policy.proxies),
+            token: ep
+                .auth
+                .as_ref()
+                .and_then(|g| g.token(&parts))
+                .map(str::to_owned),
+        })
+    });
     // Only a server with webhooks keeps the headers (an asynchronous call passes on their
     // trace headers); read last, so they can be moved.
     let asyncs = ep.server.callbacks.as_ref().map(|client| {
@@ -236,7 +251,23 @@ fn rpc_post(
         asyncs,
         verdict,
         asked,
+        who,
     ))
+}
+
+/// `Retry-After` in whole seconds, rounded up (a wait under a second is still "1": `0` would
+/// invite a retry at once). The exact wait is the body's `data.retryAfterMs`.
+pub(crate) fn retry_after(res: &mut Response, wait: std::time::Duration) {
+    let secs = wait.as_millis().div_ceil(1000).max(1);
+    if let Ok(v) = HeaderValue::from_str(&secs.to_string()) {
+        res.headers_mut().insert(header::RETRY_AFTER, v);
+    }
+}
+
+/// What a `POST` keeps of its head to know its caller.
+struct Who {
+    address: Option<std::net::IpAddr>,
+    token: Option<String>,
 }
 
 /// What a `POST` keeps of its head for `rpc.discover`.
@@ -252,6 +283,7 @@ async fn rpc_post_inner(
     asyncs: Option<Box<Async>>,
     verdict: Option<super::auth::Verdict>,
     asked: Option<Box<Asked>>,
+    who: Option<Box<Who>>,
 ) -> Response {
     let origin = match admitted {
         Ok(origin) => origin,
@@ -265,6 +297,11 @@ async fn rpc_post_inner(
         Ok(b) => b,
         Err(answer) => return ep.policy.finish(origin, answer),
     };
+    // Boxed: this future is boxed for every request, and most calls are not limited.
+    let caller = who.and_then(|w| {
+        crate::edge::caller::choose(identity.as_deref(), w.token.as_deref(), w.address)
+            .map(Box::new)
+    });
     let core = &ep.server.core;
     let after = core.has_post_response().then(|| core.after_response());
     let asked = asked.as_deref();
@@ -285,15 +322,19 @@ async fn rpc_post_inner(
             identity: identity.as_ref(),
             asyncs: asyncs.as_deref(),
             discover: Some(&discover),
+            caller: caller.as_deref(),
         },
     )
     .await;
     let status = StatusCode::from_u16(reply.status).unwrap_or(StatusCode::OK);
-    let res = match reply.frames {
+    let mut res = match reply.frames {
         Some(mut frames) if frames.len() == 1 => json_response(status, frames.remove(0)),
         Some(frames) => json_response(status, frames_body(frames)),
         None => StatusCode::NO_CONTENT.into_response(),
     };
+    if let Some(wait) = reply.retry_after {
+        retry_after(&mut res, wait);
+    }
     ep.policy.finish(origin, run_after(res, after))
 }
 

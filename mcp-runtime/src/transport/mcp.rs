@@ -48,10 +48,14 @@ fn header(h: &HeaderMap, name: HeaderName) -> Option<&str> {
 }
 
 pub(super) fn answer_response(a: Answer) -> Response {
-    json_response(
+    let mut res = json_response(
         StatusCode::from_u16(a.status).unwrap_or(StatusCode::OK),
         answer_body(a.body),
-    )
+    );
+    if let Some(wait) = a.retry_after {
+        super::http::retry_after(&mut res, wait);
+    }
+    res
 }
 
 fn plain_error(status: StatusCode, code: i32, message: &str) -> Response {
@@ -803,6 +807,7 @@ async fn stream_or_json(
                         None,
                     )
                     .into(),
+                    retry_after: None,
                 }),
             };
             drop(permit);

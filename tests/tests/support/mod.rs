@@ -25,6 +25,17 @@ pub async fn serve(server: Server) -> SocketAddr {
     addr
 }
 
+/// An HTTP client whose connections come from `ip` (any of 127/8 is loopback: two clients
+/// from two addresses are two callers to a server that knows them by address).
+pub fn client_from(ip: &str) -> reqwest::Client {
+    reqwest::Client::builder()
+        .no_proxy()
+        .local_address(ip.parse::<std::net::IpAddr>().ok())
+        .timeout(std::time::Duration::from_secs(30))
+        .build()
+        .expect("a client")
+}
+
 /// [`serve`], as a base URL: `http://127.0.0.1:PORT`.
 pub async fn serve_url(server: Server) -> String {
     format!("http://{}", serve(server).await)

@@ -1,0 +1,8 @@
+use mcp_runtime::prelude::*;
+
+const MCP: ApiGroup = ApiGroup::mcp("mcp");
+
+#[rpc_method(groups = [MCP], rate_limit(limit = "60/min", per = "session"))]
+fn ping() {}
+
+fn main() {}
