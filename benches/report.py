@@ -529,6 +529,8 @@ FEATURE_INFO = {
     "cache-redis": ("the cache in Redis", "`sum_cached`: a hit", True),
     "lock-memory": ("in-memory locks", "`sum_locked` (`lock(param = \"a\")`): taken and released", False),
     "lock-redis": ("locks in Redis", "`sum_locked`: taken and released", True),
+    "rate-memory": ("an in-process rate limit per caller (the caller is computed on MCP either way)", "`sum_limited` (`rate_limit(...)` no load reaches): one decision", False),
+    "rate-redis": ("the rate limit in Redis (one script per call; compare `cache-redis`, one `GET`)", "`sum_limited`: one decision", True),
     "dto20": ("nothing", "`dto20`: a 20-field record validated against its schema (lengths, ranges)", False),
     "result10k": ("nothing", "`big`: a 10 KB structured result (100 rows)", False),
     "session": ("sessions for the group (`mcp_stateful`)", "the same call in a session (it answers at once, so in JSON; a call that waits gets a resumable SSE stream)", False),

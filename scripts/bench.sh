@@ -896,7 +896,7 @@ wait_port() {
 }
 
 FEATURES=(none tracing-info tracing-info-default tracing-warn listeners translations translations-lang auth
-    cache-memory cache-redis lock-memory lock-redis dto20 result10k session progress)
+    cache-memory cache-redis lock-memory lock-redis rate-memory rate-redis dto20 result10k session progress)
 
 # The marginal cost of each feature: the minimal server (`bench-features none`) with one feature
 # added, pinned to core 1 like the http stage's servers. Server CPU per request under wrk -c32

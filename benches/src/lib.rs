@@ -105,6 +105,22 @@ pub fn sum_locked(
     a + b
 }
 
+/// `sum` under a rate limit no load reaches (every call is decided, none refused): the
+/// limiter's cost, per caller (the bench client's address).
+#[rpc_method(
+    name = "sum_limited",
+    groups = [FEAT],
+    rate_limit(limit = "4000000000/s", burst = 4000000000)
+)]
+pub fn sum_limited(
+    /// The first addend
+    a: i64,
+    /// The second addend
+    b: i64,
+) -> i64 {
+    a + b
+}
+
 /// `sum` that reports progress once (an SSE answer when the client sent a progress token).
 #[rpc_method(name = "sum_progress", groups = [FEAT])]
 pub fn sum_progress(

@@ -24,6 +24,8 @@ const FEATURES: &[&str] = &[
     "cache-redis",
     "lock-memory",
     "lock-redis",
+    "rate-memory",
+    "rate-redis",
     "dto20",
     "result10k",
     "session",
@@ -68,6 +70,7 @@ fn request(feature: &str) -> (&'static str, Value, Vec<(&'static str, &'static s
         "lock-memory" | "lock-redis" => {
             ("sum_locked", json!({"a": "__N__", "b": 3}), vec![], false)
         }
+        "rate-memory" | "rate-redis" => ("sum_limited", sum, vec![], false),
         "progress" => ("sum_progress", sum, vec![], true),
         "result10k" => ("big", json!({}), vec![], false),
         "dto20" => {
@@ -139,7 +142,7 @@ fn builder(feature: &str, redis: Option<&str>) -> Result<mcp_runtime::ServerBuil
             b.default_language("en").translations_embedded(TRANSLATIONS)
         }
         "auth" => b.api_tokens(["bench-token"]),
-        "cache-redis" | "lock-redis" => b.redis(redis()?),
+        "cache-redis" | "lock-redis" | "rate-redis" => b.redis(redis()?),
         "session" => b.mcp_stateful("feat"),
         f if FEATURES.contains(&f) => b,
         _ => usage(),
