@@ -7,6 +7,8 @@
 //! - `tools_list/*`, `tools_list_p10/*`: the first tools/list page of catalogs of 10, 1 000
 //!   and 10 000 tools (default page size 50, and pages of 10 so every page is the same size),
 //!   and the last page of the 10 000-tool catalog.
+//! - `rate_limit/*`: a JSON-RPC call of `sum` and of `sum_limited` (a rate limit no load
+//!   reaches: one decision per call, the caller given as an address as the HTTP edge makes it).
 //! - `startup/*`: building a server with 10 / 10 000 run-time methods.
 
 use std::hint::black_box;
@@ -42,6 +44,28 @@ fn tools_call(c: &mut Criterion) {
     g.bench_function("serde_json_baseline", |b| {
         b.iter(|| serde_baseline(black_box(CALL_BODY.as_bytes())))
     });
+    g.finish();
+}
+
+fn rate_limit(c: &mut Criterion) {
+    let server = server().expect("the bench server");
+    let catalog = server.registry().catalog("feat", 1).expect("group feat");
+    let mut g = c.benchmark_group("rate_limit");
+    for (name, method) in [("unlimited", "sum"), ("limited", "sum_limited")] {
+        let body =
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{"a":2,"b":3}}}}"#);
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                run_ready(mcp_runtime::__internals::handle_as(
+                    server.core(),
+                    catalog,
+                    black_box(body.as_bytes()),
+                    &Limits::default(),
+                    mcp_runtime::Caller::address([203, 0, 113, 7].into()),
+                ))
+            })
+        });
+    }
     g.finish();
 }
 
@@ -126,6 +150,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = tools_call, resources_prompts, tools_list, startup
+    targets = tools_call, rate_limit, resources_prompts, tools_list, startup
 }
 criterion_main!(benches);

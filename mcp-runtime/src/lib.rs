@@ -59,6 +59,7 @@ mod rate_limit;
 pub mod record;
 pub mod registry;
 pub mod schema;
+mod scope_views;
 pub mod server;
 pub mod transport;
 pub(crate) mod uri_template;
@@ -143,7 +144,7 @@ pub mod __internals {
     pub use crate::core::cache::cache_key;
     pub use crate::core::pipeline::{CallRequest, Calling, Core};
     pub use crate::edge::write::AnswerBody;
-    pub use crate::jsonrpc::face::{Reply, handle};
+    pub use crate::jsonrpc::face::{Reply, handle, handle_as};
     pub use crate::mcp::handler::{Answer, McpEndpoint, Message};
     pub use crate::mcp::protocol::Era;
     pub use crate::transport::stdio::serve_io;

@@ -768,13 +768,14 @@ impl Server {
         &self.inner.site.core
     }
 
-    /// The OpenRPC document of a group and version, exactly as `GET /rpc/{group}/v{N}` (and
-    /// `rpc.discover`) serve it to a router that is not nested: `servers[0].url` is the
+    /// The OpenRPC document of a group and version, as `GET /rpc/{group}/v{N}` (and
+    /// `rpc.discover`) serve it to a router that is not nested, every method listed (over HTTP
+    /// a caller sees only the methods whose scopes it has): `servers[0].url` is the
     /// endpoint's path, or its absolute URL under [`ServerBuilder::public_url`]. `lang` is an
     /// exact language of the server (the default language when `None` or unknown).
     pub fn openrpc(&self, group: &str, version: u32, lang: Option<&str>) -> Option<Bytes> {
         let d = self.inner.site.discovery(group, version)?;
-        let docs = d.language(lang.unwrap_or_default());
+        let docs = d.whole(lang.unwrap_or_default());
         Some(docs.openrpc().to_bytes(&d.openrpc_url("")))
     }
 
@@ -801,7 +802,7 @@ impl Server {
         base_url: Option<&str>,
     ) -> Option<Bytes> {
         let d = self.inner.site.discovery(group, version)?;
-        let docs = d.language(lang.unwrap_or_default());
+        let docs = d.whole(lang.unwrap_or_default());
         let public = self.inner.site.auth.public_url.as_deref();
         let base = base_url
             .or(public)

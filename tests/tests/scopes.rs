@@ -424,3 +424,62 @@ async fn a_session_belongs_to_the_identity_that_made_it() {
     let (status, _, body) = post(&url, "reader", &on, ping).await;
     assert_eq!((status, &body["result"]), (200, &json!({})), "{body}");
 }
+
+/// The names of a discovery document's methods (OpenRPC) or items (Postman).
+fn listed(doc: &Value, key: &str) -> Vec<String> {
+    doc[key]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m["name"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[tokio::test]
+async fn discovery_documents_show_each_caller_what_it_may_call() {
+    let server = server();
+    let base = support::serve_url(server.clone()).await;
+    let url = format!("{base}/rpc/orders/v1");
+    let get = |token: &'static str, path: String| async move {
+        let r = reqwest::Client::new()
+            .get(path)
+            .bearer_auth(token)
+            .send()
+            .await
+            .expect("GET");
+        assert_eq!(r.status(), 200);
+        r.json::<Value>().await.expect("JSON")
+    };
+    let discover = json!({"jsonrpc": "2.0", "id": 1, "method": "rpc.discover"});
+    for (token, methods) in [
+        ("reader", vec!["Orders.list"]),
+        ("writer", vec!["Orders.list", "Orders.refund"]),
+        // Asked again: the kept document of the view, not another caller's.
+        ("reader", vec!["Orders.list"]),
+    ] {
+        assert_eq!(
+            listed(&get(token, url.clone()).await, "methods"),
+            methods,
+            "{token}"
+        );
+        assert_eq!(
+            listed(&get(token, format!("{url}/postman")).await, "item"),
+            methods,
+            "{token}"
+        );
+        let (_, _, answer) = post(&url, token, &[], discover.clone()).await;
+        assert_eq!(listed(&answer["result"], "methods"), methods, "{token}");
+    }
+    // In process, as the chosen identity; the operator's copy lists everything.
+    let reader = server
+        .client("orders", 1)
+        .identity(Identity::new("reader", ["orders:read"]));
+    let doc = reader
+        .call("rpc.discover", json!({}))
+        .await
+        .expect("the document");
+    assert_eq!(listed(&doc, "methods"), ["Orders.list"]);
+    let whole: Value =
+        serde_json::from_slice(&server.openrpc("orders", 1, None).expect("the group")).unwrap();
+    assert_eq!(listed(&whole, "methods"), ["Orders.list", "Orders.refund"]);
+}

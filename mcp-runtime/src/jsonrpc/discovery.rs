@@ -80,11 +80,22 @@ struct Slots {
     postman: OnceLock<Spliced>,
 }
 
-/// The documents of one catalog in one language (see [`Discovery::negotiate`]).
+/// The documents of one catalog in one language, as one caller may see them (see
+/// [`Discovery::negotiate`]).
 pub(crate) struct Documents<'a> {
     discovery: &'a Discovery,
     lang: &'a str,
-    slots: &'a Slots,
+    slots: Arc<Slots>,
+    /// Who is asking, in a catalog with scoped methods (the documents list only what the
+    /// identity may call); `Whole`: every method (the operator's copy).
+    reader: Reader<'a>,
+}
+
+/// Whom documents are for.
+#[derive(Clone, Copy)]
+enum Reader<'a> {
+    Caller(Option<&'a crate::Identity>),
+    Whole,
 }
 
 impl Documents<'_> {
@@ -103,8 +114,16 @@ impl Documents<'_> {
                 self.lang,
                 &d.server_name,
                 &d.versions,
+                &|def| self.visible(def),
             )
         })
+    }
+
+    fn visible(&self, def: &crate::MethodDef) -> bool {
+        match self.reader {
+            Reader::Whole => true,
+            Reader::Caller(identity) => crate::catalog::admits(def.scopes, identity),
+        }
     }
 
     /// The Postman collection; the URL is its `baseUrl` variable.
@@ -119,6 +138,7 @@ impl Documents<'_> {
                     server_name: &d.server_name,
                     path: &d.path,
                     token_header: d.token_header.as_deref(),
+                    visible: &|def| self.visible(def),
                 },
             )
         })
@@ -139,9 +159,12 @@ pub(crate) struct Discovery {
     versions: Vec<u32>,
     /// The token header of a protected group.
     token_header: Option<String>,
-    /// The documents in the default language, and in every other language of `translations`.
-    default: Slots,
-    others: Vec<(String, Slots)>,
+    /// The documents in the default language, and in every other language of `translations`
+    /// (in a catalog without scoped methods: everyone sees them all).
+    default: Arc<Slots>,
+    others: Vec<(String, Arc<Slots>)>,
+    /// In a catalog with scoped methods, the documents per view instead (`None`: none).
+    views: Option<crate::scope_views::ScopeViews<Arc<Slots>>>,
 }
 
 /// What a [`Discovery`] is built from, beside the catalog.
@@ -165,7 +188,7 @@ impl Discovery {
             .languages()
             .iter()
             .filter(|l| *l != default_lang)
-            .map(|l| (l.clone(), Slots::default()))
+            .map(|l| (l.clone(), Arc::default()))
             .collect();
         Self {
             catalog: catalog.clone(),
@@ -180,33 +203,72 @@ impl Discovery {
             server_name: s.server_name.to_owned(),
             versions: s.versions.to_vec(),
             token_header: s.token_header.map(str::to_owned),
-            default: Slots::default(),
+            default: Arc::default(),
             others,
+            views: crate::scope_views::ScopeViews::of(catalog),
         }
     }
 
-    /// The documents in the language an `Accept-Language` value negotiates (the default
-    /// language without one).
-    pub(crate) fn negotiate(&self, accept_language: Option<&str>) -> Documents<'_> {
+    /// The documents `identity` may see in the language an `Accept-Language` value
+    /// negotiates (the default language without one).
+    pub(crate) fn negotiate<'a>(
+        &'a self,
+        accept_language: Option<&str>,
+        identity: Option<&'a crate::Identity>,
+    ) -> Documents<'a> {
         let lang = self
             .translations
             .pick_limited(accept_language, self.language_ranges);
-        self.language(lang)
+        self.language(lang, identity)
     }
 
-    /// The documents in `lang` (a language of the server; else the default language).
-    pub(crate) fn language(&self, lang: &str) -> Documents<'_> {
-        let (lang, slots) = self
-            .others
-            .iter()
-            .find(|(l, _)| l == lang)
-            .map(|(l, d)| (l.as_str(), d))
-            .unwrap_or((self.translations.default_lang(), &self.default));
+    /// The documents `identity` may see in `lang` (a language of the server; else the
+    /// default language).
+    pub(crate) fn language<'a>(
+        &'a self,
+        lang: &str,
+        identity: Option<&'a crate::Identity>,
+    ) -> Documents<'a> {
+        let (lang, slots) = self.slots(lang);
+        let slots = match &self.views {
+            None => slots.clone(),
+            // Kept per view once built; a view past those kept is built for its request.
+            Some(views) => match views.view(identity) {
+                Some(v) => views.kept(v, lang).unwrap_or_else(|| {
+                    let fresh = Arc::<Slots>::default();
+                    views.keep(v, lang, &fresh);
+                    views.kept(v, lang).unwrap_or(fresh)
+                }),
+                None => Arc::default(),
+            },
+        };
         Documents {
             discovery: self,
             lang,
             slots,
+            reader: Reader::Caller(identity),
         }
+    }
+
+    /// Every method's documents in `lang`, whatever their scopes: what the operator's
+    /// [`crate::Server::openrpc`] and [`crate::Server::postman`] give.
+    pub(crate) fn whole(&self, lang: &str) -> Documents<'_> {
+        let (lang, slots) = self.slots(lang);
+        Documents {
+            discovery: self,
+            lang,
+            slots: slots.clone(),
+            reader: Reader::Whole,
+        }
+    }
+
+    /// The language's slots of the whole documents (the default language's when unknown).
+    fn slots(&self, lang: &str) -> (&str, &Arc<Slots>) {
+        self.others
+            .iter()
+            .find(|(l, _)| l == lang)
+            .map(|(l, d)| (l.as_str(), d))
+            .unwrap_or((self.translations.default_lang(), &self.default))
     }
 
     /// The endpoint's path (`/rpc/shop/v1`).
@@ -231,9 +293,15 @@ pub(crate) struct Discover<'a> {
 }
 
 impl Discover<'_> {
-    /// Appends the answer to `rpc.discover` with `id`: the OpenRPC document as the result.
-    pub(crate) fn write_answer(&self, out: &mut Vec<u8>, id: Id<'_>) {
-        let docs = self.discovery.negotiate(self.accept_language);
+    /// Appends the answer to `rpc.discover` with `id`: the OpenRPC document `identity` may
+    /// see, as the result.
+    pub(crate) fn write_answer(
+        &self,
+        out: &mut Vec<u8>,
+        id: Id<'_>,
+        identity: Option<&crate::Identity>,
+    ) {
+        let docs = self.discovery.negotiate(self.accept_language, identity);
         write::open_result(out, id);
         docs.openrpc()
             .write(out, &self.discovery.openrpc_url(self.prefix));

@@ -58,6 +58,21 @@ pub async fn handle(
     scoped(core, catalog, body, limits, after, Scope::default()).await
 }
 
+/// [`handle`] for calls of `caller` (what the HTTP edge computes per request).
+pub async fn handle_as(
+    core: &Core,
+    catalog: &Catalog,
+    body: &[u8],
+    limits: &Limits,
+    caller: crate::Caller,
+) -> Reply {
+    let scope = Scope {
+        caller: Some(&caller),
+        ..Scope::default()
+    };
+    scoped(core, catalog, body, limits, None, scope).await
+}
+
 /// [`handle`] with a [`Scope`] (the in-process client serves `rpc.discover` through it).
 pub(crate) async fn scoped(
     core: &Core,
@@ -174,7 +189,7 @@ async fn run_item(
         // OpenRPC service discovery: the document, whatever the params.
         let id = id?;
         let mut out = Vec::with_capacity(4096);
-        d.write_answer(&mut out, Id::Raw(id));
+        d.write_answer(&mut out, Id::Raw(id), scope.identity.map(|i| &**i));
         return Some((200, out, None));
     }
     let result = match (read::params(params, limits.depth), catalog.get(&method)) {

@@ -20,7 +20,9 @@ pub fn document(
     versions: &[u32],
     url: &str,
 ) -> Value {
-    let p = Parts::of(catalog, translations, lang, server_name, versions);
+    let p = Parts::of(catalog, translations, lang, server_name, versions, &|_| {
+        true
+    });
     json!({
         "openrpc": OPENRPC_VERSION,
         "info": p.info,
@@ -38,8 +40,9 @@ pub(crate) fn spliced(
     lang: &str,
     server_name: &str,
     versions: &[u32],
+    visible: &dyn Fn(&crate::MethodDef) -> bool,
 ) -> super::discovery::Spliced {
-    let p = Parts::of(catalog, translations, lang, server_name, versions);
+    let p = Parts::of(catalog, translations, lang, server_name, versions, visible);
     // Writing JSON values into a Vec cannot fail.
     let mut head = format!("{{\"openrpc\":\"{OPENRPC_VERSION}\",\"info\":").into_bytes();
     let _ = serde_json::to_writer(&mut head, &p.info);
@@ -92,10 +95,11 @@ impl Parts {
         lang: &str,
         server_name: &str,
         versions: &[u32],
+        visible: &dyn Fn(&crate::MethodDef) -> bool,
     ) -> Self {
         let mut components = Map::new();
         let mut methods = Vec::with_capacity(catalog.methods().len());
-        for m in catalog.methods() {
+        for m in catalog.methods().iter().filter(|m| visible(m.def)) {
             let texts = MethodTexts::of(m, translations, catalog.group().name(), lang);
             let input = schema::to_components(&texts.input_schema, &mut components);
             let props = input.get("properties").and_then(Value::as_object);

@@ -22,6 +22,8 @@ pub(crate) struct Collection<'a> {
     pub path: &'a str,
     /// The token header of a protected group (`None`: not protected).
     pub token_header: Option<&'a str>,
+    /// Whether a method is shown (the caller has its scopes).
+    pub visible: &'a dyn Fn(&crate::MethodDef) -> bool,
 }
 
 /// The collection serialized with the value of its `baseUrl` variable left out.
@@ -36,6 +38,7 @@ pub(crate) fn spliced(catalog: &Catalog, c: &Collection<'_>) -> super::discovery
     let items: Vec<Value> = catalog
         .methods()
         .iter()
+        .filter(|m| (c.visible)(m.def))
         .map(|m| {
             let texts = MethodTexts::of(m, c.translations, group, c.lang);
             let mut body = Map::new();

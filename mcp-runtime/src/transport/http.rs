@@ -346,11 +346,13 @@ async fn rpc_get(State(ep): State<Arc<RpcEndpoint>>, req: Request) -> Response {
 }
 
 async fn rpc_get_inner(ep: &RpcEndpoint, parts: &Parts) -> Response {
-    let origin = match super::auth::admit(&ep.policy, ep.auth.as_ref(), parts).await {
-        Ok(admitted) => admitted.origin,
+    let (origin, identity) = match super::auth::admit(&ep.policy, ep.auth.as_ref(), parts).await {
+        Ok(admitted) => (admitted.origin, admitted.identity),
         Err(refused) => return refused,
     };
-    let docs = ep.discovery.negotiate(accept_language(&parts.headers));
+    let docs = ep
+        .discovery
+        .negotiate(accept_language(&parts.headers), identity.as_deref());
     let url = ep.discovery.openrpc_url(super::mount::prefix_of(parts));
     let frames = if wants_info(parts.uri.query()) {
         docs.openrpc().frames_ending(&url, discovery::INFO_END)
@@ -370,11 +372,13 @@ async fn postman_get(State(ep): State<Arc<RpcEndpoint>>, req: Request) -> Respon
 }
 
 async fn postman_get_inner(ep: &RpcEndpoint, parts: &Parts) -> Response {
-    let origin = match super::auth::admit(&ep.policy, ep.auth.as_ref(), parts).await {
-        Ok(admitted) => admitted.origin,
+    let (origin, identity) = match super::auth::admit(&ep.policy, ep.auth.as_ref(), parts).await {
+        Ok(admitted) => (admitted.origin, admitted.identity),
         Err(refused) => return refused,
     };
-    let docs = ep.discovery.negotiate(accept_language(&parts.headers));
+    let docs = ep
+        .discovery
+        .negotiate(accept_language(&parts.headers), identity.as_deref());
     let base = format!(
         "{}{}",
         super::mount::origin(ep.server.auth.public_url.as_deref(), &parts.headers),
