@@ -211,3 +211,71 @@ async fn a_stream_opened_on_one_instance_resumes_on_another_with_last_event_id()
     drop((a, b));
     drop(redis);
 }
+
+/// POSTs one request on a session of the conformance group; its JSON answer.
+async fn on_session(c: &reqwest::Client, url: &str, sid: &str, body: Value) -> Value {
+    c.post(url)
+        .header("accept", "application/json")
+        .header("mcp-session-id", sid)
+        .header("mcp-protocol-version", "2025-11-25")
+        .json(&body)
+        .send()
+        .await
+        .expect("POST")
+        .json()
+        .await
+        .expect("JSON")
+}
+
+/// A session's `GET` stream held on instance B hears of a subscription made on A and of an
+/// update announced on A: both travel by Redis (the stream reads the session again only when
+/// told it changed, not on every update).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subscription_made_on_one_instance_is_heard_on_anothers_stream() {
+    let Some(redis) = Redis::start() else { return };
+    let url = redis.url();
+    let env = [("REDIS_URL", url.as_str())];
+    let (a, b) = (Spawned::catalog(&env), Spawned::catalog(&env));
+    let (url_a, url_b) = (a.url("conformance"), b.url("conformance"));
+    let c = http();
+    let sid = common::mcp_session(&c, &url_a).await;
+    let mut stream = c
+        .get(&url_b)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &sid)
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .await
+        .expect("GET");
+    assert_eq!(stream.status(), 200);
+    // The stream subscribes to the hub as its response starts.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let subscribe = json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe",
+        "params": {"uri": "test://watched-resource"}});
+    assert_eq!(
+        on_session(&c, &url_a, &sid, subscribe).await,
+        json!({"jsonrpc": "2.0", "id": 2, "result": {}})
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let trigger = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "test_trigger_resource_update", "arguments": {}}});
+    let answer = on_session(&c, &url_a, &sid, trigger).await;
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    let mut text = String::new();
+    let wanted = json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+        "params": {"uri": "test://watched-resource"}});
+    let heard = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            if events(&text)
+                .iter()
+                .any(|e| serde_json::from_str::<Value>(&e.data).ok().as_ref() == Some(&wanted))
+            {
+                return;
+            }
+            let chunk = stream.chunk().await.expect("read").expect("more events");
+            text.push_str(std::str::from_utf8(&chunk).expect("utf-8"));
+        }
+    })
+    .await;
+    assert!(heard.is_ok(), "B's stream did not hear of it: {text}");
+}

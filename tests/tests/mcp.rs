@@ -3181,6 +3181,107 @@ async fn a_session_hears_of_the_resources_it_subscribed_to_on_its_get_stream() {
     );
 }
 
+/// Sessions in memory, counting reads.
+struct CountingSessions {
+    inner: mcp_runtime::mcp::MemorySessions,
+    reads: std::sync::atomic::AtomicUsize,
+}
+
+impl mcp_runtime::mcp::SessionStore for CountingSessions {
+    fn create<'a>(
+        &'a self,
+        state: &'a str,
+        holder: &'a str,
+    ) -> futures_util::future::BoxFuture<'a, Result<String, RpcError>> {
+        self.inner.create(state, holder)
+    }
+    fn get<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> futures_util::future::BoxFuture<'a, Result<Option<String>, RpcError>> {
+        self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.inner.get(id)
+    }
+    fn set<'a>(
+        &'a self,
+        id: &'a str,
+        state: &'a str,
+    ) -> futures_util::future::BoxFuture<'a, Result<bool, RpcError>> {
+        self.inner.set(id, state)
+    }
+    fn remove<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> futures_util::future::BoxFuture<'a, Result<bool, RpcError>> {
+        self.inner.remove(id)
+    }
+}
+
+#[tokio::test]
+async fn resource_updates_reach_only_their_watchers_and_read_no_session() {
+    let store = std::sync::Arc::new(CountingSessions {
+        inner: mcp_runtime::mcp::MemorySessions::new(100, Duration::from_secs(600)),
+        reads: Default::default(),
+    });
+    let server = examples::builder()
+        .session_store(store.clone())
+        .build()
+        .unwrap();
+    let changes = server.changes();
+    let url = format!("{}/mcp/conformance/v1", serve_url(server).await);
+    // Twelve sessions listen on their GET streams (within one caller's share of 16); one
+    // subscribed to the watched resource.
+    let mut streams = Vec::new();
+    let mut watcher = None;
+    for n in 0..12 {
+        let sid = open_session(&url, "2025-11-25").await;
+        if n == 7 {
+            let watched = json!({"uri": "test://watched-resource"});
+            let body = on_session(&url, &sid, 2, "resources/subscribe", watched).await;
+            assert_eq!(body, ok(json!(2), json!({})));
+        }
+        let resp = client()
+            .get(&url)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", &sid)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), 200);
+        if n == 7 {
+            watcher = Some(resp);
+        } else {
+            streams.push(resp);
+        }
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let reads = store.reads.load(std::sync::atomic::Ordering::SeqCst);
+    // A hundred updates of other resources, then one of the watched one: the watcher hears
+    // of that one alone, and no stream read its session for any of them.
+    for _ in 0..100 {
+        changes.resource_updated("test://static-text");
+    }
+    changes.resource_updated("test://watched-resource");
+    changes.tools_list_changed();
+    let (mut resp, mut buf) = (watcher.unwrap(), String::new());
+    assert_eq!(
+        next_events(&mut resp, &mut buf, 2).await,
+        [
+            json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+                "params": {"uri": "test://watched-resource"}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        ]
+    );
+    assert_eq!(store.reads.load(std::sync::atomic::Ordering::SeqCst), reads);
+    // The others heard only the list change.
+    let mut other = streams.pop().unwrap();
+    let mut buf = String::new();
+    assert_eq!(
+        next_events(&mut other, &mut buf, 1).await,
+        [json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})]
+    );
+}
+
 #[tokio::test]
 async fn stdio_serves_resources_prompts_and_change_notices() {
     let server = examples::server().unwrap();

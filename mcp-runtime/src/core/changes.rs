@@ -7,9 +7,10 @@
 //! check per notice. With `ServerBuilder::redis`, notices also travel between instances (Redis
 //! pub/sub): a client listening on one instance hears of a change announced on another.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, mpsc};
 
 /// How many notices a slow listener may fall behind before it skips the oldest.
 pub const CHANGE_BACKLOG: usize = 256;
@@ -27,6 +28,9 @@ pub enum Change {
     ToolsListChanged,
     /// A task changed (its new state and owner; sent by the task engine).
     Task(Arc<super::TaskNotice>),
+    /// A session's state changed (its id): its subscriptions, or it ended. Its stream reads
+    /// it again (and only then: a resource update reads no session).
+    Session(Arc<str>),
 }
 
 /// Carries notices between instances: publishes this instance's, and feeds the others' into
@@ -34,8 +38,8 @@ pub enum Change {
 pub(crate) trait Relay: Send + Sync + 'static {
     /// Publishes one encoded notice (fire and forget: a lost one costs a client a refresh).
     fn publish(&self, message: String);
-    /// Delivers every notice of the other instances to `tx` until the process ends.
-    fn run(&self, origin: Arc<str>, tx: broadcast::Sender<Change>);
+    /// Delivers every notice of the other instances to `hub` until the process ends.
+    fn run(&self, origin: Arc<str>, hub: Changes);
 }
 
 struct Relayed {
@@ -52,6 +56,7 @@ pub(crate) fn encode(origin: &str, change: &Change) -> String {
         Change::ResourcesListChanged => format!("{origin}\nresources"),
         Change::PromptsListChanged => format!("{origin}\nprompts"),
         Change::ToolsListChanged => format!("{origin}\ntools"),
+        Change::Session(sid) => format!("{origin}\nsession\n{sid}"),
         Change::Task(n) => {
             let stored = serde_json::to_string(&super::tasks::Stored::of(&n.view, &n.owner));
             format!("{origin}\ntask\n{}", stored.unwrap_or_default())
@@ -69,6 +74,7 @@ pub(crate) fn decode(text: &str) -> Option<(&str, Change)> {
         ("resources", None) => Change::ResourcesListChanged,
         ("prompts", None) => Change::PromptsListChanged,
         ("tools", None) => Change::ToolsListChanged,
+        ("session", Some(sid)) => Change::Session(sid.into()),
         ("task", Some(json)) => {
             let stored: super::tasks::Stored = serde_json::from_str(json).ok()?;
             let owner = stored.owner.clone();
@@ -91,7 +97,12 @@ pub(crate) fn decode(text: &str) -> Option<(&str, Change)> {
 /// ```
 #[derive(Clone)]
 pub struct Changes {
-    tx: broadcast::Sender<Change>,
+    /// Every notice but resource updates, numbered: each listener hears them all.
+    tx: broadcast::Sender<(u64, Change)>,
+    /// The next notice's number: a listener hears both kinds in the order they were sent.
+    seq: Arc<std::sync::atomic::AtomicU64>,
+    /// Resource updates go only to the watchers of the URI (or of a resource above it).
+    watchers: Arc<Mutex<Index>>,
     relayed: Option<Arc<Relayed>>,
 }
 
@@ -99,7 +110,156 @@ impl Default for Changes {
     fn default() -> Self {
         Self {
             tx: broadcast::Sender::new(CHANGE_BACKLOG),
+            seq: Arc::default(),
+            watchers: Arc::default(),
             relayed: None,
+        }
+    }
+}
+
+/// A watcher: its id, and where its updates go (with their numbers).
+type Watcher = (u64, mpsc::Sender<(u64, Arc<str>)>);
+
+/// The watchers of each URI.
+#[derive(Default)]
+struct Index {
+    next: u64,
+    by_uri: HashMap<Arc<str>, Vec<Watcher>>,
+}
+
+impl Index {
+    /// The watchers `uri` reaches: those of the URI itself and of every resource above it (a
+    /// prefix ending at a `/`, with or without it), as [`crate::mcp`]'s filters match: one
+    /// lookup per `/` of the URI, whoever else watches.
+    fn deliver(&self, seq: u64, uri: &Arc<str>) {
+        let mut reached: Vec<u64> = Vec::new();
+        let ends = uri
+            .match_indices('/')
+            .flat_map(|(i, _)| [i, i + 1])
+            .chain([uri.len()]);
+        for end in ends {
+            let Some(list) = uri.get(..end).and_then(|k| self.by_uri.get(k)) else {
+                continue;
+            };
+            for (id, tx) in list {
+                if !reached.contains(id) {
+                    reached.push(*id);
+                    // A watcher that fell a backlog behind misses this one, as a lagging
+                    // listener does.
+                    let _ = tx.try_send((seq, uri.clone()));
+                }
+            }
+        }
+    }
+
+    fn remove(&mut self, id: u64, uris: &[Arc<str>]) {
+        for u in uris {
+            if let Some(list) = self.by_uri.get_mut(u) {
+                list.retain(|(i, _)| *i != id);
+                if list.is_empty() {
+                    self.by_uri.remove(u);
+                }
+            }
+        }
+    }
+}
+
+/// One listener's resource subscriptions: it hears of updates of these URIs only. Dropping
+/// it unsubscribes.
+struct Watch {
+    id: u64,
+    uris: Vec<Arc<str>>,
+    tx: mpsc::Sender<(u64, Arc<str>)>,
+    rx: mpsc::Receiver<(u64, Arc<str>)>,
+    index: Arc<Mutex<Index>>,
+}
+
+impl Watch {
+    /// Watches `uris` instead of what it watched.
+    fn set(&mut self, uris: &[String]) {
+        let Ok(mut index) = self.index.lock() else {
+            return;
+        };
+        index.remove(self.id, &self.uris);
+        self.uris = uris.iter().map(|u| Arc::from(u.as_str())).collect();
+        self.uris.sort();
+        self.uris.dedup();
+        for u in &self.uris {
+            index
+                .by_uri
+                .entry(u.clone())
+                .or_default()
+                .push((self.id, self.tx.clone()));
+        }
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        if let Ok(mut index) = self.index.lock() {
+            index.remove(self.id, &self.uris);
+        }
+    }
+}
+
+/// One listener's changes, in the order they were sent: the notices everyone hears, and the
+/// updates of the resources it watches.
+pub(crate) struct Feed {
+    all: broadcast::Receiver<(u64, Change)>,
+    watch: Watch,
+    /// The next of each kind, read ahead to know which came first.
+    held: Option<(u64, Change)>,
+    held_update: Option<(u64, Arc<str>)>,
+    closed: bool,
+}
+
+impl Feed {
+    /// Hears of updates of `uris` (and of resources below them) instead of what it watched.
+    pub(crate) fn watch(&mut self, uris: &[String]) {
+        self.watch.set(uris);
+    }
+
+    /// The next change; `None` once the hub is gone. A listener more than
+    /// [`CHANGE_BACKLOG`] behind skips what it missed rather than holding the others back.
+    /// Cancel-safe: what was read ahead is kept for the next call.
+    pub(crate) async fn next(&mut self) -> Option<Change> {
+        loop {
+            while self.held.is_none() && !self.closed {
+                match self.all.try_recv() {
+                    Ok(c) => self.held = Some(c),
+                    Err(broadcast::error::TryRecvError::Lagged(_)) => {}
+                    Err(broadcast::error::TryRecvError::Empty) => break,
+                    Err(broadcast::error::TryRecvError::Closed) => self.closed = true,
+                }
+            }
+            if self.held_update.is_none() {
+                self.held_update = self.watch.rx.try_recv().ok();
+            }
+            let update_first = match (&self.held, &self.held_update) {
+                (Some((a, _)), Some((b, _))) => b < a,
+                (None, Some(_)) => true,
+                (Some(_), None) => false,
+                (None, None) if self.closed => return None,
+                (None, None) => {
+                    tokio::select! {
+                        c = self.all.recv() => match c {
+                            Ok(c) => self.held = Some(c),
+                            Err(broadcast::error::RecvError::Lagged(_)) => {}
+                            Err(broadcast::error::RecvError::Closed) => self.closed = true,
+                        },
+                        // The watch holds its own sender: this never ends.
+                        Some(u) = self.watch.rx.recv() => self.held_update = Some(u),
+                    }
+                    continue;
+                }
+            };
+            return if update_first {
+                self.held_update
+                    .take()
+                    .map(|(_, uri)| Change::ResourceUpdated(uri))
+            } else {
+                self.held.take().map(|(_, c)| c)
+            };
         }
     }
 }
@@ -132,8 +292,23 @@ impl Changes {
         if let Some(r) = &self.relayed {
             r.relay.publish(encode(&r.origin, &change));
         }
-        // An error only means nobody listens here.
-        let _ = self.tx.send(change);
+        self.deliver(change);
+    }
+
+    /// Delivers a change to this instance's listeners (one announced here, or relayed).
+    pub(crate) fn deliver(&self, change: Change) {
+        let seq = self.seq.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        match change {
+            Change::ResourceUpdated(uri) => {
+                if let Ok(index) = self.watchers.lock() {
+                    index.deliver(seq, &uri);
+                }
+            }
+            // An error only means nobody listens here.
+            other => {
+                let _ = self.tx.send((seq, other));
+            }
+        }
     }
 
     /// The resource at `uri` changed: subscribers get `notifications/resources/updated`.
@@ -156,14 +331,39 @@ impl Changes {
         self.send(Change::ToolsListChanged);
     }
 
-    /// A listener of every change from now on. The first one starts hearing the other
-    /// instances (inside the runtime, where the relay's task can run).
-    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Change> {
+    /// A listener of every change from now on: resource updates of the URIs it will
+    /// [`Feed::watch`] only, everything else whatever it is. The first listener starts
+    /// hearing the other instances (inside the runtime, where the relay's task can run).
+    pub(crate) fn feed(&self) -> Feed {
+        self.start_relay();
+        let (tx, rx) = mpsc::channel(CHANGE_BACKLOG);
+        let id = match self.watchers.lock() {
+            Ok(mut index) => {
+                index.next += 1;
+                index.next
+            }
+            Err(_) => 0,
+        };
+        Feed {
+            all: self.tx.subscribe(),
+            watch: Watch {
+                id,
+                uris: Vec::new(),
+                tx,
+                rx,
+                index: self.watchers.clone(),
+            },
+            held: None,
+            held_update: None,
+            closed: false,
+        }
+    }
+
+    fn start_relay(&self) {
         if let Some(r) = &self.relayed {
             r.started
-                .call_once(|| r.relay.run(r.origin.clone(), self.tx.clone()));
+                .call_once(|| r.relay.run(r.origin.clone(), self.clone()));
         }
-        self.tx.subscribe()
     }
 }
 
@@ -205,5 +405,75 @@ mod tests {
         );
         assert_eq!(decode("me\nsomething"), None);
         assert_eq!(decode("garbage"), None);
+        let subs = Change::Session("sid-1".into());
+        assert_eq!(decode(&encode("me", &subs)), Some(("me", subs)));
+    }
+
+    /// Whether `f` heard of an update since it was last asked, and of which URI.
+    fn heard(f: &mut Feed) -> Option<Arc<str>> {
+        f.watch.rx.try_recv().ok().map(|(_, uri)| uri)
+    }
+
+    #[test]
+    fn an_update_reaches_only_the_watchers_of_its_uri_or_above() {
+        let changes = Changes::default();
+        let (mut exact, mut above, mut slash, mut other) = (
+            changes.feed(),
+            changes.feed(),
+            changes.feed(),
+            changes.feed(),
+        );
+        exact.watch(&["test://w/part".into()]);
+        above.watch(&["test://w".into(), "test://w/part".into()]);
+        slash.watch(&["test://w/".into()]);
+        other.watch(&["test://wx".into(), "test://w/parts".into()]);
+        changes.resource_updated("test://w/part");
+        assert_eq!(heard(&mut exact).as_deref(), Some("test://w/part"));
+        // Watching it twice over (the URI and one above it) is heard once.
+        assert_eq!(heard(&mut above).as_deref(), Some("test://w/part"));
+        assert_eq!(heard(&mut above), None);
+        assert_eq!(heard(&mut slash).as_deref(), Some("test://w/part"));
+        assert_eq!(heard(&mut other), None);
+        // A new set replaces the old; a dropped watch is gone from the index.
+        exact.watch(&["test://z".into()]);
+        drop(above);
+        changes.resource_updated("test://w/part");
+        assert_eq!(heard(&mut exact), None);
+        let index = changes.watchers.lock().unwrap();
+        assert_eq!(
+            index
+                .by_uri
+                .keys()
+                .map(|k| &**k)
+                .collect::<std::collections::BTreeSet<_>>(),
+            ["test://w/", "test://w/parts", "test://wx", "test://z"].into()
+        );
+    }
+
+    #[tokio::test]
+    async fn a_feed_hears_both_kinds_in_the_order_they_were_sent() {
+        let changes = Changes::default();
+        let mut feed = changes.feed();
+        feed.watch(&["test://a".into()]);
+        changes.tools_list_changed();
+        changes.resource_updated("test://a");
+        changes.resource_updated("test://b");
+        changes.send(Change::Session("s".into()));
+        changes.resource_updated("test://a");
+        changes.prompts_list_changed();
+        let mut heard = Vec::new();
+        for _ in 0..5 {
+            heard.push(feed.next().await.unwrap());
+        }
+        assert_eq!(
+            heard,
+            [
+                Change::ToolsListChanged,
+                Change::ResourceUpdated("test://a".into()),
+                Change::Session("s".into()),
+                Change::ResourceUpdated("test://a".into()),
+                Change::PromptsListChanged,
+            ]
+        );
     }
 }

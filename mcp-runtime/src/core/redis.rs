@@ -222,11 +222,7 @@ impl super::changes::Relay for RedisRelay {
         });
     }
 
-    fn run(
-        &self,
-        origin: std::sync::Arc<str>,
-        tx: tokio::sync::broadcast::Sender<super::changes::Change>,
-    ) {
+    fn run(&self, origin: std::sync::Arc<str>, hub: super::changes::Changes) {
         let Ok(rt) = tokio::runtime::Handle::try_current() else {
             return;
         };
@@ -245,7 +241,7 @@ impl super::changes::Relay for RedisRelay {
                                 if let Some((from, change)) = super::changes::decode(&text)
                                     && from != &*origin
                                 {
-                                    let _ = tx.send(change);
+                                    hub.deliver(change);
                                 }
                             }
                         }

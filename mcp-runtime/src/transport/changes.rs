@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use axum::response::Response;
 use serde_json::Value;
-use tokio::sync::broadcast::error::RecvError;
 
 use super::detached::{Live, live_body};
 use super::mcp::{McpRoute, answer_response, busy, sse_response};
@@ -18,20 +17,23 @@ use crate::mcp::listen::Filter;
 use crate::mcp::protocol::Era;
 use crate::mcp::session::{SessionState, SessionStore};
 
-/// Sends the changes `filter` lets through until the time limit or the client goes; `refresh`
-/// may update the filter before a resource change is matched (a session's subscriptions live
-/// in the store, and may change on any instance).
+/// Sends the changes `filter` lets through until the time limit or the client goes. Resource
+/// updates come only for the URIs it watches (the hub's index, not a scan of every stream);
+/// a session's stream reads the session again only when the session says it changed
+/// (`refresh`: its subscriptions, or `None` once it ended), on whichever instance.
 async fn pump<R, F>(
     ep: &McpEndpoint,
     live: &Live,
     mut filter: Filter,
+    session: Option<&str>,
     mut refresh: R,
 ) -> Option<Filter>
 where
     R: FnMut() -> F,
     F: Future<Output = Option<Option<Vec<String>>>>,
 {
-    let mut changes = ep.core.changes().subscribe();
+    let mut feed = ep.core.changes().feed();
+    feed.watch(&filter.uris);
     if filter.subscription.is_some() && !live.send(&filter.ack()).await {
         return None;
     }
@@ -40,21 +42,24 @@ where
     loop {
         let change = tokio::select! {
             _ = &mut deadline => return Some(filter),
-            c = changes.recv() => c,
+            c = feed.next() => match c {
+                Some(c) => c,
+                None => return Some(filter),
+            },
         };
-        let change = match change {
-            Ok(c) => c,
-            // A slow stream skips what it missed rather than holding the others back.
-            Err(RecvError::Lagged(_)) => continue,
-            Err(RecvError::Closed) => return Some(filter),
-        };
-        if matches!(change, Change::ResourceUpdated(_)) {
-            match refresh().await {
-                Some(Some(uris)) => filter.uris = uris,
-                Some(None) => {}
-                // The session ended: so does its stream.
-                None => return None,
+        if let Change::Session(sid) = &change {
+            if session == Some(&**sid) {
+                match refresh().await {
+                    Some(Some(uris)) => {
+                        filter.uris = uris;
+                        feed.watch(&filter.uris);
+                    }
+                    Some(None) => {}
+                    // The session ended: so does its stream.
+                    None => return None,
+                }
             }
+            continue;
         }
         if let Some(frame) = filter.frame(&change)
             && !live.send(&frame).await
@@ -95,7 +100,7 @@ pub(crate) fn listen(route: &McpRoute, msg: &Message, caller: &super::mcp::Calle
     let ep = route.ep.clone();
     let task = tokio::spawn(async move {
         let no_refresh = || std::future::ready(Some(None));
-        if let Some(filter) = pump(&ep, &live, filter, no_refresh).await {
+        if let Some(filter) = pump(&ep, &live, filter, None, no_refresh).await {
             live.finish(write::sse_event(None, &filter.end())).await;
         }
     });
@@ -122,6 +127,7 @@ pub(crate) fn session_stream(
     }
     let (live, rx) = Live::channel();
     let ep = route.ep.clone();
+    let session_id = sid.clone();
     let task = tokio::spawn(async move {
         let refresh = || {
             let (store, sid) = (store.clone(), sid.clone());
@@ -134,7 +140,7 @@ pub(crate) fn session_stream(
                 }
             }
         };
-        pump(&ep, &live, filter, refresh).await;
+        pump(&ep, &live, filter, Some(&session_id), refresh).await;
         live.finish(axum::body::Bytes::new()).await;
     });
     sse_response(live_body(rx, task.abort_handle(), slot))
@@ -156,7 +162,11 @@ pub(crate) async fn subscribe(
         return answer_response(answer);
     }
     match store.set(sid, &state.to_text()).await {
-        Ok(true) => answer_response(ep.ok(id, era, b"")),
+        Ok(true) => {
+            // The session's stream, on whichever instance, reads its subscriptions again.
+            ep.core.changes().send(Change::Session(sid.into()));
+            answer_response(ep.ok(id, era, b""))
+        }
         Ok(false) => super::mcp::missing_session(),
         Err(e) => super::mcp::store_unavailable(&e),
     }

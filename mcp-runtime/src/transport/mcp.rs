@@ -1118,6 +1118,10 @@ async fn delete_inner(route: &McpRoute, parts: &Parts) -> Response {
     match store.remove(sid).await {
         Ok(true) => {
             ep.streams.end_session(sid);
+            // Its change stream ends, on whichever instance holds it.
+            ep.core
+                .changes()
+                .send(crate::core::Change::Session(sid.into()));
             StatusCode::OK.into_response()
         }
         Ok(false) => missing_session(),

@@ -14,7 +14,6 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWrite
 use tokio::sync::mpsc;
 
 use crate::context::{CallExtras, ClientInput, Notifier};
-use crate::core::Change;
 use crate::edge::read::{self, Body, Dialect, Incoming};
 use crate::mcp::cancel::Running;
 use crate::mcp::handler::{McpEndpoint, Message, error_body};
@@ -37,7 +36,8 @@ impl Notifier for LineNotifier {
 /// (forwarded once `initialize` came), and 2026-07-28 listen streams by request id.
 #[derive(Default)]
 struct Watch {
-    subscriptions: Arc<Mutex<Vec<String>>>,
+    /// The session's subscriptions, watched by its forwarding task.
+    subscriptions: tokio::sync::watch::Sender<Vec<String>>,
     forwarding: Option<tokio::task::AbortHandle>,
     listens: std::collections::HashMap<String, tokio::task::AbortHandle>,
 }
@@ -52,36 +52,48 @@ impl Drop for Watch {
 }
 
 /// Forwards the changes `filter` lets through to the output until `limit` (`None`: the
-/// connection's life); a listen stream then gets its final result.
+/// connection's life); a listen stream then gets its final result. Resource updates come for
+/// the URIs watched only: the filter's, or the session's `subscriptions` as they change.
 fn forward(
     ep: &McpEndpoint,
     tx: mpsc::UnboundedSender<Vec<u8>>,
     mut filter: Filter,
-    subscriptions: Option<Arc<Mutex<Vec<String>>>>,
+    subscriptions: Option<tokio::sync::watch::Receiver<Vec<String>>>,
     limit: Option<std::time::Duration>,
 ) -> tokio::task::JoinHandle<()> {
-    let mut changes = ep.core.changes().subscribe();
+    let mut feed = ep.core.changes().feed();
+    feed.watch(&filter.uris);
     tokio::spawn(async move {
         if filter.subscription.is_some() && tx.send(filter.ack()).is_err() {
             return;
         }
         let deadline = tokio::time::sleep(limit.unwrap_or(std::time::Duration::MAX / 4));
         tokio::pin!(deadline);
+        let mut subscriptions = subscriptions;
         loop {
+            let subscribed = async {
+                match subscriptions.as_mut() {
+                    Some(s) => match s.changed().await {
+                        Ok(()) => s.borrow_and_update().clone(),
+                        Err(_) => std::future::pending().await,
+                    },
+                    None => std::future::pending().await,
+                }
+            };
+            // Biased: an unsubscribe is applied before an update announced after it.
             let change = tokio::select! {
+                biased;
                 _ = &mut deadline => break,
-                c = changes.recv() => c,
+                uris = subscribed => {
+                    filter.uris = uris;
+                    feed.watch(&filter.uris);
+                    continue;
+                }
+                c = feed.next() => match c {
+                    Some(c) => c,
+                    None => break,
+                },
             };
-            let change: Change = match change {
-                Ok(c) => c,
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
-                Err(_) => break,
-            };
-            if let Some(s) = &subscriptions
-                && let Ok(list) = s.lock()
-            {
-                filter.uris.clone_from(&list);
-            }
             if let Some(frame) = filter.frame(&change)
                 && tx.send(frame).is_err()
             {
@@ -272,25 +284,22 @@ where
         match (era, msg.method.as_str()) {
             (Era::Handshake(_), "initialize") if watch.forwarding.is_none() => {
                 let filter = Filter::session(offered, Vec::new());
-                let subs = Some(watch.subscriptions.clone());
+                let subs = Some(watch.subscriptions.subscribe());
                 let task = forward(&ep, tx.clone(), filter, subs, None);
                 watch.forwarding = Some(task.abort_handle());
             }
             (Era::Handshake(_), "resources/subscribe" | "resources/unsubscribe")
                 if offered.resources =>
             {
-                let answer = match watch.subscriptions.lock() {
-                    Ok(mut subs) => match ep.apply_subscription(&mut subs, &msg, era) {
-                        Ok(()) => ep.ok(msg.id.as_ref(), era, b""),
-                        Err(answer) => answer,
-                    },
-                    Err(_) => ep.error(
-                        msg.id.as_ref(),
-                        era,
-                        -32603,
-                        "subscriptions unavailable",
-                        None,
-                    ),
+                let mut applied = Ok(());
+                watch.subscriptions.send_if_modified(|subs| {
+                    let before = subs.len();
+                    applied = ep.apply_subscription(subs, &msg, era);
+                    applied.is_ok() && subs.len() != before
+                });
+                let answer = match applied {
+                    Ok(()) => ep.ok(msg.id.as_ref(), era, b""),
+                    Err(answer) => answer,
                 };
                 let _ = tx.send(answer.body.into_vec());
                 continue;
