@@ -645,6 +645,10 @@ impl ServerBuilder {
         }
         let config = self.config;
         let callbacks = self.callbacks;
+        let callback_hosts = Arc::new(crate::edge::places::Places::new(
+            usize::MAX,
+            config.limits.callbacks_per_host,
+        ));
         let discovery = Site::discoveries(
             &registry,
             &translations,
@@ -667,6 +671,7 @@ impl ServerBuilder {
                     hosts: config.hosts,
                     auth: config.auth,
                     callbacks,
+                    callback_hosts,
                     discovery,
                 }),
                 stdio_protected: config.stdio_protected,

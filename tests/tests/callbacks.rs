@@ -229,3 +229,52 @@ async fn a_failing_callback_is_retried_on_5xx_only_and_a_call_past_its_timeout_i
             "data": {"exception": "Ufo\\RpcError\\RpcInternalException"}}})
     );
 }
+
+#[tokio::test]
+async fn callbacks_in_flight_to_one_host_are_bounded_from_every_caller() {
+    // Two in flight to a host at most; `Jobs.run` keeps its calls running meanwhile.
+    let server = examples::builder()
+        .env(Environment::PROD)
+        .limits(mcp_runtime::Limits {
+            callbacks_per_host: 2,
+            ..mcp_runtime::Limits::default()
+        })
+        .callbacks(Arc::new(
+            HttpCallbacks::new()
+                .allow_hosts(["127.0.0.1", "localhost"])
+                .retry_backoff(Duration::from_millis(10)),
+        ))
+        .build()
+        .unwrap();
+    let rpc = format!("{}/rpc/mcp/v1", serve_url(server).await);
+    let (hook, mut rx) = webhook(200).await;
+    let slow = |id: u32, hook: &str| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "Jobs.run",
+            "params": {"steps": 2, "step_ms": 300, "$rpc": {"callback": hook}}})
+    };
+    for id in 1..=2 {
+        let (_, ack) = post(&rpc, &[], slow(id, &hook)).await;
+        assert_eq!(ack["result"]["async"], true, "{ack}");
+    }
+    let (status, refused) = post(&rpc, &[], slow(3, &hook)).await;
+    assert_eq!(
+        (status, refused),
+        (
+            200,
+            json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32602,
+                "message": "Invalid $rpc: too many callbacks to 127.0.0.1 in flight; try again later",
+                "data": {"exception": "Ufo\\RpcError\\RpcBadParamException"}}})
+        )
+    );
+    // Another host is not held back by this one's.
+    let other = hook.replace("127.0.0.1", "localhost");
+    let (_, ack) = post(&rpc, &[], slow(4, &other)).await;
+    assert_eq!(ack["result"]["async"], true, "{ack}");
+    // Once delivered, the places are free again.
+    for _ in 0..3 {
+        next(&mut rx).await;
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let (_, ack) = post(&rpc, &[], slow(5, &hook)).await;
+    assert_eq!(ack["result"]["async"], true, "{ack}");
+}

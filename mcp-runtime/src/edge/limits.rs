@@ -135,6 +135,11 @@ pub struct Limits {
     pub task_ttl: Duration,
     /// How often a client is told to poll a task (`pollIntervalMs`). Default 500 ms.
     pub task_poll_interval: Duration,
+    /// The most asynchronous JSON-RPC calls (`$rpc.callback`) whose result is not yet
+    /// delivered to one destination host, from every caller. Default 16; past it a call with
+    /// a callback to that host is refused (-32602), so the server cannot be made to flood one
+    /// host. Each such call is also a task of its caller ([`Limits::tasks_per_caller`]).
+    pub callbacks_per_host: usize,
     /// The most callers whose rate-limit times one instance keeps in memory (about 100 bytes
     /// each). Default 100 000; past it, callers not yet known share one allowance per method
     /// until the times of callers back within their limit are swept (at most once a second),
@@ -186,6 +191,7 @@ impl Default for Limits {
             tasks_running_per_caller: 10,
             task_ttl: Duration::from_secs(3600),
             task_poll_interval: Duration::from_millis(500),
+            callbacks_per_host: 16,
             rate_limit_keys: 100_000,
             trusted_proxies: Vec::new(),
         }

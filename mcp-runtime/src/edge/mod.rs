@@ -6,7 +6,8 @@
 //! - `batch`: the one batch executor;
 //! - `write`: the one writer of results, errors, batches and SSE events;
 //! - [`limits`](mod@limits): every bound, in one [`Limits`] object;
-//! - `caller`: who a request is from, for the per-caller shares of those bounds.
+//! - `caller`: who a request is from, for the per-caller shares of those bounds;
+//! - `places`: the counts of what is held at once, in all and per holder.
 //!
 //! The faces (`jsonrpc`, `mcp`) decide what a message means and call the core through its
 //! one entry point, [`crate::core::Core::call`].
@@ -14,6 +15,7 @@
 pub(crate) mod batch;
 pub(crate) mod caller;
 pub mod limits;
+pub(crate) mod places;
 pub mod policy;
 pub(crate) mod read;
 pub(crate) mod write;

@@ -65,6 +65,8 @@ pub(crate) struct Async {
     pub peer: Option<std::net::IpAddr>,
     /// The group's auth, which knows where the token is.
     pub auth: Option<Arc<crate::transport::auth::Guard>>,
+    /// The callbacks in flight per destination host.
+    pub hosts: Arc<crate::edge::places::Places<Arc<str>>>,
 }
 
 impl Async {
@@ -174,6 +176,19 @@ pub(crate) async fn start(
     if !well_formed(&callback) {
         return Err(bad("`callback` must be an http or https URL"));
     }
+    // One place per destination host, held until the result is delivered (or given up).
+    let host: Arc<str> = callback
+        .parse::<http::Uri>()
+        .ok()
+        .and_then(|u| u.host().map(str::to_ascii_lowercase))
+        .unwrap_or_default()
+        .into();
+    let Some(place) = asyncs.hosts.take(Some(&host)) else {
+        return Err(bad(&format!(
+            "too many callbacks to {} in flight; try again later",
+            crate::error::shown(&host)
+        )));
+    };
     if let Err(why) = asyncs.client.check(&callback).await {
         return Err(bad(&format!("`callback` cannot be used: {why}")));
     }
@@ -197,6 +212,7 @@ pub(crate) async fn start(
     let ray_id = opts.ray_id;
     let identity = scope.identity.cloned();
     tokio::spawn(async move {
+        let _place = place;
         let Some(info) = catalog.get(&method) else {
             return;
         };

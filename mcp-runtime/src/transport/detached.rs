@@ -2,9 +2,7 @@
 //! streams themselves. Both are bounded ([`crate::Limits::detached_calls`],
 //! [`crate::Limits::sse_streams`]); a live stream's call is cancelled when its client goes.
 
-use std::collections::HashMap;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll};
 
@@ -13,6 +11,7 @@ use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 
 use crate::context::{Caller, Notifier};
+use crate::edge::places::{Places, Slot};
 use crate::edge::write;
 
 /// The bounds on detached calls and open SSE streams: a server-wide ceiling each, and a share
@@ -39,85 +38,6 @@ impl Detached {
     /// A place for one more open SSE stream of `who`, if the ceiling and its share allow.
     pub(crate) fn stream(&self, who: Option<&Caller>) -> Option<Slot> {
         self.streams.take(who)
-    }
-}
-
-/// The places each caller holds (a caller holding none has no entry).
-type Counts = Arc<Mutex<HashMap<Caller, usize>>>;
-
-/// A count of places taken, at most `max`, and at most `share` by one caller. Places are
-/// only ever tried for, never waited on: a counter does what a semaphore would without its
-/// lock on every release. The per-caller counts take a lock, but only detached work (a
-/// stream, a call that waits) asks for a place.
-#[derive(Debug)]
-struct Places {
-    taken: Arc<AtomicUsize>,
-    max: usize,
-    share: usize,
-    by_caller: Counts,
-}
-
-impl Places {
-    fn new(max: usize, share: usize) -> Self {
-        Self {
-            taken: Arc::default(),
-            max,
-            share,
-            by_caller: Arc::default(),
-        }
-    }
-
-    /// A place for `who` (`None`: a caller the transport cannot tell apart, held to the
-    /// ceiling alone).
-    fn take(&self, who: Option<&Caller>) -> Option<Slot> {
-        self.taken
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-                (n < self.max).then_some(n + 1)
-            })
-            .ok()?;
-        let Some(who) = who else {
-            return Some(Slot {
-                taken: self.taken.clone(),
-                share: None,
-            });
-        };
-        let within = self.by_caller.lock().is_ok_and(|mut by| {
-            let n = by.entry(who.clone()).or_default();
-            *n < self.share && {
-                *n += 1;
-                true
-            }
-        });
-        if !within {
-            self.taken.fetch_sub(1, Ordering::AcqRel);
-            return None;
-        }
-        Some(Slot {
-            taken: self.taken.clone(),
-            share: Some((self.by_caller.clone(), who.clone())),
-        })
-    }
-}
-
-/// One place taken (a detached call, an open SSE stream), counted until dropped.
-#[derive(Debug)]
-pub(crate) struct Slot {
-    taken: Arc<AtomicUsize>,
-    share: Option<(Counts, Caller)>,
-}
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        self.taken.fetch_sub(1, Ordering::AcqRel);
-        if let Some((by, who)) = self.share.take()
-            && let Ok(mut by) = by.lock()
-            && let Some(n) = by.get_mut(&who)
-        {
-            *n -= 1;
-            if *n == 0 {
-                by.remove(&who);
-            }
-        }
     }
 }
 

@@ -232,6 +232,7 @@ fn rpc_post(
             headers: std::mem::take(&mut parts.headers),
             peer,
             auth: ep.auth.clone(),
+            hosts: ep.server.callback_hosts.clone(),
         })
     });
     let original = parts

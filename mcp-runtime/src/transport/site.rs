@@ -25,6 +25,8 @@ pub(crate) struct Site {
     pub auth: Arc<super::auth::AuthConfig>,
     /// Webhooks of asynchronous JSON-RPC calls (`$rpc.callback`), if configured.
     pub callbacks: Option<Arc<dyn crate::jsonrpc::callback::CallbackClient>>,
+    /// The callbacks in flight per destination host ([`Limits::callbacks_per_host`]).
+    pub callback_hosts: Arc<crate::edge::places::Places<Arc<str>>>,
     /// The discovery documents of every catalog, built once.
     pub discovery: BTreeMap<(&'static str, u32), Arc<Discovery>>,
 }

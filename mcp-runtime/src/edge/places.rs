@@ -1,0 +1,89 @@
+//! Places: a count of things held at once (detached calls, SSE streams, callbacks in flight),
+//! at most a ceiling in all and a share per holder (a [`Caller`], a destination host).
+
+use std::collections::HashMap;
+use std::hash::Hash;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crate::context::Caller;
+
+/// The places each holder holds (one holding none has no entry).
+type Counts<K> = Arc<Mutex<HashMap<K, usize>>>;
+
+/// A count of places taken, at most `max`, and at most `share` by one caller. Places are
+/// only ever tried for, never waited on: a counter does what a semaphore would without its
+/// lock on every release. The per-caller counts take a lock, but only detached work (a
+/// stream, a call that waits) asks for a place.
+#[derive(Debug)]
+pub(crate) struct Places<K = Caller> {
+    taken: Arc<AtomicUsize>,
+    max: usize,
+    share: usize,
+    by_caller: Counts<K>,
+}
+
+impl<K: Clone + Eq + Hash> Places<K> {
+    pub(crate) fn new(max: usize, share: usize) -> Self {
+        Self {
+            taken: Arc::default(),
+            max,
+            share,
+            by_caller: Arc::default(),
+        }
+    }
+
+    /// A place for `who` (`None`: a caller the transport cannot tell apart, held to the
+    /// ceiling alone).
+    pub(crate) fn take(&self, who: Option<&K>) -> Option<Slot<K>> {
+        self.taken
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n < self.max).then_some(n + 1)
+            })
+            .ok()?;
+        let Some(who) = who else {
+            return Some(Slot {
+                taken: self.taken.clone(),
+                share: None,
+            });
+        };
+        let within = self.by_caller.lock().is_ok_and(|mut by| {
+            let n = by.entry(who.clone()).or_default();
+            *n < self.share && {
+                *n += 1;
+                true
+            }
+        });
+        if !within {
+            self.taken.fetch_sub(1, Ordering::AcqRel);
+            return None;
+        }
+        Some(Slot {
+            taken: self.taken.clone(),
+            share: Some((self.by_caller.clone(), who.clone())),
+        })
+    }
+}
+
+/// One place taken (a detached call, an open SSE stream, a callback in flight), counted until
+/// dropped.
+#[derive(Debug)]
+pub(crate) struct Slot<K: Clone + Eq + Hash = Caller> {
+    taken: Arc<AtomicUsize>,
+    share: Option<(Counts<K>, K)>,
+}
+
+impl<K: Clone + Eq + Hash> Drop for Slot<K> {
+    fn drop(&mut self) {
+        self.taken.fetch_sub(1, Ordering::AcqRel);
+        if let Some((by, who)) = self.share.take()
+            && let Ok(mut by) = by.lock()
+            && let Some(n) = by.get_mut(&who)
+        {
+            *n -= 1;
+            if *n == 0 {
+                by.remove(&who);
+            }
+        }
+    }
+}
