@@ -48,7 +48,8 @@ pub fn with_states(b: mcp_runtime::ServerBuilder) -> mcp_runtime::ServerBuilder 
 /// (two processes with one `REDIS_URL` share cache entries and locks). `CATALOG_STATEFUL` names
 /// more groups served with sessions (comma-separated), `CATALOG_REQUEST_STATE_KEY` the key
 /// instances behind one address share for 2026-07-28 request states, `CATALOG_API_TOKENS` the
-/// tokens of the `admin` group.
+/// tokens of the `admin` group, `CATALOG_TRUSTED_PROXIES` the load balancers whose
+/// `X-Forwarded-For` names the client.
 pub fn builder() -> mcp_runtime::ServerBuilder {
     let mut b = with_states(Server::builder())
         .name("catalog")
@@ -101,6 +102,24 @@ pub fn builder() -> mcp_runtime::ServerBuilder {
     {
         b = b.request_state_key(key);
     }
+    // Behind a load balancer: its addresses (`CATALOG_TRUSTED_PROXIES=10.0.0.0/8,...`), so the
+    // client's address is read from its `X-Forwarded-For` (each caller gets its own shares).
+    let proxies = std::env::var("CATALOG_TRUSTED_PROXIES").unwrap_or_default();
+    let proxies = proxies.split(',').map(str::trim).filter(|p| !p.is_empty());
+    b = b.trusted_proxies(proxies.filter_map(|p| match p.parse() {
+        Ok(net) => Some(net),
+        // A bare address is its own block.
+        Err(_) => match p.parse::<std::net::IpAddr>() {
+            Ok(ip) => Some(ip.into()),
+            Err(_) => {
+                tracing::error!(
+                    proxy = p,
+                    "CATALOG_TRUSTED_PROXIES: not an address or a CIDR block; ignored"
+                );
+                None
+            }
+        },
+    }));
     match std::env::var("REDIS_URL") {
         Ok(url) if !url.is_empty() => b.redis(&url),
         _ => b,

@@ -1,5 +1,5 @@
 //! Scale-out: three `catalog` instances on one Redis behind HAProxy (Debian's `haproxy`,
-//! started here on loopback ports). Under a mixed load (JSON-RPC calls and batches, cached
+//! started here on loopback ports; it adds `X-Forwarded-For`). Under a mixed load (JSON-RPC calls and batches, cached
 //! calls, 2026-07-28 `tools/call`, handshake-era calls on Redis-held sessions), one instance is
 //! killed mid-run: only requests in flight on it may fail, every request sent after the load
 //! balancer has noticed is answered, sessions go on through the others, and cache entries and
@@ -67,7 +67,7 @@ impl HaProxy {
              defaults\n    mode http\n    timeout connect 1s\n    timeout client 15s\n    \
              timeout server 15s\n    retries 3\n    option redispatch 1\n    \
              retry-on conn-failure empty-response\n\
-             frontend fe\n    bind 127.0.0.1:{port}\n    default_backend be\n\
+             frontend fe\n    bind 127.0.0.1:{port}\n    option forwardfor\n    default_backend be\n\
              backend be\n    balance roundrobin\n{servers}"
         );
         let path = dir.join("haproxy.cfg");
@@ -346,4 +346,113 @@ async fn three_instances_behind_haproxy_lose_only_what_was_in_flight_on_a_killed
     assert!(after.is_empty(), "failed after the kill: {after:?}");
     drop(lb);
     drop(redis);
+}
+
+/// A client whose connections come from `ip` (all of 127/8 is loopback).
+fn http_from(ip: &str) -> reqwest::Client {
+    reqwest::Client::builder()
+        .no_proxy()
+        .local_address(ip.parse::<std::net::IpAddr>().ok())
+        .timeout(Duration::from_secs(10))
+        .build()
+        .expect("client")
+}
+
+/// A 2026-07-28 `subscriptions/listen` through `base`: its response (the stream, held open).
+async fn listen(c: &reqwest::Client, base: &str, id: usize) -> reqwest::Response {
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": {
+        "notifications": {"toolsListChanged": true}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "fair", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {}}}});
+    c.post(format!("{base}/mcp/mcp/v1"))
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "subscriptions/listen")
+        .json(&body)
+        .send()
+        .await
+        .expect("listen")
+}
+
+/// Three instances behind HAProxy on one Redis, trusting HAProxy's `X-Forwarded-For`: a client
+/// holding its share of streams, spread over the three, is refused a seventeenth on every
+/// instance, while another client is served; a rate limit is one limit across the instances,
+/// per forwarded address.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shares_and_rate_limits_hold_across_instances_behind_haproxy() {
+    let Some(redis) = Redis::start() else { return };
+    let url = redis.url();
+    let env = [
+        ("REDIS_URL", url.as_str()),
+        ("APP_ENV", "prod"),
+        ("CATALOG_TRUSTED_PROXIES", "127.0.0.1"),
+    ];
+    let apps = [
+        Spawned::catalog(&env),
+        Spawned::catalog(&env),
+        Spawned::catalog(&env),
+    ];
+    let backends: Vec<&str> = apps.iter().map(|a| a.addr.as_str()).collect();
+    let Some(lb) = HaProxy::start(&backends) else {
+        return;
+    };
+    let base = lb.base();
+    // Let HAProxy's health checks find all three up.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    // The flooder (127.0.0.2) opens its share of streams (16), spread round robin.
+    let flood = http_from("127.0.0.2");
+    let mut held = Vec::new();
+    for id in 0..16 {
+        let r = listen(&flood, &base, id).await;
+        assert_eq!(r.status(), 200, "stream {id}");
+        held.push(r);
+    }
+    // Once the instances have exchanged their counts (every second), none opens a 17th for
+    // it, whichever HAProxy picks.
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    for id in 16..22 {
+        assert_eq!(listen(&flood, &base, id).await.status(), 503, "stream {id}");
+    }
+    // Another client is served, on every instance.
+    let other = http_from("127.0.0.3");
+    for id in 0..3 {
+        assert_eq!(listen(&other, &base, id).await.status(), 200);
+    }
+
+    // `Mail.send`, 60 a minute and 10 at once per caller: ten through HAProxy (spread over
+    // the three instances), then refused everywhere; another address has its own ten.
+    let mail = |id: usize| {
+        call(
+            "Mail.send",
+            json!({"email": "ann@example.com", "subject": "Hi", "text": "0123456789"}),
+        )
+        .as_object()
+        .map(|o| {
+            let mut o = o.clone();
+            o.insert("id".into(), id.into());
+            Value::Object(o)
+        })
+        .expect("an object")
+    };
+    let send = |c: reqwest::Client, id: usize| {
+        let (base, body) = (base.clone(), mail(id));
+        async move {
+            c.post(format!("{base}/rpc/mcp/v1"))
+                .json(&body)
+                .send()
+                .await
+                .expect("POST")
+                .status()
+                .as_u16()
+        }
+    };
+    for id in 0..10 {
+        assert_eq!(send(flood.clone(), id).await, 200, "mail {id}");
+    }
+    for id in 10..13 {
+        assert_eq!(send(flood.clone(), id).await, 429, "mail {id}");
+    }
+    assert_eq!(send(other.clone(), 0).await, 200);
 }

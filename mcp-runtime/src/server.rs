@@ -487,6 +487,13 @@ impl ServerBuilder {
         self
     }
 
+    /// The proxies and load balancers whose `Forwarded` / `X-Forwarded-For` name the client
+    /// ([`Limits::trusted_proxies`]): `["10.0.0.0/8".parse()?]`.
+    pub fn trusted_proxies(mut self, proxies: impl IntoIterator<Item = ipnet::IpNet>) -> Self {
+        self.config.limits.trusted_proxies = proxies.into_iter().collect();
+        self
+    }
+
     /// The most items a batch may have ([`Limits::batch_items`]).
     pub fn max_batch(mut self, items: usize) -> Self {
         self.config.limits.batch_items = items;
@@ -597,6 +604,21 @@ impl ServerBuilder {
             .clone()
             .map(|s| Arc::new(s) as Arc<dyn crate::core::RateStore>);
         core = core.with_rate_limits(self.config.limits.rate_limit_keys, rate_store);
+        // Instances on one Redis count each holder's places together.
+        #[cfg(not(feature = "redis"))]
+        let shares: Option<Arc<crate::core::shares::Shares>> = None;
+        #[cfg(feature = "redis")]
+        let shares = self.redis.clone().map(|store| {
+            Arc::new_cyclic(|weak| {
+                crate::core::shares::Shares::with_starter(crate::core::redis::shares_exchange(
+                    store,
+                    weak.clone(),
+                ))
+            })
+        });
+        if let Some(shares) = &shares {
+            core.tasks().count_across(shares);
+        }
         let limits = Arc::new(self.config.limits.clone());
         let (max, idle, share) = (
             limits.sessions,
@@ -645,10 +667,10 @@ impl ServerBuilder {
         }
         let config = self.config;
         let callbacks = self.callbacks;
-        let callback_hosts = Arc::new(crate::edge::places::Places::new(
-            usize::MAX,
-            config.limits.callbacks_per_host,
-        ));
+        let callback_hosts = Arc::new(
+            crate::edge::places::Places::new(usize::MAX, config.limits.callbacks_per_host)
+                .across(shares.as_ref(), "callbacks"),
+        );
         let discovery = Site::discoveries(
             &registry,
             &translations,
@@ -672,6 +694,7 @@ impl ServerBuilder {
                     auth: config.auth,
                     callbacks,
                     callback_hosts,
+                    shares,
                     discovery,
                 }),
                 stdio_protected: config.stdio_protected,

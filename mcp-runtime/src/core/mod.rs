@@ -11,6 +11,7 @@ pub(crate) mod pipeline;
 pub(crate) mod rate;
 #[cfg(feature = "redis")]
 pub mod redis;
+pub(crate) mod shares;
 pub mod tasks;
 pub(crate) mod validate;
 

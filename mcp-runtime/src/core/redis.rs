@@ -190,6 +190,92 @@ impl super::rate::RateStore for RedisStore {
     }
 }
 
+/// The exchange of per-holder counts between instances (`core::shares`), once a second:
+/// this instance's counts replace its hash `<prefix>mcp:places:<instance>` (kept 5 s), its
+/// name joins the sorted set `<prefix>mcp:places` (by expiry), and the hashes of every other
+/// live instance come back, in one script.
+const SHARES: &str = r#"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ttl = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ttl)
+local mine = KEYS[2] .. ARGV[1]
+redis.call('DEL', mine)
+local i = 3
+while i <= #ARGV do
+  local last = math.min(i + 999, #ARGV)
+  redis.call('HSET', mine, unpack(ARGV, i, last))
+  i = last + 1
+end
+redis.call('PEXPIRE', mine, ttl)
+local out = {}
+for _, other in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  if other ~= ARGV[1] then
+    local h = redis.call('HGETALL', KEYS[2] .. other)
+    for j = 1, #h do out[#out + 1] = h[j] end
+  end
+end
+return out
+"#;
+
+/// How often, and for how long an instance's counts outlive it.
+const SHARES_EVERY: Duration = Duration::from_secs(1);
+const SHARES_TTL: Duration = Duration::from_secs(5);
+
+/// The starter of the exchange of `shares` through `store` (see [`SHARES`]).
+pub(crate) fn shares_exchange(
+    store: RedisStore,
+    shares: std::sync::Weak<super::shares::Shares>,
+) -> super::shares::Starter {
+    Box::new(move || {
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            return false;
+        };
+        let (store, shares) = (store.clone(), shares.clone());
+        rt.spawn(async move {
+            let script = redis::Script::new(SHARES);
+            let instance = crate::ids::random_id();
+            let (set, prefix) = (store.key("mcp:places"), store.key("mcp:places:"));
+            let mut failing = false;
+            loop {
+                let Some(s) = shares.upgrade() else { return };
+                let mut call = script.key(&set);
+                call.key(&prefix)
+                    .arg(&instance)
+                    .arg(u64::try_from(SHARES_TTL.as_millis()).unwrap_or(5000));
+                for (field, n) in s.snapshot() {
+                    call.arg(field).arg(n);
+                }
+                let mut con = store.con.clone();
+                match call.invoke_async::<Vec<String>>(&mut con).await {
+                    Ok(flat) => {
+                        failing = false;
+                        let mut it = flat.into_iter();
+                        let mut others = Vec::new();
+                        while let (Some(field), Some(n)) = (it.next(), it.next()) {
+                            others.push((field, n.parse().unwrap_or(0)));
+                        }
+                        s.replace(others);
+                    }
+                    Err(e) => {
+                        if !failing {
+                            tracing::warn!(error = %e, "cannot exchange shares with the other instances; each holds its own meanwhile");
+                        }
+                        failing = true;
+                        // Stale counts would refuse callers who left long ago.
+                        s.replace([]);
+                    }
+                }
+                drop(s);
+                tokio::time::sleep(SHARES_EVERY).await;
+            }
+        });
+        true
+    })
+}
+
 /// Change notices between instances over Redis pub/sub, on the channel `<prefix>mcp:changes`.
 pub(crate) struct RedisRelay {
     store: RedisStore,

@@ -14,7 +14,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
 
 use futures_util::future::BoxFuture;
@@ -236,6 +236,24 @@ struct Inner {
     input_wait: Option<Duration>,
     ttl: Duration,
     poll_interval: Duration,
+    /// With instances sharing a store: the tasks the others run, per caller.
+    shares: OnceLock<Arc<super::shares::Shares>>,
+}
+
+/// The running tasks per caller, for the other instances.
+impl super::shares::Held for Inner {
+    fn held(&self) -> Vec<(String, usize)> {
+        let Ok(tasks) = self.tasks.lock() else {
+            return Vec::new();
+        };
+        let mut by: HashMap<&crate::context::Caller, usize> = HashMap::new();
+        for e in tasks.values() {
+            if let (Some(c), false) = (&e.caller, e.view.status.is_terminal()) {
+                *by.entry(c).or_default() += 1;
+            }
+        }
+        by.into_iter().map(|(c, n)| (c.to_string(), n)).collect()
+    }
 }
 
 impl std::fmt::Debug for Tasks {
@@ -304,6 +322,7 @@ impl Tasks {
                 input_wait: None,
                 ttl,
                 poll_interval,
+                shares: OnceLock::new(),
             }),
         }
     }
@@ -332,6 +351,14 @@ impl Tasks {
         }
         mirror.run(self.clone());
         self
+    }
+
+    /// Counts each caller's running tasks on every instance against its share.
+    pub(crate) fn count_across(&self, shares: &Arc<super::shares::Shares>) {
+        if self.inner.shares.set(shares.clone()).is_ok() {
+            let held: Arc<dyn super::shares::Held> = self.inner.clone();
+            shares.register("tasks", Arc::downgrade(&held));
+        }
     }
 
     /// Announces task changes on `changes` (so listen streams hear of them).
@@ -506,7 +533,11 @@ impl Tasks {
                 }
             }
         }
-        if mine_running >= self.inner.running_per_caller {
+        let elsewhere = match (self.inner.shares.get(), caller) {
+            (Some(shares), Some(c)) => shares.elsewhere("tasks", &c.to_string()),
+            _ => 0,
+        };
+        if mine_running + elsewhere >= self.inner.running_per_caller {
             return Err(busy_caller());
         }
         if running >= self.inner.max_running {

@@ -21,16 +21,35 @@ pub(crate) struct Places<K = Caller> {
     max: usize,
     share: usize,
     by_caller: Counts<K>,
+    /// With instances sharing a store: the places of this kind the others hold, per holder.
+    shared: Option<(Arc<crate::core::shares::Shares>, &'static str)>,
 }
 
-impl<K: Clone + Eq + Hash> Places<K> {
+impl<K: Clone + Eq + Hash + std::fmt::Display + Send + Sync + 'static> Places<K> {
     pub(crate) fn new(max: usize, share: usize) -> Self {
         Self {
             taken: Arc::default(),
             max,
             share,
             by_caller: Arc::default(),
+            shared: None,
         }
+    }
+
+    /// Counts a holder's places on every instance against its share (`kind`: how they are
+    /// named in the store). The ceiling stays this instance's.
+    pub(crate) fn across(
+        mut self,
+        shares: Option<&Arc<crate::core::shares::Shares>>,
+        kind: &'static str,
+    ) -> Self {
+        if let Some(shares) = shares {
+            let held: Arc<Mutex<HashMap<K, usize>>> = self.by_caller.clone();
+            let held: Arc<dyn crate::core::shares::Held> = held;
+            shares.register(kind, Arc::downgrade(&held));
+            self.shared = Some((shares.clone(), kind));
+        }
+        self
     }
 
     /// A place for `who` (`None`: a caller the transport cannot tell apart, held to the
@@ -47,9 +66,13 @@ impl<K: Clone + Eq + Hash> Places<K> {
                 share: None,
             });
         };
+        let elsewhere = self
+            .shared
+            .as_ref()
+            .map_or(0, |(shares, kind)| shares.elsewhere(kind, &who.to_string()));
         let within = self.by_caller.lock().is_ok_and(|mut by| {
             let n = by.entry(who.clone()).or_default();
-            *n < self.share && {
+            *n + elsewhere < self.share && {
                 *n += 1;
                 true
             }

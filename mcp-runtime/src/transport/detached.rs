@@ -23,10 +23,17 @@ pub(crate) struct Detached {
 }
 
 impl Detached {
-    pub(crate) fn new(limits: &crate::Limits) -> Self {
+    /// The bounds of `limits`; with `shares`, each caller's share counts its places on every
+    /// instance.
+    pub(crate) fn new(
+        limits: &crate::Limits,
+        shares: Option<&Arc<crate::core::shares::Shares>>,
+    ) -> Self {
         Self {
-            calls: Places::new(limits.detached_calls, limits.detached_calls_per_caller),
-            streams: Places::new(limits.sse_streams, limits.sse_streams_per_caller),
+            calls: Places::new(limits.detached_calls, limits.detached_calls_per_caller)
+                .across(shares, "calls"),
+            streams: Places::new(limits.sse_streams, limits.sse_streams_per_caller)
+                .across(shares, "streams"),
         }
     }
 
@@ -292,7 +299,7 @@ mod tests {
 
     #[test]
     fn slots_are_bounded_and_returned() {
-        let d = Detached::new(&limits(1, 2, 2));
+        let d = Detached::new(&limits(1, 2, 2), None);
         let a = d.stream(None).unwrap();
         let _b = d.stream(None).unwrap();
         assert!(d.stream(None).is_none());
@@ -306,7 +313,7 @@ mod tests {
 
     #[test]
     fn a_caller_holds_its_share_and_the_others_are_served() {
-        let d = Detached::new(&limits(10, 10, 3));
+        let d = Detached::new(&limits(10, 10, 3), None);
         let (flood, other) = (Caller::subject("flood"), Caller::subject("other"));
         let held: Vec<_> = (0..3).map(|_| d.stream(Some(&flood)).unwrap()).collect();
         assert!(d.stream(Some(&flood)).is_none(), "past its share");
@@ -314,7 +321,7 @@ mod tests {
         drop(held);
         assert!(d.stream(Some(&flood)).is_some(), "its places came back");
         // A refused share gives back the ceiling's place it took.
-        let d = Detached::new(&limits(2, 2, 1));
+        let d = Detached::new(&limits(2, 2, 1), None);
         let _one = d.call(Some(&flood)).unwrap();
         assert!(d.call(Some(&flood)).is_none());
         assert!(d.call(Some(&other)).is_some());
@@ -353,7 +360,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_dropped_live_body_cancels_its_call() {
-        let d = Detached::new(&limits(1, 1, 1));
+        let d = Detached::new(&limits(1, 1, 1), None);
         let (live, rx) = Live::channel();
         let task = tokio::spawn(async move {
             live.notify(b"{}".to_vec());

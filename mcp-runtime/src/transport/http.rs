@@ -55,7 +55,10 @@ pub(crate) fn router(
 ) -> Router {
     let policy = policy(server, local);
     let limits = &server.limits;
-    let detached = Arc::new(Detached::new(limits));
+    if let Some(shares) = &server.shares {
+        shares.start();
+    }
+    let detached = Arc::new(Detached::new(limits, server.shares.as_ref()));
     let mut router = Router::new();
     for catalog in server.registry.catalogs() {
         let (group, version) = (catalog.group(), catalog.version());

@@ -27,6 +27,9 @@ pub(crate) struct Site {
     pub callbacks: Option<Arc<dyn crate::jsonrpc::callback::CallbackClient>>,
     /// The callbacks in flight per destination host ([`Limits::callbacks_per_host`]).
     pub callback_hosts: Arc<crate::edge::places::Places<Arc<str>>>,
+    /// With Redis: the places every instance holds per holder, so that a share is one share
+    /// across instances.
+    pub shares: Option<Arc<crate::core::shares::Shares>>,
     /// The discovery documents of every catalog, built once.
     pub discovery: BTreeMap<(&'static str, u32), Arc<Discovery>>,
 }
