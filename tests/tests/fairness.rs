@@ -261,3 +261,66 @@ async fn a_flood_of_initialize_ends_only_the_flooders_sessions() {
     }
     assert_eq!(ping_on(&user, &url, &mine).await, 200);
 }
+
+/// A TCP relay to `upstream` that, like a proxy holding its backend connection, lets the
+/// upstream side go only once it writes to a client that has left.
+async fn lazy_relay(upstream: String) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut client, _)) = listener.accept().await {
+            let mut server = tokio::net::TcpStream::connect(&upstream).await.unwrap();
+            tokio::spawn(async move {
+                let (mut cr, mut cw) = client.split();
+                let (mut sr, mut sw) = server.split();
+                let mut up = [0u8; 8192];
+                let mut down = [0u8; 8192];
+                let mut client_open = true;
+                loop {
+                    tokio::select! {
+                        n = cr.read(&mut up), if client_open => match n {
+                            // The client left: keep the upstream connection, as such a proxy does.
+                            Ok(0) | Err(_) => client_open = false,
+                            Ok(n) => { if sw.write_all(&up[..n]).await.is_err() { return; } }
+                        },
+                        n = sr.read(&mut down) => match n {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => {
+                                // A write to a client that left ends both sides.
+                                if !client_open || cw.write_all(&down[..n]).await.is_err() {
+                                    return;
+                                }
+                            }
+                        },
+                    }
+                }
+            });
+        }
+    });
+    format!("http://{addr}")
+}
+
+#[tokio::test]
+async fn a_stream_whose_client_left_is_given_back_at_its_next_keep_alive() {
+    // One stream per caller; the stream writes a comment after 200 ms of silence.
+    let limits = Limits {
+        sse_streams_per_caller: 1,
+        sse_keep_alive: Duration::from_millis(200),
+        ..Limits::default()
+    };
+    let server = support::example_prod().limits(limits).build().unwrap();
+    let base = support::serve_url(server).await;
+    let url = format!(
+        "{}/mcp/mcp/v1",
+        lazy_relay(base.trim_start_matches("http://").to_owned()).await
+    );
+    let c = support::client_from("127.0.0.1");
+    let first = send(&c, &url, &listen(1), &[]).await;
+    assert_eq!(first.status(), 200);
+    assert_eq!(send(&c, &url, &listen(2), &[]).await.status(), 503);
+    // The client leaves; the relay keeps the server's connection until the server writes.
+    drop(first);
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert_eq!(send(&c, &url, &listen(3), &[]).await.status(), 200);
+}

@@ -96,6 +96,10 @@ pub struct Limits {
     /// stream) stays open; then the server ends it and the client opens another. Default 30
     /// minutes.
     pub listen_timeout: Duration,
+    /// How long a change stream stays silent before it writes an SSE comment (`:`). Default
+    /// 15 s: a client that went away is noticed within it (its stream's place given back),
+    /// and proxies do not drop the idle connection.
+    pub sse_keep_alive: Duration,
     /// How long in-flight requests may take to finish after shutdown begins. Default 10 s.
     pub shutdown_grace: Duration,
     /// The most requests one call may put to its client in one round (elicitation, sampling,
@@ -179,6 +183,7 @@ impl Default for Limits {
             call_timeout: None,
             sse_timeout: Duration::from_secs(300),
             listen_timeout: Duration::from_secs(1800),
+            sse_keep_alive: Duration::from_secs(15),
             shutdown_grace: Duration::from_secs(10),
             input_requests: 16,
             input_rounds: 16,
@@ -208,6 +213,8 @@ impl Limits {
         self.batch_concurrency = self.batch_concurrency.max(1);
         self.language_ranges = self.language_ranges.max(1);
         self.sse_streams = self.sse_streams.max(1);
+        // A zero period would spin (and `tokio::time::interval` refuses it).
+        self.sse_keep_alive = self.sse_keep_alive.max(Duration::from_millis(10));
         self.detached_calls = self.detached_calls.max(1);
         self.sessions = self.sessions.max(1);
         self.input_requests = self.input_requests.max(1);

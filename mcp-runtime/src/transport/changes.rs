@@ -39,14 +39,26 @@ where
     }
     let deadline = tokio::time::sleep(ep.limits.listen_timeout);
     tokio::pin!(deadline);
+    // An idle stream writes a comment now and then: a client that went away is noticed (its
+    // place given back) without waiting for the time limit.
+    let mut keep_alive = tokio::time::interval(ep.limits.sse_keep_alive);
+    keep_alive.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    keep_alive.reset();
     loop {
         let change = tokio::select! {
             _ = &mut deadline => return Some(filter),
+            _ = keep_alive.tick() => {
+                if !live.keep_alive().await {
+                    return None;
+                }
+                continue;
+            }
             c = feed.next() => match c {
                 Some(c) => c,
                 None => return Some(filter),
             },
         };
+        keep_alive.reset();
         if let Change::Session(sid) = &change {
             if session == Some(&**sid) {
                 match refresh().await {

@@ -100,6 +100,15 @@ impl Live {
             .is_ok()
     }
 
+    /// Sends an SSE comment (ignored by clients): a write that finds the client gone ends
+    /// the stream, and an idle connection is not dropped by a proxy. `false` once it is gone.
+    pub(crate) async fn keep_alive(&self) -> bool {
+        self.tx
+            .send((Bytes::from_static(b":\n\n"), false))
+            .await
+            .is_ok()
+    }
+
     /// Sends the last event; the body ends after it.
     pub(crate) async fn finish(&self, event: Bytes) {
         let _ = self.tx.send((event, true)).await;
