@@ -3,23 +3,12 @@
 //! are told apart by address (127.0.0.1, .2, .3 are all loopback). Across instances the limit
 //! is kept in Redis; with Redis gone each instance limits on its own.
 
-use std::time::Duration;
-
 use serde_json::{Value, json};
 
 mod common;
-use common::{Redis, Spawned};
+use common::{Redis, Spawned, client_from};
 
 const MODERN: &str = "2026-07-28";
-
-fn client_from(ip: &str) -> reqwest::Client {
-    reqwest::Client::builder()
-        .no_proxy()
-        .local_address(ip.parse::<std::net::IpAddr>().ok())
-        .timeout(Duration::from_secs(30))
-        .build()
-        .expect("a client")
-}
 
 fn mail(id: u64) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "Mail.send",

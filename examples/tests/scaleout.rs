@@ -348,16 +348,6 @@ async fn three_instances_behind_haproxy_lose_only_what_was_in_flight_on_a_killed
     drop(redis);
 }
 
-/// A client whose connections come from `ip` (all of 127/8 is loopback).
-fn http_from(ip: &str) -> reqwest::Client {
-    reqwest::Client::builder()
-        .no_proxy()
-        .local_address(ip.parse::<std::net::IpAddr>().ok())
-        .timeout(Duration::from_secs(10))
-        .build()
-        .expect("client")
-}
-
 /// A 2026-07-28 `subscriptions/listen` through `base`: its response (the stream, held open).
 async fn listen(c: &reqwest::Client, base: &str, id: usize) -> reqwest::Response {
     let body = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": {
@@ -402,7 +392,7 @@ async fn shares_and_rate_limits_hold_across_instances_behind_haproxy() {
     tokio::time::sleep(Duration::from_millis(500)).await;
 
     // The flooder (127.0.0.2) opens its share of streams (16), spread round robin.
-    let flood = http_from("127.0.0.2");
+    let flood = common::client_from("127.0.0.2");
     let mut held = Vec::new();
     for id in 0..16 {
         let r = listen(&flood, &base, id).await;
@@ -416,7 +406,7 @@ async fn shares_and_rate_limits_hold_across_instances_behind_haproxy() {
         assert_eq!(listen(&flood, &base, id).await.status(), 503, "stream {id}");
     }
     // Another client is served, on every instance.
-    let other = http_from("127.0.0.3");
+    let other = common::client_from("127.0.0.3");
     for id in 0..3 {
         assert_eq!(listen(&other, &base, id).await.status(), 200);
     }

@@ -180,3 +180,14 @@ pub async fn mcp_session(c: &reqwest::Client, url: &str) -> String {
     assert_eq!(r.status(), 202);
     sid
 }
+
+/// An HTTP client whose connections come from `ip` (all of 127/8 is loopback: clients from
+/// two addresses are two callers to a server that knows them by address).
+pub fn client_from(ip: &str) -> reqwest::Client {
+    reqwest::Client::builder()
+        .no_proxy()
+        .local_address(ip.parse::<std::net::IpAddr>().ok())
+        .timeout(Duration::from_secs(30))
+        .build()
+        .expect("a client")
+}

@@ -1,6 +1,6 @@
 //! The pipeline, identical for `/rpc` and MCP `tools/call`:
 //!
-//! look up → prepare params → `request` → cache lookup (a hit returns here) → validate
+//! look up → scopes and rate limit → prepare params → `request` → cache lookup (a hit returns here) → validate
 //! (compiled schema) → `pre_execute` → lock → call (conversion, custom checks, the method;
 //! panics caught) → unlock → `post_execute` → cache store → `response` → (after the response
 //! is written) `post_response`; on failure `error`. A stage nobody configured costs nothing.
@@ -743,17 +743,18 @@ fn tasks_of(l: &crate::Limits) -> super::Tasks {
     )
 }
 
-/// The error of a call its client cancelled (the faces send no answer for it).
+/// The refusal of a call past its rate limit (logged at `debug`: a flood must not flood logs).
 fn rate_limited(method: &str, caller: Option<&crate::Caller>, wait: Duration) -> RpcError {
     tracing::debug!(
         method,
         caller = caller.map(tracing::field::display),
-        wait_ms = wait.as_millis() as u64,
+        wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX),
         "refused: rate limited"
     );
     RpcError::rate_limited(method, wait)
 }
 
+/// The error of a call its client cancelled (the faces send no answer for it).
 fn cancelled(method: &str) -> RpcError {
     RpcError::runtime(format!("Method '{method}' was cancelled by the client"))
 }
