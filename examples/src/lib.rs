@@ -58,6 +58,9 @@ pub fn builder() -> mcp_runtime::ServerBuilder {
             "A small product catalog: search products, get one by id, browse the category tree.",
         )
         .mcp_stateful("conformance")
+        // The conformance suite's clients answer before they are asked (SEP-2322 allows it);
+        // the other groups ask first.
+        .mcp_answers_in_advance("conformance")
         // Asynchronous JSON-RPC calls: `params.$rpc.callback` (public HTTPS hosts).
         .webhooks()
         .default_language("en")

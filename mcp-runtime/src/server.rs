@@ -80,10 +80,16 @@ fn unknown_names(config: &Config, registry: &Registry) -> Vec<String> {
         .filter(|g| g.is_mcp())
         .map(|g| g.name())
         .collect();
-    for g in &config.stateful {
+    let named = config.stateful.iter().map(|g| ("mcp_stateful", g)).chain(
+        config
+            .in_advance
+            .iter()
+            .map(|g| ("mcp_answers_in_advance", g)),
+    );
+    for (setting, g) in named {
         if !mcp_groups.contains(&g.as_str()) {
             errors.push(format!(
-                "mcp_stateful(\"{g}\"): no MCP group `{g}` (MCP groups: {})",
+                "{setting}(\"{g}\"): no MCP group `{g}` (MCP groups: {})",
                 mcp_groups.join(", ")
             ));
         }
@@ -109,6 +115,8 @@ pub(crate) struct Config {
     pub hosts: HostPolicy,
     pub mcp: McpOptions,
     pub stateful: Vec<String>,
+    /// MCP groups whose first 2026-07-28 call may bring answers it was not asked for yet.
+    pub in_advance: Vec<String>,
     pub auth: Arc<crate::transport::auth::AuthConfig>,
     pub method_timeouts: std::collections::HashMap<String, std::time::Duration>,
     /// Whether stdio may serve protected groups (it has no token to check).
@@ -335,6 +343,16 @@ impl ServerBuilder {
     /// session (`Mcp-Session-Id`), `tools/call` answers on a resumable SSE stream.
     pub fn mcp_stateful(mut self, group: impl Into<String>) -> Self {
         self.config.stateful.push(group.into());
+        self
+    }
+
+    /// Lets a 2026-07-28 call of this MCP group bring, without a `requestState`, the answers
+    /// to questions its method will ask (SEP-2322 allows a client to answer in advance; the
+    /// conformance suite's `input-required-result-ignore-extra-params` expects it). Off by
+    /// default: a first call's `inputResponses` are ignored and the method asks, so a client
+    /// cannot answer a confirmation the user was never shown.
+    pub fn mcp_answers_in_advance(mut self, group: impl Into<String>) -> Self {
+        self.config.in_advance.push(group.into());
         self
     }
 
@@ -651,10 +669,12 @@ impl ServerBuilder {
         for catalog in registry.catalogs().filter(|c| c.group().is_mcp()) {
             let name = catalog.group().name();
             let stateful = self.config.stateful.iter().any(|g| g == name);
+            let mut opts = self.config.mcp.clone();
+            opts.answers_in_advance = self.config.in_advance.iter().any(|g| g == name);
             let ep = McpEndpoint::new(
                 core.clone(),
                 catalog.clone(),
-                self.config.mcp.clone(),
+                opts,
                 &self.config.name,
                 &self.config.version,
                 stateful.then(|| sessions.clone()),
@@ -727,6 +747,7 @@ impl Server {
                 hosts: HostPolicy::default(),
                 mcp: McpOptions::default(),
                 stateful: Vec::new(),
+                in_advance: Vec::new(),
                 auth: Arc::default(),
                 method_timeouts: Default::default(),
                 stdio_protected: false,

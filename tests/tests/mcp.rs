@@ -3543,6 +3543,15 @@ async fn an_input_required_result_round_trips_with_its_signed_state() {
         body,
         complete(json!({"content": [{"type": "text", "text": "Hello, Alice!"}], "isError": false}))
     );
+    // This group takes answers in advance (`mcp_answers_in_advance`): a first call that
+    // brings the answer completes at once.
+    let early = json!({"inputResponses": {
+        "user_name": {"action": "accept", "content": {"name": "Bob"}}}});
+    let (_, body) = modern_call_with(&url, name, caps.clone(), early).await;
+    assert_eq!(
+        body,
+        complete(json!({"content": [{"type": "text", "text": "Hello, Bob!"}], "isError": false}))
+    );
     // A wrong key: asked again, not an error.
     let wrong = json!({"inputResponses": {"wrong_key": {"action": "accept", "content": {}}}});
     let (_, body) = modern_call_with(&url, name, caps.clone(), wrong).await;
@@ -3577,6 +3586,11 @@ async fn answers_count_only_for_what_the_signed_state_asked() {
         .and_then(|m| m.keys().next().cloned())
         .expect("one request");
     let state = body["result"]["requestState"].as_str().unwrap().to_owned();
+    // A first call bringing the answer before it is asked is asked all the same, not paid
+    // (the `mcp` group takes no answers in advance).
+    let unasked = json!({"arguments": args, "inputResponses": {&key: yes}});
+    let (_, body) = modern_call_with(&url, "Orders.pay", caps.clone(), unasked).await;
+    assert_eq!(body["result"]["resultType"], "input_required", "{body}");
     // With the state, an answer under a key it did not ask is not read ...
     let other = json!({"arguments": args, "requestState": state,
         "inputResponses": {format!("{key}-other"): yes}});

@@ -130,7 +130,12 @@ impl Limiter {
         let mut shard = shard
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let key = if shard.tat.contains_key(&key) || shard.tat.len() < self.per_shard {
+        // A caller seen before (the common case): one lookup.
+        if let Some(tat) = shard.tat.get_mut(&key) {
+            *tat = gcra(Some(*tat), now, interval, tolerance)?;
+            return Ok(());
+        }
+        let key = if shard.tat.len() < self.per_shard {
             key
         } else {
             if now.saturating_sub(shard.swept_at) >= SWEEP_EVERY_NS {

@@ -49,6 +49,9 @@ pub struct McpOptions {
     /// The keys that sign 2026-07-28 `requestState`s ([`super::input`]): random per process
     /// by default; instances behind one address must share them.
     pub request_state_keys: super::input::RequestStateKeys,
+    /// Whether a 2026-07-28 call without a `requestState` may bring answers before it is asked
+    /// (`ServerBuilder::mcp_answers_in_advance`); off by default: they are ignored.
+    pub answers_in_advance: bool,
 }
 
 impl Default for McpOptions {
@@ -65,6 +68,7 @@ impl Default for McpOptions {
             instructions: None,
             retry_ms: 1000,
             request_state_keys: super::input::RequestStateKeys::random(),
+            answers_in_advance: false,
         }
     }
 }
@@ -730,6 +734,7 @@ impl McpEndpoint {
                     &msg.method,
                     params,
                     caps,
+                    self.opts.answers_in_advance,
                 ) {
                     Ok(round) => extras.input = Some(Arc::new(round)),
                     Err(e) => {

@@ -854,13 +854,14 @@ pub(crate) struct Round {
 
 impl Round {
     /// Reads a call's `inputResponses` and `requestState` (taken out of `params`): an invalid
-    /// one is the -32602 to answer.
+    /// one is the -32602 to answer. Without a state, answers are read only `in_advance`.
     pub(crate) fn open(
         keys: &RequestStateKeys,
         limits: &Arc<Limits>,
         method: &str,
         params: &mut Map<String, Value>,
         caps: Value,
+        in_advance: bool,
     ) -> Result<Round, RpcError> {
         let (name_key, args_key) = match method {
             "resources/read" => ("uri", "uri"),
@@ -895,11 +896,12 @@ impl Round {
             refusal: Refusal::default(),
         };
         // With a state, only what it says its round asked is answered (no answers slipped in
-        // for questions a later round would put). A first call without a state may bring
-        // answers: SEP-2322 lets a client answer before it is asked, and the conformance
-        // suite (`input-required-result-ignore-extra-params`) requires the call to complete.
+        // for questions a later round would put). Without one, nothing was asked: no answer
+        // is read (a confirmation is shown before it is answered), unless the group lets a
+        // client answer in advance (SEP-2322 allows it).
         let asked = match params.remove("requestState") {
-            None | Some(Value::Null) => None,
+            None | Some(Value::Null) if in_advance => None,
+            None | Some(Value::Null) => Some(Vec::new()),
             Some(Value::String(s)) => {
                 let p = round.verify(&s)?;
                 round.round = p.r;
@@ -1300,6 +1302,7 @@ mod tests {
             "tools/call",
             &mut p,
             caps,
+            false,
         )
     }
 
@@ -1338,6 +1341,24 @@ mod tests {
         )
         .unwrap();
         assert!(r3.answer(ask("y")).is_err(), "y was never asked");
+        // Without a state nothing was asked: no answer is read, unless answers may come in
+        // advance.
+        let first = json!({"name": "t", "arguments": {"a": 1}, "inputResponses": {"x": answer}});
+        let r4 = round(first.clone(), json!({"roots": {}})).unwrap();
+        assert!(r4.answer(ask("x")).is_err(), "no state, no answers");
+        let Value::Object(mut p) = first else {
+            unreachable!()
+        };
+        let r5 = Round::open(
+            &RequestStateKeys::new(b"k".to_vec()),
+            &Arc::new(Limits::default()),
+            "tools/call",
+            &mut p,
+            json!({"roots": {}}),
+            true,
+        )
+        .unwrap();
+        assert_eq!(r5.answer(ask("x")).unwrap(), answer);
         for bad in [format!("{state}-TAMPERED"), state.replace("v1.", "v1.e")] {
             let e = round(
                 json!({"name": "t", "arguments": {"a": 1}, "requestState": bad}),

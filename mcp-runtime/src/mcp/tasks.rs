@@ -367,6 +367,7 @@ impl McpEndpoint {
             "tools/call",
             params,
             caps.clone(),
+            self.opts.answers_in_advance,
         ) {
             Ok(r) => r,
             Err(e) => return self.error(id.as_ref(), era, e.code(), e.message(), None),
