@@ -367,8 +367,8 @@ async fn listen(c: &reqwest::Client, base: &str, id: usize) -> reqwest::Response
 
 /// Three instances behind HAProxy on one Redis, trusting HAProxy's `X-Forwarded-For`: a client
 /// holding its share of streams, spread over the three, is refused a seventeenth on every
-/// instance, while another client is served; a rate limit is one limit across the instances,
-/// per forwarded address.
+/// instance, and one running its share of tasks gets no eleventh task, while another client
+/// is served; a rate limit is one limit across the instances, per forwarded address.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shares_and_rate_limits_hold_across_instances_behind_haproxy() {
     let Some(redis) = Redis::start() else { return };
@@ -410,6 +410,44 @@ async fn shares_and_rate_limits_hold_across_instances_behind_haproxy() {
     for id in 0..3 {
         assert_eq!(listen(&other, &base, id).await.status(), 200);
     }
+
+    // Tasks: ten running tasks of the flooder, spread over the three; once the instances
+    // have exchanged their counts its eleventh is no task on any of them (it runs as a plain
+    // call), while the other client still gets one.
+    let job = |id: usize| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "Jobs.run", "arguments": {"steps": 2, "step_ms": 3000}, "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": {"name": "fair", "version": "1"},
+                "io.modelcontextprotocol/clientCapabilities":
+                    {"extensions": {"io.modelcontextprotocol/tasks": {}}}}}})
+    };
+    let start = |c: reqwest::Client, id: usize| {
+        let (base, body) = (base.clone(), job(id));
+        async move {
+            let v: Value = c
+                .post(format!("{base}/mcp/mcp/v1"))
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", "2026-07-28")
+                .header("mcp-method", "tools/call")
+                .header("mcp-name", "Jobs.run")
+                .timeout(Duration::from_secs(20))
+                .json(&body)
+                .send()
+                .await
+                .expect("tools/call")
+                .json()
+                .await
+                .expect("JSON");
+            v["result"]["resultType"].as_str().unwrap_or_default().to_owned()
+        }
+    };
+    for id in 0..10 {
+        assert_eq!(start(flood.clone(), id).await, "task", "task {id}");
+    }
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    assert_eq!(start(other.clone(), 50).await, "task");
+    assert_eq!(start(flood.clone(), 10).await, "complete");
 
     // `Mail.send`, 60 a minute and 10 at once per caller: ten through HAProxy (spread over
     // the three instances), then refused everywhere; another address has its own ten.
