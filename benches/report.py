@@ -938,6 +938,14 @@ if rr and rp:
       f"resources/read {med(rr):.2f}× ({min(rr):.2f}–{max(rr):.2f}) its time, prompts/get "
       f"{med(rp):.2f}× ({min(rp):.2f}–{max(rp):.2f}).")
     w("")
+ru, rl = crit("rate_limit/unlimited"), crit("rate_limit/limited")
+if ru and rl:
+    w("**Rate limits.** A JSON-RPC call of `sum` and of `sum_limited` (a `rate_limit` no load reaches: "
+      "every call decided, none refused), both as a caller known by its address, as the HTTP edge "
+      f"makes it: {tc(ru)} and {tc(rl)}, so the in-process limiter costs {t(rl[0] - ru[0])} a call "
+      "(one lookup of the caller's time under a sharded lock). With Redis (`bench-features rate-redis`) "
+      "a decision is one script, one round trip: compare `cache-redis`, one `GET`, in the feature table.")
+    w("")
 w("### tools/list and catalog size")
 w("")
 w("Catalogs of run-time methods (`ServerBuilder::without_registered_methods().method(...)`, records "

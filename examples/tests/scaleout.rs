@@ -439,7 +439,10 @@ async fn shares_and_rate_limits_hold_across_instances_behind_haproxy() {
                 .json()
                 .await
                 .expect("JSON");
-            v["result"]["resultType"].as_str().unwrap_or_default().to_owned()
+            v["result"]["resultType"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned()
         }
     };
     for id in 0..10 {

@@ -278,3 +278,32 @@ async fn callbacks_in_flight_to_one_host_are_bounded_from_every_caller() {
     let (_, ack) = post(&rpc, &[], slow(5, &hook)).await;
     assert_eq!(ack["result"]["async"], true, "{ack}");
 }
+
+#[tokio::test]
+async fn an_asynchronous_call_past_its_rate_limit_is_refused_not_acknowledged() {
+    // `Mail.send`: 10 at once per caller; asynchronous calls count as they are accepted.
+    let (hook, mut rx) = webhook(200).await;
+    let rpc = format!("{}/rpc/mcp/v1", serve_url(server()).await);
+    let mail = |id: u32| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "Mail.send", "params": {
+            "email": "ann@example.com", "subject": "Hi", "text": "0123456789",
+            "$rpc": {"callback": hook}}})
+    };
+    for id in 1..=10 {
+        let (_, ack) = post(&rpc, &[], mail(id)).await;
+        assert_eq!(ack["result"]["async"], true, "{ack}");
+    }
+    let (status, refused) = post(&rpc, &[], mail(11)).await;
+    assert_eq!(
+        (status, &refused["error"]["code"]),
+        (429, &json!(-32429)),
+        "{refused}"
+    );
+    // The ten accepted are delivered; nothing for the refused one.
+    for _ in 0..10 {
+        let (_, body) = next(&mut rx).await;
+        assert_eq!(body["result"]["queued"], true, "{body}");
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(rx.try_recv().is_err(), "the refused call ran");
+}

@@ -249,14 +249,7 @@ impl Core {
             extras,
         } = req;
         // Scopes first, like the token: a caller who may not call it sets nothing in motion.
-        if !info.def.scopes.is_empty()
-            && let Err(e) = info.check_scopes(extras.identity.as_deref())
-        {
-            tracing::debug!(
-                method = info.def.name,
-                subject = extras.identity.as_deref().map(|i| i.subject.as_str()),
-                "refused: insufficient scope"
-            );
+        if let Err(e) = scoped(info, &extras) {
             return Calling(CallingState::Done(Some(Err(e))));
         }
         // Then the rate limit, before anything else is spent on the call.
@@ -286,6 +279,40 @@ impl Core {
                     wait,
                 )))));
             }
+        }
+        self.admitted(catalog, info, params, face, extras)
+    }
+
+    /// Counts a call of `caller` against the method's rate limit now, for a call that will
+    /// run later through [`Self::call_charged`] (an asynchronous JSON-RPC call: refused before
+    /// it is acknowledged, not after).
+    pub(crate) async fn charge(
+        &self,
+        catalog: &Catalog,
+        info: &MethodInfo,
+        caller: Option<&crate::Caller>,
+    ) -> Result<(), RpcError> {
+        let Some(limit) = info.def.rate_limit.or(catalog.group().default_rate_limit()) else {
+            return Ok(());
+        };
+        let (group, method) = (catalog.group().name(), info.def.name);
+        self.rates
+            .decide(group, method, &limit, caller)
+            .await
+            .map_err(|wait| rate_limited(method, caller, wait))
+    }
+
+    /// [`Self::call`] of a call already [charged](Self::charge) against its rate limit.
+    pub(crate) fn call_charged<'a>(&'a self, req: CallRequest<'a>) -> Calling<'a> {
+        let CallRequest {
+            catalog,
+            info,
+            params,
+            face,
+            extras,
+        } = req;
+        if let Err(e) = scoped(info, &extras) {
+            return Calling(CallingState::Done(Some(Err(e))));
         }
         self.admitted(catalog, info, params, face, extras)
     }
@@ -741,6 +768,21 @@ fn tasks_of(l: &crate::Limits) -> super::Tasks {
         l.tasks_running_per_caller,
         l.input_wait,
     )
+}
+
+/// Whether the caller's identity has the method's scopes (else the refusal, logged).
+fn scoped(info: &MethodInfo, extras: &CallExtras) -> Result<(), RpcError> {
+    if info.def.scopes.is_empty() {
+        return Ok(());
+    }
+    info.check_scopes(extras.identity.as_deref())
+        .inspect_err(|_| {
+            tracing::debug!(
+                method = info.def.name,
+                subject = extras.identity.as_deref().map(|i| i.subject.as_str()),
+                "refused: insufficient scope"
+            );
+        })
 }
 
 /// The refusal of a call past its rate limit (logged at `debug`: a flood must not flood logs).

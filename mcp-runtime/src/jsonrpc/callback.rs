@@ -202,6 +202,10 @@ pub(crate) async fn start(
         Some(c) => Some(c.clone()),
         None => asyncs.caller(scope.identity.map(|i| &**i)),
     };
+    // Its rate limit is decided now: a refused call is answered so, never acknowledged.
+    if let Some(info) = asyncs.catalog.get(info_name) {
+        core.charge(&asyncs.catalog, info, caller.as_ref()).await?;
+    }
     let task = tasks.create_for(&owner, caller.as_ref(), cancel.clone(), None)?;
     let ack = serde_json::json!({"async": true, "callback": callback}).to_string();
     let (core, client, catalog) = (core.clone(), asyncs.client.clone(), asyncs.catalog.clone());
@@ -223,7 +227,7 @@ pub(crate) async fn start(
             caller,
             ..CallExtras::default()
         };
-        let call = core.call(CallRequest {
+        let call = core.call_charged(CallRequest {
             catalog: &catalog,
             info,
             params,
