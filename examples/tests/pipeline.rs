@@ -86,6 +86,27 @@ async fn assertions_on_both_faces_report_every_violation() {
         json!({"email":["This value is not a valid email address."],"subject":["This value should not be blank."],
             "text":["This value is too short. It should have 10 characters or more."]})
     );
+    // An empty subject breaks `not_blank` once (its two keywords say the same thing).
+    let r = call(
+        &p,
+        "Mail.send",
+        json!({"email":"a@b.co","subject":"","text":"0123456789"}),
+    )
+    .await;
+    assert_eq!(
+        r["error"]["data"],
+        json!({"subject":["This value should not be blank."]})
+    );
+    let r = tool(
+        &p,
+        "Mail.send",
+        json!({"email":"a@b.co","subject":"","text":"0123456789"}),
+    )
+    .await;
+    assert_eq!(
+        r["error"]["message"],
+        "Invalid parameters for tool 'Mail.send': Property '/subject': This value should not be blank."
+    );
     let long = "x".repeat(101);
     let r = call(
         &p,

@@ -25,6 +25,7 @@ pub(crate) fn check(info: &MethodInfo, params: &Value, cap: usize) -> Result<(),
         return Ok(());
     }
     let mut out = ViolationSink::with_cap(cap);
+    let mut last: Option<(String, String)> = None;
     for err in validator.iter_errors(params) {
         if let ValidationErrorKind::AdditionalProperties { unexpected } = err.kind() {
             let segments = if out.is_full() {
@@ -44,7 +45,19 @@ pub(crate) fn check(info: &MethodInfo, params: &Value, cap: usize) -> Result<(),
             });
             continue;
         }
-        out.push_with(|| describe(&err));
+        if out.is_full() {
+            out.push_with(|| describe(&err));
+            continue;
+        }
+        // One rule can be written as two keywords that fail together (`not_blank`: a
+        // `minLength` and a `pattern`, both broken by ""): the same message at the same place
+        // is said once.
+        let v = describe(&err);
+        if last.as_ref() == Some(&(v.pointer.clone(), v.message.clone())) {
+            continue;
+        }
+        last = Some((v.pointer.clone(), v.message.clone()));
+        out.push(v);
     }
     Err(out.into_error(info.name()).schema_failure())
 }
