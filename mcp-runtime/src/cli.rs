@@ -294,7 +294,7 @@ impl Cli {
             Command::Check => Ok(run_check(builder, &self.program)),
             Command::Serve(a) => {
                 let server = build(builder)?;
-                serve(&server, a.listen, &self.program).await?;
+                serve(&server, a.listen).await?;
                 Ok(ExitCode::SUCCESS)
             }
             Command::Stdio(StdioArgs {
@@ -545,35 +545,16 @@ fn write_stdout(bytes: &[u8]) -> Result<(), String> {
         .map_err(|e| format!("cannot write to stdout: {e}"))
 }
 
-async fn serve(server: &Server, listen: SocketAddr, program: &str) -> Result<(), String> {
+async fn serve(server: &Server, listen: SocketAddr) -> Result<(), String> {
     let listener = tokio::net::TcpListener::bind(listen)
         .await
         .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
-    // The bound address (port 0 picks a free one): scripts and tests read this line.
-    let addr = listener.local_addr().unwrap_or(listen);
-    tracing::info!("{program} listening on {addr}: {}", endpoints(server));
+    // `serve_listener` says where it listens (the bound address: port 0 picks a free one),
+    // as a line scripts and tests read.
     server
         .serve_listener(listener, crate::server::shutdown_signal())
         .await
         .map_err(|e| e.to_string())
-}
-
-/// `JSON-RPC internal v1, mcp v1; MCP mcp v1`.
-fn endpoints(server: &Server) -> String {
-    let list = |mcp_only: bool| {
-        let v: Vec<String> = server
-            .registry()
-            .catalogs()
-            .filter(|c| !mcp_only || server.mcp_endpoint(c.group().name(), c.version()).is_some())
-            .map(|c| format!("{} v{}", c.group().name(), c.version()))
-            .collect();
-        if v.is_empty() {
-            "none".to_owned()
-        } else {
-            v.join(", ")
-        }
-    };
-    format!("JSON-RPC {}; MCP {}", list(false), list(true))
 }
 
 /// The negotiated language of `--lang` (the default language without one).
@@ -764,7 +745,7 @@ pub fn check(builder: ServerBuilder) -> Result<String, Vec<String>> {
         r.groups().len(),
         r.catalogs().count(),
         methods.len(),
-        endpoints(&server),
+        server.endpoints(),
         server.translations().languages().join(", ")
     ))
 }

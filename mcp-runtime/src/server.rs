@@ -121,6 +121,8 @@ pub(crate) struct Config {
     pub method_timeouts: std::collections::HashMap<String, std::time::Duration>,
     /// Whether stdio may serve protected groups (it has no token to check).
     pub stdio_protected: bool,
+    /// `serve` says nothing when it starts listening.
+    pub quiet: bool,
 }
 
 /// Builds a [`Server`].
@@ -307,6 +309,13 @@ impl ServerBuilder {
     /// ([`Limits::shutdown_grace`]).
     pub fn shutdown_grace(mut self, d: std::time::Duration) -> Self {
         self.config.limits.shutdown_grace = d;
+        self
+    }
+
+    /// Starts serving without the line [`Server::serve`] otherwise writes (its address and
+    /// endpoints, to stderr, or as an `info` event when a `tracing` subscriber is installed).
+    pub fn quiet(mut self) -> Self {
+        self.config.quiet = true;
         self
     }
 
@@ -718,6 +727,7 @@ impl ServerBuilder {
                     discovery,
                 }),
                 stdio_protected: config.stdio_protected,
+                quiet: config.quiet,
             }),
         })
     }
@@ -726,6 +736,7 @@ impl ServerBuilder {
 struct ServerInner {
     site: Arc<Site>,
     stdio_protected: bool,
+    quiet: bool,
 }
 
 /// A built server: its catalogs, core and routers.
@@ -751,6 +762,7 @@ impl Server {
                 auth: Arc::default(),
                 method_timeouts: Default::default(),
                 stdio_protected: false,
+                quiet: false,
             },
             env: None,
             state: StateMap::default(),
@@ -917,7 +929,13 @@ impl Server {
         listener: tokio::net::TcpListener,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        let app = crate::transport::http::router(&self.inner.site, listener.local_addr().ok());
+        let local = listener.local_addr().ok();
+        if let Some(addr) = local
+            && !self.inner.quiet
+        {
+            self.announce(addr);
+        }
+        let app = crate::transport::http::router(&self.inner.site, local);
         crate::transport::serve::serve(
             listener,
             app,
@@ -926,6 +944,43 @@ impl Server {
             shutdown,
         )
         .await
+    }
+}
+
+impl Server {
+    /// `NAME listening on ADDR: JSON-RPC mcp v1, ...; MCP mcp v1, ...`: an `info` event when a
+    /// `tracing` subscriber is installed, else a line on stderr (a server started from the
+    /// quick start, with no logging set up, still says where it is). Scripts read the address
+    /// from it: the text after `listening on ` up to the second `:`.
+    fn announce(&self, addr: std::net::SocketAddr) {
+        let line = format!(
+            "{} listening on {addr}: {}",
+            self.inner.site.name,
+            self.endpoints()
+        );
+        if tracing::dispatcher::has_been_set() {
+            tracing::info!("{line}");
+        } else {
+            eprintln!("{line}");
+        }
+    }
+
+    /// `JSON-RPC internal v1, mcp v1; MCP mcp v1`.
+    pub(crate) fn endpoints(&self) -> String {
+        let list = |mcp_only: bool| {
+            let v: Vec<String> = self
+                .registry()
+                .catalogs()
+                .filter(|c| !mcp_only || self.mcp_endpoint(c.group().name(), c.version()).is_some())
+                .map(|c| format!("{} v{}", c.group().name(), c.version()))
+                .collect();
+            if v.is_empty() {
+                "none".to_owned()
+            } else {
+                v.join(", ")
+            }
+        };
+        format!("JSON-RPC {}; MCP {}", list(false), list(true))
     }
 }
 

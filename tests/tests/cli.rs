@@ -584,3 +584,57 @@ claude mcp add --transport http catalog-admin-v1-http https://h.example/api/mcp/
         )
     );
 }
+
+/// In a child process (no `tracing` subscriber there): the example, served on a free port for
+/// a moment, `.quiet()` when `MCP_TEST_ANNOUNCE=quiet`.
+#[test]
+fn announce_child() {
+    let Ok(mode) = std::env::var("MCP_TEST_ANNOUNCE") else {
+        return; // Run by the test below only.
+    };
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let mut b = examples::builder();
+        if mode == "quiet" {
+            b = b.quiet();
+        }
+        let server = b.build().unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let stop = tokio::time::sleep(std::time::Duration::from_millis(300));
+        server.serve_listener(listener, stop).await.unwrap();
+    });
+}
+
+/// The stderr of [`announce_child`] in `mode`.
+fn announced(mode: &str) -> String {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "announce_child",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("MCP_TEST_ANNOUNCE", mode)
+        .output()
+        .expect("the child runs");
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn a_server_without_logging_says_where_it_listens_unless_quiet() {
+    let err = announced("plain");
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("catalog listening on 127.0.0.1:"))
+        .unwrap_or_else(|| panic!("no listening line in {err:?}"));
+    let (_, endpoints) = line
+        .strip_prefix("catalog listening on 127.0.0.1:")
+        .and_then(|rest| rest.split_once(": "))
+        .expect("the port, then the endpoints");
+    assert_eq!(
+        endpoints,
+        "JSON-RPC admin v1, conformance v1, internal v1, mcp v1; MCP admin v1, conformance v1, mcp v1"
+    );
+    assert!(!announced("quiet").contains("listening on"));
+}
