@@ -1303,3 +1303,34 @@ async fn openrpc_content_descriptors_have_only_spec_keys() {
         }
     }
 }
+
+#[tokio::test]
+async fn an_unknown_group_or_version_names_the_endpoints_there_are() {
+    let p = start(prod()).await;
+    let body = r#"{"jsonrpc":"2.0","method":"Catalog.ping","id":1}"#;
+    for path in ["/rpc/nope/v1", "/rpc/mcp/v9", "/rpc/mcp"] {
+        let r = p.post(path, body).await;
+        assert_eq!(
+            (r.status, r.content_type.as_deref(), r.json()),
+            (
+                404,
+                Some("application/json"),
+                json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32601,
+                    "message": "No JSON-RPC endpoint at this path; the endpoints are /rpc/admin/v1, /rpc/conformance/v1, /rpc/internal/v1, /rpc/mcp/v1, /rpc/probe/v1"}})
+            ),
+            "{path}"
+        );
+    }
+    let r = p.get("/mcp/internal/v1").await;
+    assert_eq!(
+        (r.status, r.json()),
+        (
+            404,
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32601,
+                "message": "No MCP endpoint at this path; the endpoints are /mcp/admin/v1, /mcp/conformance/v1, /mcp/mcp/v1"}})
+        )
+    );
+    // Outside the prefixes the application's own answers stand (here: axum's empty 404).
+    let r = p.get("/elsewhere").await;
+    assert_eq!((r.status, r.body.as_str()), (404, ""));
+}

@@ -113,6 +113,57 @@ pub(crate) fn router(
         }
         router = router.route(&path, methods);
     }
+    not_found_routes(server, router)
+}
+
+/// How many endpoints an unknown path's answer names (the rest are counted).
+const NAMED_ENDPOINTS: usize = 20;
+
+/// Under each prefix, a path that names no endpoint (an unknown group or version) is answered
+/// 404 with a JSON-RPC error naming the endpoints there are, not an empty body. Routes, not a
+/// fallback: the router merges into an application that may have a fallback of its own.
+fn not_found_routes(server: &super::site::Site, mut router: Router) -> Router {
+    let faces = [
+        (&server.rpc_prefix, "JSON-RPC", false),
+        (&server.mcp_prefix, "MCP", true),
+    ];
+    for (prefix, face, mcp) in faces {
+        // An empty prefix would catch every path of the application.
+        if prefix.is_empty() || (mcp && server.mcp_prefix == server.rpc_prefix) {
+            continue;
+        }
+        let known: Vec<String> = server
+            .registry
+            .catalogs()
+            .filter(|c| !mcp || server.mcp.contains_key(&(c.group().name(), c.version())))
+            .map(|c| format!("{prefix}/{}/v{}", c.group().name(), c.version()))
+            .collect();
+        let mut named = known
+            .iter()
+            .take(NAMED_ENDPOINTS)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if known.len() > NAMED_ENDPOINTS {
+            named.push_str(&format!(" and {} more", known.len() - NAMED_ENDPOINTS));
+        }
+        if named.is_empty() {
+            named.push_str("none");
+        }
+        let message = format!("No {face} endpoint at this path; the endpoints are {named}");
+        let body: Bytes = crate::edge::write::error_body(
+            crate::edge::write::Id::Null,
+            crate::codes::METHOD_NOT_FOUND,
+            &message,
+            None,
+        )
+        .into();
+        let answer = axum::routing::any(move || {
+            let body = body.clone();
+            async move { json_response(StatusCode::NOT_FOUND, body) }
+        });
+        router = router.route(&format!("{prefix}/{{*rest}}"), answer);
+    }
     router
 }
 
