@@ -3,8 +3,9 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
+use mcp_runtime::Face;
 use mcp_runtime::prelude::*;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::MCP;
 
@@ -90,16 +91,9 @@ pub struct Payment {
     pub paid: bool,
 }
 
-/// The confirmation `Orders.pay` asks the user for.
-#[derive(Debug, Deserialize, JsonSchema)]
-pub struct ConfirmPayment {
-    /// Pay now?
-    pub confirm: bool,
-}
-
-/// Pay an order. An MCP client that can ask its user (elicitation) is asked to confirm first;
-/// a JSON-RPC caller is a program acting for its user and pays at once. Calls for one order
-/// run one at a time: a concurrent one is refused.
+/// Pay an order. The user is asked to confirm first; an MCP client that cannot ask its user is
+/// refused (-32021: it needs elicitation), while a JSON-RPC caller is a program acting for its
+/// user and pays at once. Calls for one order run one at a time: a concurrent one is refused.
 // The lock outlives the longest wait for the user's answer (`Limits::input_wait`, 2 min).
 #[rpc_method(name = "Orders.pay", groups = [MCP], lock(param = "order_id", ttl = "150s"))]
 #[mcp_tool(destructive_hint = false, idempotent_hint = true)]
@@ -111,17 +105,18 @@ pub async fn pay(
     hold_ms: u64,
     ctx: &RequestContext,
 ) -> Result<Payment, RpcError> {
-    if ctx.client_supports("elicitation") {
-        let question = format!("Pay order {order_id}?");
-        match ctx.elicit::<ConfirmPayment>(question).await? {
-            Elicited::Accepted(ConfirmPayment { confirm: true }) => {}
-            _ => {
-                return Ok(Payment {
-                    order_id,
-                    paid: false,
-                });
-            }
-        }
+    // Fail-closed: an MCP client that cannot be asked gets the error; only the JSON-RPC face,
+    // a program acting for its user by design, goes on without asking.
+    let confirmed = match ctx.confirm(format!("Pay order {order_id}?")).await {
+        Ok(yes) => yes,
+        Err(_) if ctx.face() == Face::JsonRpc => true,
+        Err(e) => return Err(e),
+    };
+    if !confirmed {
+        return Ok(Payment {
+            order_id,
+            paid: false,
+        });
     }
     tokio::time::sleep(Duration::from_millis(hold_ms)).await;
     Ok(Payment {

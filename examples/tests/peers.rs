@@ -108,7 +108,7 @@ fn assert_asked(seen: &Value, version: &str) {
     let confirm = |order: u64| {
         serde_json::json!({"message": format!("Pay order {order}?"), "requestedSchema": {
             "type": "object",
-            "properties": {"confirm": {"type": "boolean", "description": "Pay now?"}},
+            "properties": {"confirm": {"type": "boolean", "description": "Confirm"}},
             "required": ["confirm"]}})
     };
     assert_eq!(

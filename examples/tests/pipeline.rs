@@ -265,8 +265,15 @@ async fn a_hundred_concurrent_payments_of_one_order_run_one_at_a_time() {
         true
     );
     assert_eq!(
-        tool(&p, "Orders.pay", json!({"order_id": 43})).await["result"]["isError"],
-        false
+        call(&p, "Orders.pay", json!({"order_id": 43})).await["result"]["paid"],
+        true
+    );
+    // An MCP client that cannot be asked to confirm is refused, not paid (fail-closed).
+    assert_eq!(
+        tool(&p, "Orders.pay", json!({"order_id": 44})).await["error"],
+        json!({"code": -32021,
+            "message": "This call needs the user's confirmation and cannot ask its client: over JSON-RPC, or on the handshake era without a session and an SSE response",
+            "data": {"requiredCapabilities": {"elicitation": {}}}})
     );
 }
 

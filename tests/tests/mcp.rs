@@ -3992,11 +3992,22 @@ async fn a_modern_call_whose_client_goes_away_stops_and_releases_its_lock() {
     static POSTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let server = counting_pay_posts(&POSTS).build().unwrap();
     let url = format!("{}/mcp/mcp/v1", serve_url(server.clone()).await);
-    let req = modern_req(
+    // The payment asks first; the answered retry pays, holding the lock for 5 s.
+    let caps = json!({"elicitation": {}});
+    let args = json!({"arguments": {"order_id": 7, "hold_ms": 5000}});
+    let (_, asked) = modern_call_with(&url, "Orders.pay", caps.clone(), args).await;
+    let key = asked["result"]["inputRequests"]
+        .as_object()
+        .and_then(|m| m.keys().next().cloned())
+        .expect("asked to confirm");
+    let mut req = modern_req(
         json!(1),
         "tools/call",
-        json!({"name": "Orders.pay", "arguments": {"order_id": 7, "hold_ms": 5000}}),
+        json!({"name": "Orders.pay", "arguments": {"order_id": 7, "hold_ms": 5000},
+            "requestState": asked["result"]["requestState"],
+            "inputResponses": {key: {"action": "accept", "content": {"confirm": true}}}}),
     );
+    req["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = caps;
     let send = || {
         let (url, req) = (url.clone(), req.clone());
         tokio::spawn(async move {

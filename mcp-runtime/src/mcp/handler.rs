@@ -1169,8 +1169,14 @@ impl McpEndpoint {
                 let (message, data) = invalid_arguments(name, &e);
                 return self.error(id, era, codes::INVALID_PARAMS, &message, Some(&data));
             }
-            // Refused before it ran: a protocol error (HTTP 429), not the tool's failure.
-            Err(e) if e.code() == codes::RATE_LIMITED => {
+            // Refused before it ran (rate limited), or unable to go on without a capability of
+            // the client: a protocol error, not the tool's failure.
+            Err(e)
+                if matches!(
+                    e.code(),
+                    codes::RATE_LIMITED | codes::MISSING_CLIENT_CAPABILITY
+                ) =>
+            {
                 let wire = e.to_wire(self.core.env());
                 return self.error(id, era, e.code(), e.message(), wire.get("data"));
             }

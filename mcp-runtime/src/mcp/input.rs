@@ -212,6 +212,13 @@ struct ElicitResult {
     content: Option<Value>,
 }
 
+/// The form of [`RequestContext::confirm`].
+#[derive(Deserialize, schemars::JsonSchema)]
+struct Confirmation {
+    /// Confirm
+    confirm: bool,
+}
+
 /// Asks the client under a chosen key ([`RequestContext::ask`]).
 #[derive(Debug)]
 pub struct Ask<'c> {
@@ -261,6 +268,45 @@ impl RequestContext {
     /// The client's roots (`roots/list`).
     pub async fn roots(&self) -> Result<Vec<Root>, RpcError> {
         self.ask(self.next_input_key("roots")).roots().await
+    }
+
+    /// Asks the user to confirm (a form of one boolean, `confirm`): `Ok(true)` only when they
+    /// accept and tick it; `Ok(false)` when they decline, dismiss or leave it unticked.
+    ///
+    /// Fail-closed: when the call cannot ask (JSON-RPC; a handshake-era call without a session
+    /// and a stream; a client without `elicitation`), it is an error, -32021 with
+    /// `data.requiredCapabilities` `{"elicitation":{}}`, which the method lets through with
+    /// `?` (the caller is told) or handles on purpose: nothing is done unconfirmed by
+    /// accident.
+    ///
+    /// ```
+    /// use mcp_runtime::prelude::*;
+    /// # const SHOP: ApiGroup = ApiGroup::mcp("doc_confirm");
+    ///
+    /// /// Deletes every note.
+    /// #[rpc_method(name = "Notes.clear", groups = [SHOP])]
+    /// async fn clear(ctx: &RequestContext) -> Result<String, RpcError> {
+    ///     if !ctx.confirm("Delete every note?").await? {
+    ///         return Ok("kept".into());
+    ///     }
+    ///     Ok("deleted".into())
+    /// }
+    /// ```
+    pub async fn confirm(&self, message: impl Into<String>) -> Result<bool, RpcError> {
+        if self.input_channel().is_none() {
+            return Err(RpcError::new(
+                codes::MISSING_CLIENT_CAPABILITY,
+                "This call needs the user's confirmation and cannot ask its client: over \
+                 JSON-RPC, or on the handshake era without a session and an SSE response",
+            )
+            .with_data(json!({ "requiredCapabilities": { "elicitation": {} } })));
+        }
+        Ok(matches!(
+            self.ask(self.next_input_key("confirm"))
+                .elicit::<Confirmation>(message)
+                .await?,
+            Elicited::Accepted(Confirmation { confirm: true })
+        ))
     }
 
     /// Whether the client declared `capability` (`elicitation`, `sampling`, `roots`); `false`
