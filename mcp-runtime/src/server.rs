@@ -137,6 +137,8 @@ pub(crate) struct Config {
 /// ```
 pub struct ServerBuilder {
     config: Config,
+    /// The static tokens given so far (`api_token`, `api_tokens`).
+    tokens: Vec<crate::transport::auth::ApiToken>,
     env: Option<Environment>,
     state: StateMap,
     extra: Vec<&'static MethodDef>,
@@ -250,14 +252,41 @@ impl ServerBuilder {
         }
     }
 
-    /// The tokens that open protected groups (`ApiGroup::...().protected()`), compared in
-    /// constant time. With none, protected groups refuse everyone (fail closed).
+    /// Tokens that open protected groups (`ApiGroup::...().protected()`), each letting its
+    /// holder in anonymously, compared in constant time. With none, protected groups refuse
+    /// everyone (fail closed). Adds to the tokens given before.
     pub fn api_tokens<I: IntoIterator<Item = S>, S: AsRef<str>>(self, tokens: I) -> Self {
-        self.token_validator(Arc::new(crate::transport::auth::StaticTokens::new(tokens)))
+        tokens.into_iter().fold(self, |b, t| {
+            b.api_token(crate::transport::auth::ApiToken::new(t))
+        })
     }
 
-    /// Checks tokens of protected groups with your own validator (JWTs, an identity provider).
+    /// A token that opens protected groups as someone, with scopes: per-method
+    /// `scopes = [...]` work without a validator of your own. Adds to the tokens given
+    /// before.
+    ///
+    /// ```
+    /// use mcp_runtime::Server;
+    /// use mcp_runtime::transport::auth::ApiToken;
+    ///
+    /// let builder = Server::builder()
+    ///     .api_token(ApiToken::new("ci-secret").subject("ci").scopes(["notes:admin"]))
+    ///     .api_token(ApiToken::new("reader-secret").subject("reader"));
+    /// # let _ = builder;
+    /// ```
+    pub fn api_token(mut self, token: crate::transport::auth::ApiToken) -> Self {
+        let mut tokens = std::mem::take(&mut self.tokens);
+        tokens.push(token);
+        let validator = crate::transport::auth::StaticTokens::of(tokens.iter().cloned());
+        self = self.token_validator(Arc::new(validator));
+        self.tokens = tokens;
+        self
+    }
+
+    /// Checks tokens of protected groups with your own validator (JWTs, an identity provider),
+    /// instead of static tokens.
     pub fn token_validator(mut self, v: Arc<dyn crate::transport::auth::TokenValidator>) -> Self {
+        self.tokens.clear();
         Arc::make_mut(&mut self.config.auth).validator = v;
         self
     }
@@ -772,6 +801,7 @@ impl Server {
             extra_prompts: Vec::new(),
             sessions: None,
             callbacks: None,
+            tokens: Vec::new(),
             #[cfg(feature = "redis")]
             redis: None,
             listeners: Listeners::default(),

@@ -483,3 +483,42 @@ async fn discovery_documents_show_each_caller_what_it_may_call() {
         serde_json::from_slice(&server.openrpc("orders", 1, None).expect("the group")).unwrap();
     assert_eq!(listed(&whole, "methods"), ["Orders.list", "Orders.refund"]);
 }
+
+#[tokio::test]
+async fn static_tokens_can_carry_a_subject_and_scopes() {
+    use mcp_runtime::transport::auth::ApiToken;
+    let server = examples::with_states(Server::builder())
+        .env(Environment::PROD)
+        .api_token(
+            ApiToken::new("ci-secret")
+                .subject("ci")
+                .scopes(["orders:read", "orders:write"]),
+        )
+        .api_tokens(["plain-secret"])
+        .build()
+        .expect("valid catalog");
+    let url = format!("{}/rpc/orders/v1", support::serve_url(server).await);
+    let refund = json!({"jsonrpc": "2.0", "id": 1, "method": "Orders.refund", "params": {"id": 7}});
+    let (status, _, body) = post(&url, "ci-secret", &[], refund.clone()).await;
+    assert_eq!(
+        (status, body),
+        (
+            200,
+            json!({"jsonrpc": "2.0", "id": 1, "result": "refunded 7"})
+        )
+    );
+    // A token without scopes lets its holder in, to what needs none.
+    let (status, _, body) = post(&url, "plain-secret", &[], refund).await;
+    assert_eq!(
+        (status, body),
+        (
+            403,
+            forbidden(json!(1), FORBIDDEN_REFUND, json!(["orders:write"]))
+        )
+    );
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "Orders.list"});
+    let (status, _, _) = post(&url, "plain-secret", &[], list.clone()).await;
+    assert_eq!(status, 200);
+    let (status, _, _) = post(&url, "nope", &[], list).await;
+    assert_eq!(status, 403);
+}

@@ -17,7 +17,8 @@ use axum::extract::{Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use futures_util::future::BoxFuture;
+/// The future a [`TokenValidator`] returns (re-exported: a validator needs no other crate).
+pub use futures_util::future::BoxFuture;
 use subtle::ConstantTimeEq;
 
 use crate::context::Face;
@@ -101,10 +102,72 @@ pub trait TokenValidator: Send + Sync + 'static {
     }
 }
 
+/// One static token and whom it stands for: with a subject or scopes, a caller presenting it
+/// is identified ([`crate::RequestContext::identity`]), so per-method `scopes` work without a
+/// validator of your own.
+///
+/// ```
+/// use mcp_runtime::transport::auth::ApiToken;
+///
+/// let ci = ApiToken::new("s3cret").subject("ci").scopes(["notes:admin"]);
+/// # let _ = mcp_runtime::Server::builder().api_token(ci);
+/// ```
+#[derive(Clone)]
+pub struct ApiToken {
+    token: Vec<u8>,
+    subject: Option<String>,
+    scopes: Vec<String>,
+}
+
+impl std::fmt::Debug for ApiToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the token itself.
+        f.debug_struct("ApiToken")
+            .field("subject", &self.subject)
+            .field("scopes", &self.scopes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ApiToken {
+    /// A token (trimmed) that lets its holder in, anonymously until [`Self::subject`] or
+    /// [`Self::scopes`] say more.
+    pub fn new(token: impl AsRef<str>) -> Self {
+        Self {
+            token: token.as_ref().trim().as_bytes().to_vec(),
+            subject: None,
+            scopes: Vec::new(),
+        }
+    }
+
+    /// Whom the token stands for (`Identity::subject`: logs, task owners, shares).
+    pub fn subject(mut self, subject: impl Into<String>) -> Self {
+        self.subject = Some(subject.into());
+        self
+    }
+
+    /// What the token may do: the scopes per-method `scopes = [...]` ask for.
+    pub fn scopes(mut self, scopes: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The decision for its holder.
+    fn decision(&self) -> AuthDecision {
+        if self.subject.is_none() && self.scopes.is_empty() {
+            return AuthDecision::Allow;
+        }
+        AuthDecision::Identified(crate::context::Identity::new(
+            self.subject.clone().unwrap_or_default(),
+            self.scopes.iter().cloned(),
+        ))
+    }
+}
+
 /// A fixed list of tokens, compared in constant time. Empty = nobody gets in (fail closed).
 #[derive(Clone, Default)]
 pub struct StaticTokens {
-    tokens: Vec<Vec<u8>>,
+    tokens: Vec<ApiToken>,
 }
 
 impl std::fmt::Debug for StaticTokens {
@@ -116,14 +179,15 @@ impl std::fmt::Debug for StaticTokens {
 }
 
 impl StaticTokens {
-    /// These tokens (empty ones are ignored).
+    /// These tokens (empty ones are ignored), each letting its holder in anonymously.
     pub fn new<I: IntoIterator<Item = S>, S: AsRef<str>>(tokens: I) -> Self {
+        Self::of(tokens.into_iter().map(ApiToken::new))
+    }
+
+    /// These tokens, each with whom it stands for (empty ones are ignored).
+    pub fn of(tokens: impl IntoIterator<Item = ApiToken>) -> Self {
         Self {
-            tokens: tokens
-                .into_iter()
-                .map(|t| t.as_ref().trim().as_bytes().to_vec())
-                .filter(|t| !t.is_empty())
-                .collect(),
+            tokens: tokens.into_iter().filter(|t| !t.token.is_empty()).collect(),
         }
     }
 
@@ -133,14 +197,21 @@ impl StaticTokens {
     }
 
     fn decide(&self, token: &str) -> AuthDecision {
+        use subtle::ConditionallySelectable as _;
         let given = token.as_bytes();
-        // Compare against every token, without stopping early, so timing tells nothing.
-        let mut ok = subtle::Choice::from(0u8);
-        for t in &self.tokens {
-            ok |= t.as_slice().ct_eq(given);
+        // Compare against every token, without stopping early, so timing tells nothing of
+        // which one (if any) matched.
+        let mut found = subtle::Choice::from(0u8);
+        let mut which = 0u64;
+        for (i, t) in self.tokens.iter().enumerate() {
+            let eq = t.token.as_slice().ct_eq(given);
+            which = u64::conditional_select(&which, &(i as u64), eq);
+            found |= eq;
         }
-        if bool::from(ok) {
-            AuthDecision::Allow
+        if bool::from(found) {
+            self.tokens
+                .get(usize::try_from(which).unwrap_or(usize::MAX))
+                .map_or(AuthDecision::Invalid, ApiToken::decision)
         } else {
             AuthDecision::Invalid
         }
