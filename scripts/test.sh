@@ -7,8 +7,9 @@
 #   4. cargo nextest run --no-fail-fast
 #   5. cargo test --doc
 #   6. cargo doc --no-deps with RUSTDOCFLAGS="-D warnings"
+#   7. cargo package of mcp-macros and mcp-runtime (built from the packaged sources)
 #
-# A failed install stops at once. Steps 2-6 all run; the script fails if any of them failed.
+# A failed install stops at once. Steps 2-7 all run; the script fails if any of them failed.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -68,6 +69,9 @@ step "cargo clippy -p mcp-runtime (without the redis feature)" cargo clippy -p m
 step "cargo nextest run --no-fail-fast" cargo nextest run --no-fail-fast
 step "cargo test --doc" cargo test --doc
 step "cargo doc --no-deps (-D warnings)" env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
+# The crates as they would be published: packaged, then built from the packaged sources alone
+# (mcp-runtime against the packaged mcp-macros), so a file left out of a package fails here.
+step "cargo package (mcp-macros, mcp-runtime)" cargo package -p mcp-macros -p mcp-runtime --locked
 
 if [ "${#failed[@]}" -gt 0 ]; then
     printf '\n==> FAILED after %ss:\n' "$((SECONDS - total))" >&2
