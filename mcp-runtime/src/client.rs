@@ -228,11 +228,7 @@ fn outcome(body: &[u8]) -> Result<Value, RpcError> {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_owned();
-        let err = RpcError::new(code, message);
-        return Err(match e.get("data") {
-            Some(d) => err.with_data(d.clone()),
-            None => err,
-        });
+        return Err(RpcError::from_wire(code, message, e.get("data").cloned()));
     }
     Ok(v.get_mut("result").map(Value::take).unwrap_or(Value::Null))
 }

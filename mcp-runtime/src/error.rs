@@ -410,6 +410,46 @@ impl RpcError {
         e
     }
 
+    /// The error read back from the wire (`code`, `message`, `data`): a -32602 whose `data` is
+    /// `{"key": ["message", ...]}` keeps its violations ([`Self::violation_list`]: key and
+    /// message; the pointer is the key's path, the keyword unknown); anything else keeps
+    /// `data` as is.
+    pub(crate) fn from_wire(code: i32, message: String, data: Option<Value>) -> Self {
+        let e = Self::new(code, message);
+        let Some(data) = data else {
+            return e;
+        };
+        let per_key = (code == codes::INVALID_PARAMS)
+            .then(|| data.as_object())
+            .flatten()
+            .filter(|m| {
+                !m.is_empty()
+                    && m.values()
+                        .all(|v| v.as_array().is_some_and(|a| a.iter().all(Value::is_string)))
+            });
+        let Some(per_key) = per_key else {
+            return e.with_data(data);
+        };
+        let list = per_key
+            .iter()
+            .flat_map(|(key, messages)| {
+                messages
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(move |m| Violation {
+                        key: key.clone(),
+                        pointer: format!("/{}", key.replace('.', "/")),
+                        keyword: Cow::Borrowed(""),
+                        message: m.as_str().unwrap_or_default().to_owned(),
+                    })
+            })
+            .collect();
+        let mut e = e;
+        e.0.data = Data::Violations { list, omitted: 0 };
+        e
+    }
+
     /// Marks a violations error as a failure of the input schema.
     pub(crate) fn schema_failure(mut self) -> Self {
         self.0.from_schema = true;

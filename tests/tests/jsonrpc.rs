@@ -1334,3 +1334,39 @@ async fn an_unknown_group_or_version_names_the_endpoints_there_are() {
     let r = p.get("/elsewhere").await;
     assert_eq!((r.status, r.body.as_str()), (404, ""));
 }
+
+#[tokio::test]
+async fn an_in_process_client_error_keeps_its_violations() {
+    let client = prod().client("mcp", 1);
+    let e = client
+        .call(
+            "Mail.send",
+            json!({"email": "nope", "subject": "", "text": "0123456789"}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), -32602);
+    let seen: Vec<(&str, &str, &str)> = e
+        .violation_list()
+        .expect("the violations")
+        .iter()
+        .map(|v| (v.key.as_str(), v.pointer.as_str(), v.message.as_str()))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (
+                "email",
+                "/email",
+                "This value is not a valid email address."
+            ),
+            ("subject", "/subject", "This value should not be blank.")
+        ]
+    );
+    // Rendered again, it is the wire's error.
+    assert_eq!(
+        e.to_wire(&Environment::PROD)["data"],
+        json!({"email": ["This value is not a valid email address."],
+            "subject": ["This value should not be blank."]})
+    );
+}

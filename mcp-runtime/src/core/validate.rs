@@ -26,7 +26,29 @@ pub(crate) fn check(info: &MethodInfo, params: &Value, cap: usize) -> Result<(),
     }
     let mut out = ViolationSink::with_cap(cap);
     let mut last: Option<(String, String)> = None;
+    let mut unknown_said = false;
     for err in validator.iter_errors(params) {
+        // A method without parameters: its schema has no `properties`, and the validator
+        // reports each member as a false schema at the root, without its name. Every member
+        // is unknown: said once, by name.
+        if matches!(err.kind(), ValidationErrorKind::FalseSchema)
+            && err.instance_path().as_str().is_empty()
+        {
+            if !unknown_said {
+                unknown_said = true;
+                let keys: Vec<&String> = params
+                    .as_object()
+                    .into_iter()
+                    .flat_map(|m| m.keys())
+                    .collect();
+                out.extend_with(keys.len(), |i| {
+                    let u = keys[i].as_str();
+                    let message = format!("Unknown parameter \"{}\"", crate::error::shown(u));
+                    violation(&[], Some(u), "additionalProperties", message)
+                });
+            }
+            continue;
+        }
         if let ValidationErrorKind::AdditionalProperties { unexpected } = err.kind() {
             let segments = if out.is_full() {
                 Vec::new()
@@ -203,6 +225,18 @@ mod tests {
         let registry = Registry::build([&PING]).unwrap();
         let info = registry.catalog("g", 1).unwrap().get("M.ping").unwrap();
         super::check(info, &params, MAX_VIOLATIONS).unwrap_err()
+    }
+
+    #[test]
+    fn a_method_without_parameters_names_the_unknown_ones() {
+        static NONE: MethodDef = crate::record::fixtures::method("M.none", &[]);
+        let registry = Registry::build([&NONE]).unwrap();
+        let info = registry.catalog("g", 1).unwrap().get("M.none").unwrap();
+        let e = super::check(info, &json!({"x": 1, "y": 2}), MAX_VIOLATIONS).unwrap_err();
+        assert_eq!(
+            e.to_wire(&Environment::PROD)["data"],
+            json!({"x": ["Unknown parameter \"x\""], "y": ["Unknown parameter \"y\""]})
+        );
     }
 
     /// 10 000 unknown parameters: 20 reported, then "... and 9980 more", on both faces'
