@@ -158,6 +158,29 @@ fn check_passes_with_a_one_line_summary() {
     let text = stdout(&out);
     assert_eq!(text.lines().count(), 1, "{text}");
     assert!(text.starts_with("catalog: ok:"), "{text}");
+    // The guide shows this very line.
+    assert!(
+        guide().contains(text.trim_end()),
+        "docs/guide/cli.md shows another: {text}"
+    );
+}
+
+/// `docs/guide/cli.md`.
+fn guide() -> String {
+    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/guide/cli.md"))
+        .expect("the CLI guide")
+}
+
+#[test]
+fn the_guide_shows_the_real_usage() {
+    let help = stdout(&run(&["--help"]));
+    let shown = guide()
+        .split("```text\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("the usage block")
+        .to_owned();
+    assert_eq!(shown, help);
 }
 
 #[test]

@@ -77,8 +77,14 @@ pub struct Cli {
     /// Serve one MCP group over stdin/stdout instead of HTTP (same as `stdio`)
     #[arg(long)]
     pub stdio: bool,
-    /// The MCP group of `--stdio`
-    #[arg(long, value_name = "G", default_value = "mcp", requires = "stdio")]
+    /// The MCP group of `--stdio` (default: the server's only MCP group, else `mcp`)
+    #[arg(
+        long,
+        value_name = "G",
+        default_value = "",
+        hide_default_value = true,
+        requires = "stdio"
+    )]
     pub group: String,
     /// The version of `--stdio`
     #[arg(long, value_name = "N", default_value_t = 1, requires = "stdio",
@@ -132,13 +138,38 @@ pub struct ServeArgs {
 /// A group and version.
 #[derive(Debug, Clone, Args)]
 pub struct Target {
-    /// The API group
-    #[arg(long, value_name = "G", default_value = "mcp")]
+    /// The API group (default: the server's only MCP group, else `mcp`; empty: that default)
+    #[arg(long, value_name = "G", default_value = "", hide_default_value = true)]
     pub group: String,
     /// The version of the group
     #[arg(long, value_name = "N", default_value_t = 1,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub version: u32,
+}
+
+impl Target {
+    /// This target with its group settled: the one given, else the server's only MCP group
+    /// (a crate whose one MCP group is `notes` needs no `--group`), else `mcp`.
+    pub fn settled(&self, server: &Server) -> Target {
+        if !self.group.is_empty() {
+            return self.clone();
+        }
+        let mut mcp: Vec<&str> = server
+            .registry()
+            .catalogs()
+            .filter(|c| c.group().is_mcp())
+            .map(|c| c.group().name())
+            .collect();
+        mcp.dedup();
+        let group = match mcp.as_slice() {
+            [only] => (*only).to_owned(),
+            _ => "mcp".to_owned(),
+        };
+        Target {
+            group,
+            version: self.version,
+        }
+    }
 }
 
 /// The options of `stdio`.
@@ -302,6 +333,7 @@ impl Cli {
                 allow_protected,
             }) => {
                 let server = build(builder.stdio_serves_protected(allow_protected))?;
+                let t = t.settled(&server);
                 endpoint(&server, &t)?;
                 tracing::debug!(group = %t.group, version = t.version, "serving MCP on stdio");
                 server
@@ -318,7 +350,7 @@ impl Cli {
             Command::Prompts(l) => print_list(builder, McpList::Prompts, &l).await,
             Command::Openrpc(l) => {
                 let server = build(builder)?;
-                let t = &l.target;
+                let t = &l.target.settled(&server);
                 let lang = language(&server, l.lang.as_deref());
                 let doc = server
                     .openrpc(&t.group, t.version, Some(lang))
@@ -329,15 +361,11 @@ impl Cli {
             Command::Postman(a) => {
                 let server = build(builder)?;
                 let l = &a.localized;
+                let t = l.target.settled(&server);
                 let lang = language(&server, l.lang.as_deref());
                 let doc = server
-                    .postman(
-                        &l.target.group,
-                        l.target.version,
-                        Some(lang),
-                        a.url.as_deref(),
-                    )
-                    .ok_or_else(|| unknown(&server, &l.target, false))?;
+                    .postman(&t.group, t.version, Some(lang), a.url.as_deref())
+                    .ok_or_else(|| unknown(&server, &t, false))?;
                 write_stdout(&doc)?;
                 Ok(ExitCode::SUCCESS)
             }
@@ -364,7 +392,7 @@ impl Cli {
 /// `Err` has the command's message: an unknown group or version, a group published over
 /// JSON-RPC only, invalid tool names.
 pub fn hosts(server: &Server, a: &HostsArgs, exe: &str) -> Result<String, String> {
-    let t = &a.target;
+    let t = &a.target.settled(server);
     let ep = endpoint(server, t)?;
     let site = server.site();
     let name: String = format!("{}-{}-v{}", site.name, t.group, t.version)
@@ -638,7 +666,7 @@ async fn print_list(
 /// `Err` has the command's message: an unknown group or version, a group published over
 /// JSON-RPC only, invalid tool names.
 pub async fn list(server: &Server, kind: McpList, l: &Localized) -> Result<Value, String> {
-    let ep = endpoint(server, &l.target)?;
+    let ep = endpoint(server, &l.target.settled(server))?;
     let lang = language(server, l.lang.as_deref());
     every_page(ep, kind, lang).await
 }

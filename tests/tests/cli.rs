@@ -41,8 +41,9 @@ fn stdio_flag_and_subcommand() {
     let cli = parse(&["--stdio", "--group", "g", "--version", "2"]);
     assert!(cli.stdio && cli.command.is_none());
     assert_eq!((cli.group.as_str(), cli.version), ("g", 2));
+    // No group given: settled against the server (its only MCP group, else `mcp`).
     let cli = parse(&["--stdio"]);
-    assert_eq!((cli.group.as_str(), cli.version), ("mcp", 1));
+    assert_eq!((cli.group.as_str(), cli.version), ("", 1));
     match parse(&["stdio", "--group", "g"]).command {
         Some(Command::Stdio(a)) => {
             assert_eq!((a.target.group.as_str(), a.target.version), ("g", 1));
@@ -63,7 +64,7 @@ fn tools_and_openrpc_take_a_group_a_version_and_a_language() {
     }
     match parse(&["openrpc"]).command {
         Some(Command::Openrpc(l)) => {
-            assert_eq!((l.target.group.as_str(), l.target.version), ("mcp", 1));
+            assert_eq!((l.target.group.as_str(), l.target.version), ("", 1));
             assert_eq!(l.lang, None);
         }
         other => panic!("{other:?}"),
@@ -89,7 +90,7 @@ fn the_resource_and_prompt_lists_take_a_group_a_version_and_a_language() {
         );
         assert_eq!(
             target(parse(&[cmd]).command),
-            ("mcp".to_owned(), 1, None),
+            (String::new(), 1, None),
             "{cmd}"
         );
         assert_eq!(
@@ -423,7 +424,7 @@ fn postman_and_hosts_take_a_group_a_version_and_a_url() {
         Some(Command::Hosts(a)) => {
             assert_eq!(
                 (a.target.group.as_str(), a.url.as_deref()),
-                ("mcp", Some("https://h/api"))
+                ("", Some("https://h/api"))
             );
             assert!(a.allow_protected);
         }
@@ -637,4 +638,53 @@ fn a_server_without_logging_says_where_it_listens_unless_quiet() {
         "JSON-RPC admin v1, conformance v1, internal v1, mcp v1; MCP admin v1, conformance v1, mcp v1"
     );
     assert!(!announced("quiet").contains("listening on"));
+}
+
+#[test]
+fn no_group_given_is_the_only_mcp_group_else_mcp() {
+    const NOTES: ApiGroup = ApiGroup::mcp("cli_notes");
+    static NOTE: MethodDef = MethodDef {
+        name: "Notes.count",
+        groups: &[NOTES],
+        since: 1,
+        removed_in: None,
+        docs: "Counts notes.",
+        params: &[],
+        annotations: ToolAnnotations::NONE,
+        output_schema: |_| None,
+        handler: Handler::Sync(count),
+        cache: None,
+        lock: None,
+        rate_limit: None,
+        task: mcp_runtime::TaskSupport::Forbidden,
+        transform: None,
+        location: SourceLocation {
+            file: file!(),
+            line: line!(),
+            rust_path: "cli::count",
+        },
+        states: &[],
+        scopes: &[],
+    };
+    fn count(_: RequestContext, _: Params) -> Result<Output, RpcError> {
+        Output::json(&0)
+    }
+    let default = Target {
+        group: String::new(),
+        version: 1,
+    };
+    let only = Server::builder()
+        .without_registered_methods()
+        .method(&NOTE)
+        .build()
+        .unwrap();
+    assert_eq!(default.settled(&only).group, "cli_notes");
+    // Several MCP groups: `mcp`; a group given stays.
+    let example = examples::server().unwrap();
+    assert_eq!(default.settled(&example).group, "mcp");
+    let given = Target {
+        group: "admin".into(),
+        version: 1,
+    };
+    assert_eq!(given.settled(&only).group, "admin");
 }
