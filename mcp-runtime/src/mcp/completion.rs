@@ -14,6 +14,28 @@ use crate::error::RpcError;
 pub const MAX_COMPLETION_VALUES: usize = 100;
 
 /// What a completion function is given.
+///
+/// The server's shared state is there too: `req.state::<Db>()` reaches what methods take as
+/// `State<Db>` (ids to complete from a store need no global).
+///
+/// ```
+/// use std::sync::Arc;
+/// use mcp_runtime::mcp::CompletionRequest;
+///
+/// struct Tags(Vec<&'static str>);
+///
+/// fn tags(req: &CompletionRequest) -> Vec<String> {
+///     let Some(tags) = req.state::<Tags>() else { return Vec::new() };
+///     tags.0.iter().filter(|t| t.starts_with(&req.value)).map(|t| t.to_string()).collect()
+/// }
+///
+/// let req = CompletionRequest {
+///     value: "ru".into(),
+///     ..CompletionRequest::default()
+/// }
+/// .with_state(Tags(vec!["rust", "ruby", "go"]));
+/// assert_eq!(tags(&req), ["rust", "ruby"]);
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CompletionRequest {
     /// The argument (or template variable) being completed.
@@ -22,6 +44,47 @@ pub struct CompletionRequest {
     pub value: String,
     /// The arguments already filled in (`context.arguments`, from revision 2025-06-18).
     pub arguments: BTreeMap<String, String>,
+    /// The server's shared state ([`Self::state`]).
+    pub states: States,
+}
+
+/// The shared state a [`CompletionRequest`] carries (the server's, or what a test gave it).
+#[derive(Clone, Default)]
+pub struct States(Option<std::sync::Arc<crate::context::StateMap>>);
+
+impl std::fmt::Debug for States {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("States")
+    }
+}
+
+/// Requests are compared by what was asked, not by the state they carry.
+impl PartialEq for States {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+impl Eq for States {}
+
+impl States {
+    pub(crate) fn of(map: std::sync::Arc<crate::context::StateMap>) -> Self {
+        Self(Some(map))
+    }
+}
+
+impl CompletionRequest {
+    /// The shared state of type `T` the server was built with (`ServerBuilder::state`).
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<std::sync::Arc<T>> {
+        self.states.0.as_ref()?.get::<T>()
+    }
+
+    /// This request with `value` among its state (for tests of a completion function).
+    pub fn with_state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        let mut map = self.states.0.as_deref().cloned().unwrap_or_default();
+        map.insert(value);
+        self.states = States(Some(std::sync::Arc::new(map)));
+        self
+    }
 }
 
 /// The values a completion function proposes.
@@ -168,7 +231,7 @@ mod tests {
         let req = CompletionRequest {
             argument: "a".into(),
             value: value.into(),
-            arguments: BTreeMap::new(),
+            ..CompletionRequest::default()
         };
         futures_util::FutureExt::now_or_never(f.complete(req))
             .expect("ready")

@@ -23,7 +23,7 @@ mod surface;
 pub(crate) mod tasks;
 pub(crate) mod tools;
 
-pub use completion::{Completer, Completion, CompletionRequest, IntoCompletion};
+pub use completion::{Completer, Completion, CompletionRequest, IntoCompletion, States};
 pub use content::{Content, EmbeddedResource, ToolOutput};
 pub use handler::{InvalidArguments, McpOptions};
 pub use input::{Elicited, RequestStateKeys, Root, SamplingRequest, SamplingResult};

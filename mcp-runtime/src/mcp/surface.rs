@@ -520,6 +520,7 @@ impl McpEndpoint {
                     argument: arg.to_owned(),
                     value: value.to_owned(),
                     arguments,
+                    states: super::completion::States::of(self.core.state().clone()),
                 };
                 // A panicking completion function is an error answer, as a method's panic is.
                 match std::panic::AssertUnwindSafe((c.complete)(req))

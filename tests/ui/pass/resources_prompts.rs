@@ -153,6 +153,7 @@ fn complete(defs: &[CompletionDef], argument: &str, value: &str) -> Completion {
         argument: argument.to_owned(),
         value: value.to_owned(),
         arguments: BTreeMap::new(),
+        ..CompletionRequest::default()
     };
     (def.complete)(req)
         .now_or_never()
