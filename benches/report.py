@@ -943,8 +943,11 @@ if ru and rl:
     w("**Rate limits.** A JSON-RPC call of `sum` and of `sum_limited` (a `rate_limit` no load reaches: "
       "every call decided, none refused), both as a caller known by its address, as the HTTP edge "
       f"makes it: {tc(ru)} and {tc(rl)}, so the in-process limiter costs {t(rl[0] - ru[0])} a call "
-      "(one lookup of the caller's time under a sharded lock). With Redis (`bench-features rate-redis`) "
-      "a decision is one script, one round trip: compare `cache-redis`, one `GET`, in the feature table.")
+      "(one lookup of the caller's time under a sharded lock).")
+    rd, rb = crit("rate_limit/redis_decide"), crit("rate_limit/redis_evalsha_bare")
+    if rd and rb:
+        w(f"With Redis a decision is one script, one round trip: {tc(rd)} against {tc(rb)} for a bare "
+          f"`EVALSHA` of a script that returns 0 on a local `redis-server` ({rd[0] / rb[0]:.2f}×).")
     w("")
 w("### tools/list and catalog size")
 w("")

@@ -424,7 +424,11 @@ stage_criterion() {
     [ -x "$exe" ] || die "no criterion bench executable"
     log "running the criterion benches on core $SERVER_CPU"
     rm -rf "$OUT/criterion"
-    CRITERION_HOME="$OUT/criterion" taskset -c "$SERVER_CPU" "$exe" --bench >"$OUT/criterion.txt"
+    # A private Redis for the Redis limiter against a bare EVALSHA (`rate_limit/redis_*`).
+    start_redis "$REDIS_PORT"
+    BENCH_REDIS_URL="redis://127.0.0.1:$REDIS_PORT" CRITERION_HOME="$OUT/criterion" \
+        taskset -c "$SERVER_CPU" "$exe" --bench >"$OUT/criterion.txt"
+    stop_redis
     # The same comparisons with bench-profile, the variants alternating within each round (criterion
     # runs them one after another, so a change in the machine's load lands between them).
     log "in process: 5 alternating rounds (tools/call paths, resources/read, prompts/get, tools/list 10 vs 10 000 tools)"

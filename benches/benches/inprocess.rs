@@ -8,7 +8,9 @@
 //!   and 10 000 tools (default page size 50, and pages of 10 so every page is the same size),
 //!   and the last page of the 10 000-tool catalog.
 //! - `rate_limit/*`: a JSON-RPC call of `sum` and of `sum_limited` (a rate limit no load
-//!   reaches: one decision per call, the caller given as an address as the HTTP edge makes it).
+//!   reaches: one decision per call, the caller given as an address as the HTTP edge makes it);
+//!   with `BENCH_REDIS_URL`, one decision of the Redis limiter (`RateStore::decide`, one script)
+//!   against a bare `EVALSHA` of a script that returns 0, on the same connection kind.
 //! - `startup/*`: building a server with 10 / 10 000 run-time methods.
 
 use std::hint::black_box;
@@ -66,6 +68,41 @@ fn rate_limit(c: &mut Criterion) {
             })
         });
     }
+    g.finish();
+}
+
+/// The Redis limiter's one round trip against a bare `EVALSHA` (only with `BENCH_REDIS_URL`).
+fn rate_limit_redis(c: &mut Criterion) {
+    use mcp_runtime::core::{RateStore, RedisStore};
+    let Ok(url) = std::env::var("BENCH_REDIS_URL") else {
+        return;
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let store = RedisStore::connect(&url).expect("a Redis URL");
+    let client = redis::Client::open(url.as_str()).expect("a Redis URL");
+    let mut bare = rt
+        .block_on(client.get_connection_manager())
+        .expect("Redis answers");
+    let script = redis::Script::new("return 0");
+    let (interval, tolerance) = (Duration::from_nanos(1), Duration::from_secs(3600));
+    let mut g = c.benchmark_group("rate_limit");
+    g.bench_function("redis_decide", |b| {
+        b.iter(|| {
+            rt.block_on(store.decide(black_box("bench:rl"), interval, tolerance))
+                .expect("decided")
+        })
+    });
+    g.bench_function("redis_evalsha_bare", |b| {
+        b.iter(|| {
+            let answer: i64 = rt
+                .block_on(script.prepare_invoke().invoke_async(&mut bare))
+                .expect("answered");
+            answer
+        })
+    });
     g.finish();
 }
 
@@ -150,6 +187,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = tools_call, rate_limit, resources_prompts, tools_list, startup
+    targets = tools_call, rate_limit, rate_limit_redis, resources_prompts, tools_list, startup
 }
 criterion_main!(benches);

@@ -241,6 +241,16 @@ impl Core {
     /// version, internal request id, the caller's subject (`enduser.id`, when the token
     /// validator identified one), outcome and duration.
     pub fn call<'a>(&'a self, req: CallRequest<'a>) -> Calling<'a> {
+        self.enter(req, true)
+    }
+
+    /// [`Self::call`] of a call already [charged](Self::charge) against its rate limit.
+    pub(crate) fn call_charged<'a>(&'a self, req: CallRequest<'a>) -> Calling<'a> {
+        self.enter(req, false)
+    }
+
+    /// The checks before a call runs: its scopes, then (when `metered`) its rate limit.
+    fn enter<'a>(&'a self, req: CallRequest<'a>, metered: bool) -> Calling<'a> {
         let CallRequest {
             catalog,
             info,
@@ -253,7 +263,8 @@ impl Core {
             return Calling(CallingState::Done(Some(Err(e))));
         }
         // Then the rate limit, before anything else is spent on the call.
-        if let Some(limit) = info.def.rate_limit.or(catalog.group().default_rate_limit()) {
+        let limit = info.def.rate_limit.or(catalog.group().default_rate_limit());
+        if let Some(limit) = limit.filter(|_| metered) {
             let (group, method) = (catalog.group().name(), info.def.name);
             if self.rates.is_shared() {
                 // One round trip to the shared store first; the call is built only if it
@@ -300,21 +311,6 @@ impl Core {
             .decide(group, method, &limit, caller)
             .await
             .map_err(|wait| rate_limited(method, caller, wait))
-    }
-
-    /// [`Self::call`] of a call already [charged](Self::charge) against its rate limit.
-    pub(crate) fn call_charged<'a>(&'a self, req: CallRequest<'a>) -> Calling<'a> {
-        let CallRequest {
-            catalog,
-            info,
-            params,
-            face,
-            extras,
-        } = req;
-        if let Err(e) = scoped(info, &extras) {
-            return Calling(CallingState::Done(Some(Err(e))));
-        }
-        self.admitted(catalog, info, params, face, extras)
     }
 
     /// [`Self::call`] once the caller may call.
