@@ -35,6 +35,14 @@ pub mod codes {
     pub const ASYNC_REQUEST: i32 = -32300;
     /// A batch request failed.
     pub const BATCH_ERROR: i32 = -32301;
+    /// MCP, handshake era: `resources/read` or `resources/subscribe` of a URI that names no
+    /// resource (`data.uri` names it); 2026-07-28 answers [`INVALID_PARAMS`] instead.
+    pub const RESOURCE_NOT_FOUND: i32 = -32002;
+    /// MCP 2026-07-28: an `Mcp-*` header does not mirror the request body (HTTP 400).
+    pub const HEADER_MISMATCH: i32 = -32020;
+    /// MCP 2026-07-28: the envelope names a protocol revision the server does not serve
+    /// (`data.supported` lists those it does; HTTP 400).
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
     /// MCP: the call needs a client capability the client did not declare (`data.requiredCapabilities`
     /// names it, e.g. `{"sampling":{}}`); HTTP 400 on 2026-07-28.
     pub const MISSING_CLIENT_CAPABILITY: i32 = -32021;

@@ -357,9 +357,9 @@ pub fn modern_status(code: i32) -> u16 {
         codes::INVALID_PARAMS
         | codes::INVALID_REQUEST
         | codes::PARSE_ERROR
-        | -32020
-        | -32021
-        | -32022 => 400,
+        | codes::HEADER_MISMATCH
+        | codes::MISSING_CLIENT_CAPABILITY
+        | codes::UNSUPPORTED_PROTOCOL_VERSION => 400,
         _ => 200,
     }
 }
@@ -677,7 +677,7 @@ impl McpEndpoint {
             return Err(self.error(
                 id,
                 Era::Modern,
-                -32022,
+                codes::UNSUPPORTED_PROTOCOL_VERSION,
                 "Unsupported protocol version",
                 Some(&data),
             ));

@@ -5,6 +5,7 @@
 pub(crate) mod cancel;
 pub mod completion;
 pub mod content;
+pub(crate) mod engine;
 pub(crate) mod handler;
 pub mod input;
 pub(crate) mod listen;

@@ -55,6 +55,12 @@ pub fn has_tasks(version: &str) -> bool {
     version == "2025-11-25"
 }
 
+/// The era of a batch sent at `version`, if that revision has batches: only 2025-03-26 does
+/// ("MUST support receiving"); 2025-06-18 removed them.
+pub fn batching(version: &str) -> Option<Era> {
+    (version == "2025-03-26").then_some(Era::Handshake("2025-03-26"))
+}
+
 /// Negotiates an `initialize`: echo a supported handshake revision, else offer the latest.
 pub fn negotiate(requested: Option<&str>) -> &'static str {
     requested

@@ -309,7 +309,7 @@ impl McpEndpoint {
         let code = if era.is_modern() {
             codes::INVALID_PARAMS
         } else {
-            -32002
+            codes::RESOURCE_NOT_FOUND
         };
         let data = serde_json::json!({ "uri": shown(uri) });
         self.error(id, era, code, "Resource not found", Some(&data))

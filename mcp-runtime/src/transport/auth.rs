@@ -22,7 +22,7 @@ pub use futures_util::future::BoxFuture;
 use subtle::ConstantTimeEq;
 
 use crate::context::Face;
-use crate::error::RpcError;
+use crate::error::{RpcError, codes};
 
 /// What a validator decides.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -450,19 +450,19 @@ impl Guard {
             None => (
                 StatusCode::UNAUTHORIZED,
                 format!("Bearer resource_metadata=\"{metadata}\""),
-                -32401,
+                codes::TOKEN_NOT_SENT,
                 "Unauthorized: a bearer token is required",
             ),
             Some(AuthDecision::InsufficientScope(scopes)) => (
                 StatusCode::FORBIDDEN,
                 insufficient_scope(scopes, &metadata),
-                -32403,
+                codes::INVALID_TOKEN,
                 "Forbidden: insufficient scope",
             ),
             Some(_) => (
                 StatusCode::UNAUTHORIZED,
                 format!("Bearer error=\"invalid_token\", resource_metadata=\"{metadata}\""),
-                -32401,
+                codes::TOKEN_NOT_SENT,
                 "Unauthorized: invalid token",
             ),
         };

@@ -21,7 +21,9 @@ use crate::context::{CallExtras, CancelSignal, Notifier};
 use crate::edge::policy::Policy;
 use crate::edge::read::{self, Body as Read, Dialect, Incoming};
 use crate::edge::write;
+use crate::error::codes;
 use crate::mcp::LogLevel;
+use crate::mcp::engine::{self, Kind, Route};
 use crate::mcp::handler::{Answer, McpEndpoint, Message, error_body, set_level_param};
 use crate::mcp::protocol::{self, Era};
 use crate::mcp::session::{Found, SessionState, SessionStore};
@@ -65,7 +67,7 @@ fn plain_error(status: StatusCode, code: i32, message: &str) -> Response {
 pub(super) fn busy() -> Response {
     plain_error(
         StatusCode::SERVICE_UNAVAILABLE,
-        -32603,
+        codes::INTERNAL_ERROR,
         "Server busy: too many calls in progress, try again later",
     )
 }
@@ -221,7 +223,7 @@ async fn session_of<'h>(
     let Some(sid) = header(headers, SESSION) else {
         return Err(plain_error(
             StatusCode::BAD_REQUEST,
-            -32600,
+            codes::INVALID_REQUEST,
             "Bad Request: Missing session ID",
         ));
     };
@@ -237,17 +239,29 @@ async fn session_of<'h>(
 /// 503 when the session store fails or is full. Its message is the store's own, written for
 /// clients (a Redis store logs the Redis error and says only that it is unavailable).
 pub(super) fn store_unavailable(e: &crate::RpcError) -> Response {
-    plain_error(StatusCode::SERVICE_UNAVAILABLE, -32603, e.message())
+    plain_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        codes::INTERNAL_ERROR,
+        e.message(),
+    )
 }
 
 /// A `Last-Event-ID` naming no stream this session can resume (here, or in the shared store
 /// when sessions are shared).
 fn missing_stream() -> Response {
-    plain_error(StatusCode::NOT_FOUND, -32600, "Stream not found")
+    plain_error(
+        StatusCode::NOT_FOUND,
+        codes::INVALID_REQUEST,
+        "Stream not found",
+    )
 }
 
 pub(super) fn missing_session() -> Response {
-    plain_error(StatusCode::NOT_FOUND, -32600, "Session not found")
+    plain_error(
+        StatusCode::NOT_FOUND,
+        codes::INVALID_REQUEST,
+        "Session not found",
+    )
 }
 
 /// Who asks, and in which language: what every call of one request gets.
@@ -327,7 +341,7 @@ fn post_request(
             Err(refused) => return refused,
         };
         if let Some(p) = &route.ep.poison {
-            return plain_error(StatusCode::INTERNAL_SERVER_ERROR, -32603, p);
+            return plain_error(StatusCode::INTERNAL_SERVER_ERROR, codes::INTERNAL_ERROR, p);
         }
         let body = match route.policy.read(body).await {
             Ok(b) => b,
@@ -423,9 +437,9 @@ async fn post_body(
         Ok(Read::Batch(items)) => return Box::pin(batch(ep, headers, items, caller)).await,
         Err(read::ReadError::Syntax) => {
             let parse = StatusCode::from_u16(dialect.parse_error_status).unwrap_or(status);
-            return plain_error(parse, -32700, "Parse error");
+            return plain_error(parse, codes::PARSE_ERROR, "Parse error");
         }
-        Err(e) => return plain_error(status, -32600, e.error().message()),
+        Err(e) => return plain_error(status, codes::INVALID_REQUEST, e.error().message()),
     };
     let call = match item {
         Ok(Incoming::Call(call)) if call.id.is_some() => call,
@@ -441,7 +455,7 @@ async fn post_body(
             }
             return accepted();
         }
-        Ok(Incoming::Call(n)) if n.method == "notifications/cancelled" => {
+        Ok(Incoming::Call(n)) if Kind::of(&n.method) == Kind::Cancelled => {
             // Cancels a call of this session running on its stream (handshake era).
             if let Some(sid) = header(headers, SESSION) {
                 let params = n.params.and_then(|p| serde_json::from_str(p.get()).ok());
@@ -474,21 +488,14 @@ async fn post_body(
             .insert(super::auth::ScopeChallenge(scopes));
         return res;
     }
-    let hdr_version = header(headers, VERSION);
-    // Modern when the body carries a `_meta` revision or the header names a non-handshake one;
-    // a request on a legacy session with a handshake header stays on that session's era.
-    let on_session = headers.contains_key(SESSION)
-        && hdr_version.is_some_and(|v| protocol::handshake_version(v).is_some());
-    // An `initialize` carrying the modern `_meta` is a 2026-07-28 request (answered 404: the
-    // method is gone); a plain one stays legacy whatever its header.
-    let modern = !on_session
-        && (msg.meta_version().is_some()
-            || (msg.method != "initialize"
-                && hdr_version.is_some_and(|v| protocol::handshake_version(v).is_none())));
-    if modern {
-        return modern_request(route, headers, accept, &mut msg, caller).await;
-    }
-    let version = hdr_version.and_then(protocol::handshake_version);
+    let version = match engine::route(
+        &msg,
+        header(headers, VERSION),
+        headers.contains_key(SESSION),
+    ) {
+        Route::Modern => return modern_request(route, headers, accept, &mut msg, caller).await,
+        Route::Handshake(version) => version,
+    };
     match &ep.sessions {
         // Not boxed: this future is boxed whole by `post_request`, and `on_store` weighs
         // little more than the stateless path beside it.
@@ -505,7 +512,9 @@ async fn post_body(
             .await
         }
         // Boxed: once per session, and its future would weigh on every call's.
-        None if msg.method == "initialize" => Box::pin(initialize(ep, msg, caller)).await,
+        None if Kind::of(&msg.method) == Kind::Initialize => {
+            Box::pin(initialize(ep, msg, caller)).await
+        }
         None => {
             handshake_request(
                 route,
@@ -532,7 +541,7 @@ async fn on_store(
     caller: &Caller,
 ) -> Response {
     let ep = &route.ep;
-    if msg.method == "initialize" {
+    if Kind::of(&msg.method) == Kind::Initialize {
         // Boxed, as the rare requests below: their futures would weigh on every call's.
         return Box::pin(initialize_session(ep, store, std::mem::take(msg), caller)).await;
     }
@@ -541,16 +550,13 @@ async fn on_store(
             // Read in place: only the two requests that change the state copy it out.
             let (stored_version, log_level) = SessionState::call_view(&text);
             let version = version.or_else(|| protocol::handshake_version(stored_version));
-            if msg.method == "logging/setLevel" {
+            let kind = Kind::of(&msg.method);
+            if kind == Kind::SetLevel {
                 let state = SessionState::parse(&text);
                 let msg = std::mem::take(msg);
                 return Box::pin(set_level(ep, store, sid, state, msg, version, caller)).await;
             }
-            if matches!(
-                msg.method.as_str(),
-                "resources/subscribe" | "resources/unsubscribe"
-            ) && ep.offered().resources
-            {
+            if kind == Kind::Subscription && ep.offered().resources {
                 let era = Era::Handshake(version.unwrap_or(protocol::DEFAULT_NEGOTIATED));
                 let state = SessionState::parse(&text);
                 let msg = std::mem::take(msg);
@@ -696,7 +702,7 @@ async fn handshake_request(
         .progress_token()
         .is_some_and(|t| route.ep.progress_token_ok(t));
     // `tasks/result` too: it relays the task's questions on its stream.
-    let sse = (McpEndpoint::is_call(&msg.method) || msg.method == "tasks/result")
+    let sse = Kind::of(&msg.method).may_stream()
         && accept.sse
         && accept.given
         && (session.is_some() || wants_progress);
@@ -799,7 +805,7 @@ async fn stream_or_json(
                     status: 200,
                     body: error_body(
                         id.as_ref(),
-                        -32603,
+                        codes::INTERNAL_ERROR,
                         &format!(
                             "The call ran past the SSE limit of {} ms",
                             limit.as_millis()
@@ -894,7 +900,8 @@ async fn modern_request(
     if let Err(a) = ep.check_modern_keys(msg) {
         return answer_response(a);
     }
-    let mismatch = |m: &str| answer_response(ep.error(id, Era::Modern, -32020, m, None));
+    let mismatch =
+        |m: &str| answer_response(ep.error(id, Era::Modern, codes::HEADER_MISMATCH, m, None));
     if header(headers, VERSION) != msg.meta_version() {
         return mismatch(
             "mcp-protocol-version header does not match the request envelope's protocol version",
@@ -909,13 +916,7 @@ async fn modern_request(
         return mismatch("mcp-method header does not match the request body's method");
     }
     // SEP-2243: the header mirrors the body's name (tools, prompts) or URI (resources).
-    let named = match msg.method.as_str() {
-        "tools/call" | "prompts/get" => Some("name"),
-        "resources/read" => Some("uri"),
-        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
-        _ => None,
-    };
-    if let Some(key) = named {
+    if let Some(key) = engine::named_param(&msg.method) {
         let given = header(headers, MCP_NAME).and_then(decode_header_value);
         let body = msg
             .params
@@ -928,21 +929,22 @@ async fn modern_request(
             ));
         }
     }
-    if msg.method == "tools/call"
+    if engine::is_tool_call(&msg.method)
         && !ep.mirrored.is_empty()
         && let Some(mirrors) = msg.param_name().and_then(|n| ep.mirrored.get(n))
         && let Err(m) = check_mirrored(mirrors, headers, msg)
     {
         return mismatch(&m);
     }
-    if msg.method == "subscriptions/listen" {
+    let kind = Kind::of(&msg.method);
+    if kind == Kind::Listen {
         return super::changes::listen(route, msg, caller);
     }
     let wants_progress = msg
         .progress_token()
         .is_some_and(|t| ep.progress_token_ok(t));
     let wants_logs = matches!(msg.meta().log_level(), Ok(Some(_)));
-    if McpEndpoint::is_call(&msg.method) && (wants_progress || wants_logs) && accept.sse {
+    if kind == Kind::Call && (wants_progress || wants_logs) && accept.sse {
         return stream_or_json(route, msg, Era::Modern, None, None, caller).await;
     }
     json_answer(ep, msg, Era::Modern, None, caller).await
@@ -959,7 +961,7 @@ async fn batch<'b>(
     let reject = || {
         plain_error(
             StatusCode::BAD_REQUEST,
-            -32600,
+            codes::INVALID_REQUEST,
             "Body must be a single JSON-RPC request or notification object",
         )
     };
@@ -970,12 +972,10 @@ async fn batch<'b>(
             Err(answer) => return answer,
         }
     }
-    if version.as_deref().unwrap_or(protocol::DEFAULT_NEGOTIATED) != "2025-03-26"
-        || items.is_empty()
-    {
+    let batching = version.as_deref().unwrap_or(protocol::DEFAULT_NEGOTIATED);
+    let Some(era) = protocol::batching(batching).filter(|_| !items.is_empty()) else {
         return reject();
-    }
-    let era = Era::Handshake("2025-03-26");
+    };
     let depth = ep.limits.depth;
     let calls = items.into_iter().map(|item| async move {
         let call = match item {
@@ -988,10 +988,10 @@ async fn batch<'b>(
             }
         };
         match Message::from_call(call, depth) {
-            Ok(m) if m.method == "initialize" => Some(
+            Ok(m) if Kind::of(&m.method) == Kind::Initialize => Some(
                 error_body(
                     m.id.as_ref(),
-                    -32600,
+                    codes::INVALID_REQUEST,
                     "Invalid Request: initialize cannot be batched",
                     None,
                 )
@@ -1020,12 +1020,11 @@ async fn session_route<'r>(
     if let Some(p) = &route.ep.poison {
         return Err(Box::new(plain_error(
             StatusCode::INTERNAL_SERVER_ERROR,
-            -32603,
+            codes::INTERNAL_ERROR,
             p,
         )));
     }
-    let modern =
-        header(&parts.headers, VERSION).is_some_and(|v| protocol::handshake_version(v).is_none());
+    let modern = engine::is_modern_header(header(&parts.headers, VERSION));
     match (&route.ep.sessions, modern) {
         (Some(store), false) => Ok((store, admitted)),
         _ => Err(Box::new(method_not_allowed("POST"))),

@@ -1,28 +1,22 @@
 //! MCP over stdio: newline-delimited JSON-RPC on stdin/stdout; logs go to stderr; the server
 //! exits when stdin closes (after answering what is in flight).
 //!
-//! Lines are read by the edge's reader (MCP dialect), at most [`crate::Limits::body_bytes`]
-//! each; at most [`crate::Limits::detached_calls`] calls run at once (one more is refused with
-//! -32603, never queued: reading goes on, since a running call may wait for the client's answer
-//! to a question it asked), and progress tokens obey the same bound as over HTTP. The
-//! connection is the handshake era's session: a call asks its client on stdout and the answer
-//! comes back on stdin; `notifications/cancelled` cancels a running call (it is not answered).
+//! This is framing only: lines of at most [`crate::Limits::body_bytes`] each go to the
+//! connection's MCP engine ([`crate::mcp::engine::Connection`]), which decides everything the
+//! protocol says (the connection is the handshake era's session; at most
+//! [`crate::Limits::detached_calls`] calls run at once, one more is refused, never queued,
+//! since a running call may wait for the client's answer on this same input); this loop writes
+//! the frames it is given, runs the calls and pumps change notices into the streams.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
-use crate::context::{CallExtras, ClientInput, Notifier};
-use crate::edge::read::{self, Body, Dialect, Incoming};
-use crate::mcp::cancel::Running;
-use crate::mcp::handler::{McpEndpoint, Message, error_body};
-use crate::mcp::input::{StreamInput, Waiters};
+use crate::context::Notifier;
+use crate::mcp::engine::{Connection, Effect};
+use crate::mcp::handler::McpEndpoint;
 use crate::mcp::listen::Filter;
-use crate::mcp::protocol::{self, Era};
-
-/// The session key of the connection's calls and questions (one connection, one session).
-const CONNECTION: &str = "stdio";
 
 struct LineNotifier(mpsc::UnboundedSender<Vec<u8>>);
 
@@ -53,17 +47,20 @@ impl Drop for Watch {
 
 /// Forwards the changes `filter` lets through to the output until `limit` (`None`: the
 /// connection's life); a listen stream then gets its final result. Resource updates come for
-/// the URIs watched only: the filter's, or the session's `subscriptions` as they change.
+/// the URIs watched only: the filter's, or the session's `subscriptions` as they change. The
+/// engine's `slot` is held while the stream is open.
 fn forward(
     ep: &McpEndpoint,
     tx: mpsc::UnboundedSender<Vec<u8>>,
     mut filter: Filter,
     subscriptions: Option<tokio::sync::watch::Receiver<Vec<String>>>,
     limit: Option<std::time::Duration>,
+    slot: Option<Arc<()>>,
 ) -> tokio::task::JoinHandle<()> {
     let mut feed = ep.core.changes().feed();
     feed.watch(&filter.uris);
     tokio::spawn(async move {
+        let _slot = slot;
         if filter.subscription.is_some() && tx.send(filter.ack()).is_err() {
             return;
         }
@@ -150,7 +147,8 @@ async fn next_line<R: AsyncBufRead + Unpin>(r: &mut R, max: usize) -> std::io::R
     }
 }
 
-/// Serves one endpoint over any reader/writer pair (stdin/stdout in `serve`).
+/// Serves one endpoint over any reader/writer pair (stdin/stdout in `serve`): the lines go to
+/// the connection's engine, and its effects are carried out here.
 pub async fn serve_io<R, W>(ep: Arc<McpEndpoint>, input: R, mut output: W) -> std::io::Result<()>
 where
     R: AsyncRead + Unpin,
@@ -165,217 +163,57 @@ where
         }
         Ok::<_, std::io::Error>(())
     });
-    let limits = ep.limits.clone();
-    let calls = Arc::new(tokio::sync::Semaphore::new(limits.detached_calls));
-    // The revision negotiated by `initialize` (the handshake era is scoped to the process).
-    let negotiated: Arc<Mutex<Option<&'static str>>> = Arc::default();
-    let mut log_level: Option<crate::mcp::LogLevel> = None;
-    // The connection is the session: the client capabilities `initialize` declared (calls may
-    // ask the client), requests sent to it waiting for answers, and the calls it may cancel.
-    let mut client_caps = serde_json::Value::Object(serde_json::Map::new());
-    let waiters: Arc<Waiters> = Arc::default();
-    let running = Running::default();
+    let max = ep.limits.body_bytes;
+    let mut engine = Connection::new(ep.clone());
     let mut watch = Watch::default();
     let mut tasks = tokio::task::JoinSet::new();
+    let mut effects = Vec::new();
     let mut input = BufReader::new(input);
     loop {
-        let line = match next_line(&mut input, limits.body_bytes).await? {
+        match next_line(&mut input, max).await? {
             Line::End => break,
-            Line::TooLong => {
-                let m = format!(
-                    "Invalid Request: message larger than {} bytes",
-                    limits.body_bytes
-                );
-                let _ = tx.send(error_body(None, -32600, &m, None));
-                continue;
-            }
-            Line::Text(line) => line,
-        };
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
+            Line::TooLong => effects.push(engine.too_long()),
+            Line::Text(line) if line.iter().all(u8::is_ascii_whitespace) => continue,
+            Line::Text(line) => engine.receive(&line, &mut effects),
         }
         // Finished tasks are reaped as we go: the set holds only what is in flight.
         while tasks.try_join_next().is_some() {}
-        if let Some(p) = &ep.poison {
-            let _ = tx.send(error_body(None, -32603, p, None));
-            continue;
-        }
-        let call = match read::read(&line, Dialect::MCP, 1) {
-            Ok(Body::Single(Ok(Incoming::Call(call)))) if call.id.is_some() => call,
-            Ok(Body::Single(Ok(Incoming::Call(n)))) if n.method == "notifications/cancelled" => {
-                // On stdio the client ends a listen stream this way (other requests finish).
-                let id = n
-                    .params
-                    .and_then(|p| serde_json::from_str::<serde_json::Value>(p.get()).ok())
-                    .and_then(|p| p.get("requestId").map(ToString::to_string));
-                if let Some(task) = id.and_then(|id| watch.listens.remove(&id)) {
-                    task.abort();
+        for effect in effects.drain(..) {
+            match effect {
+                Effect::Send(frame) => {
+                    let _ = tx.send(frame);
                 }
-                let params = n.params.and_then(|p| serde_json::from_str(p.get()).ok());
-                running.cancel(CONNECTION, params.as_ref());
-                continue;
-            }
-            Ok(Body::Single(Ok(Incoming::Response(reply)))) => {
-                // The client's answer to a request a call sent it (handshake era).
-                if let Some(id) = reply.id {
-                    waiters.deliver(
-                        CONNECTION,
-                        id.get(),
-                        reply.result.map(|r| r.get()),
-                        reply.error.map(|e| e.get()),
-                    );
-                }
-                continue;
-            }
-            Ok(Body::Single(Ok(_))) => continue,
-            Ok(Body::Single(Err(inv))) => {
-                let id = read::id_value(inv.id);
-                let e = inv.error;
-                let _ = tx.send(error_body(id.as_ref(), e.code(), e.message(), None));
-                continue;
-            }
-            Ok(Body::Batch(_)) | Err(read::ReadError::TooManyItems { .. }) => {
-                let m = "Batches are not supported on stdio";
-                let _ = tx.send(error_body(None, -32600, m, None));
-                continue;
-            }
-            Err(read::ReadError::Syntax) => {
-                let _ = tx.send(error_body(None, -32700, "Parse error", None));
-                continue;
-            }
-        };
-        let mut msg = match Message::from_call(call, limits.depth) {
-            Ok(msg) => msg,
-            Err((id, e)) => {
-                let _ = tx.send(error_body(id.as_ref(), e.code(), e.message(), None));
-                continue;
-            }
-        };
-        let era = if msg.meta_version().is_some() {
-            if let Err(a) = ep.check_modern_meta(&msg) {
-                let _ = tx.send(a.body.into_vec());
-                continue;
-            }
-            Era::Modern
-        } else {
-            if msg.method == "initialize" {
-                let requested = msg.requested_version();
-                if let Ok(mut n) = negotiated.lock() {
-                    *n = Some(protocol::negotiate(requested));
-                }
-                client_caps = crate::mcp::input::kept_capabilities(
-                    msg.params.as_ref().and_then(|p| p.get("capabilities")),
-                );
-            }
-            let v = negotiated
-                .lock()
-                .ok()
-                .and_then(|n| *n)
-                .unwrap_or(protocol::LATEST_HANDSHAKE);
-            // The connection is the session: its level applies to the calls that follow.
-            if msg.method == "logging/setLevel"
-                && let Ok(level) = crate::mcp::handler::set_level_param(&msg)
-            {
-                log_level = Some(level);
-            }
-            Era::Handshake(v)
-        };
-        let offered = ep.offered();
-        match (era, msg.method.as_str()) {
-            (Era::Handshake(_), "initialize") if watch.forwarding.is_none() => {
-                let filter = Filter::session(offered, Vec::new());
-                let subs = Some(watch.subscriptions.subscribe());
-                let task = forward(&ep, tx.clone(), filter, subs, None);
-                watch.forwarding = Some(task.abort_handle());
-            }
-            (Era::Handshake(_), "resources/subscribe" | "resources/unsubscribe")
-                if offered.resources =>
-            {
-                let mut applied = Ok(());
-                watch.subscriptions.send_if_modified(|subs| {
-                    let before = subs.len();
-                    applied = ep.apply_subscription(subs, &msg, era);
-                    applied.is_ok() && subs.len() != before
-                });
-                let answer = match applied {
-                    Ok(()) => ep.ok(msg.id.as_ref(), era, b""),
-                    Err(answer) => answer,
-                };
-                let _ = tx.send(answer.body.into_vec());
-                continue;
-            }
-            (Era::Modern, "subscriptions/listen") => {
-                let id = msg.id.clone().unwrap_or_default();
-                match Filter::listen(
-                    id.clone(),
-                    msg.params.as_ref(),
-                    msg.meta(),
-                    offered,
-                    limits.subscriptions,
-                    limits.subscription_bytes,
-                ) {
-                    Ok(filter) => {
-                        watch.listens.retain(|_, t| !t.is_finished());
-                        if watch.listens.len() >= limits.sse_streams {
-                            let m = "too many listen streams on this connection";
-                            let _ = tx.send(error_body(Some(&id), -32603, m, None));
-                        } else {
-                            let task =
-                                forward(&ep, tx.clone(), filter, None, Some(limits.listen_timeout));
-                            watch.listens.insert(id.to_string(), task.abort_handle());
+                Effect::Call(call) => {
+                    let tx = tx.clone();
+                    tasks.spawn(async move {
+                        let notifier = Arc::new(LineNotifier(tx.clone()));
+                        if let Some(answer) = call.run(notifier).await {
+                            let _ = tx.send(answer);
                         }
-                    }
-                    Err(e) => {
-                        let _ = tx.send(error_body(Some(&id), e.code(), e.message(), None));
+                    });
+                }
+                Effect::WatchSession(filter) => {
+                    let subs = Some(watch.subscriptions.subscribe());
+                    let task = forward(&ep, tx.clone(), filter, subs, None, None);
+                    watch.forwarding = Some(task.abort_handle());
+                }
+                Effect::Subscriptions(uris) => {
+                    watch.subscriptions.send_replace(uris);
+                }
+                Effect::Listen(listen) => {
+                    watch.listens.retain(|_, t| !t.is_finished());
+                    let until = Some(listen.until);
+                    let slot = Some(listen.slot);
+                    let task = forward(&ep, tx.clone(), listen.filter, None, until, slot);
+                    watch.listens.insert(listen.id, task.abort_handle());
+                }
+                Effect::EndListen(id) => {
+                    if let Some(task) = watch.listens.remove(&id) {
+                        task.abort();
                     }
                 }
-                continue;
             }
-            _ => {}
         }
-        // Past the bound a call is refused, not queued: reading must go on, since the calls
-        // running may wait for the client's answers on this same input.
-        let Ok(permit) = calls.clone().try_acquire_owned() else {
-            let m = "Server busy: too many calls in progress, try again later";
-            let _ = tx.send(error_body(msg.id.as_ref(), -32603, m, None));
-            continue;
-        };
-        let registered = msg
-            .id
-            .as_ref()
-            .and_then(|id| running.register(CONNECTION, id, limits.detached_calls));
-        let ep = ep.clone();
-        let tx = tx.clone();
-        let handshake_input =
-            matches!(era, Era::Handshake(_)).then(|| (client_caps.clone(), waiters.clone()));
-        tasks.spawn(async move {
-            let notifier: Arc<dyn Notifier> = Arc::new(LineNotifier(tx.clone()));
-            let cancel = registered.as_ref().map(|r| r.signal.clone());
-            let input = handshake_input.map(|(caps, waiters)| {
-                Arc::new(StreamInput::new(
-                    notifier.clone(),
-                    crate::mcp::input::Capabilities::parsed(caps),
-                    waiters,
-                    Arc::from(CONNECTION),
-                    ep.limits.clone(),
-                )) as Arc<dyn ClientInput>
-            });
-            let mut extras = CallExtras {
-                notifier: Some(notifier),
-                log_level,
-                input,
-                cancel: cancel.clone(),
-                // One peer per connection: its shares are its own.
-                caller: Some(crate::context::Caller::local()),
-                ..CallExtras::default()
-            };
-            let answer = ep.serve(&mut msg, era, &mut extras).await;
-            // A cancelled call is not answered.
-            if !cancel.is_some_and(|c| c.is_cancelled()) {
-                let _ = tx.send(answer.body.into_vec());
-            }
-            drop((permit, registered));
-        });
     }
     while tasks.join_next().await.is_some() {}
     drop(watch);

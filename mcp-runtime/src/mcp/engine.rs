@@ -1,0 +1,758 @@
+//! The MCP protocol without I/O, as quinn-proto is beside quinn: framed messages in,
+//! [`Effect`]s out. The engine owns what the protocol decides (which era a message is in,
+//! `initialize` and the negotiated revision, the client's capabilities, the log level,
+//! cancellation, the client's answers, subscriptions and listen streams, the bound on running
+//! calls); an adapter only carries frames, runs the calls it is handed and pumps change
+//! notices into the streams it is told to open.
+//!
+//! [`Connection`] is one connection's protocol (stdio: the connection is the handshake era's
+//! session). [`Kind`] and [`route`] are the vocabulary and era detection every transport
+//! shares, so that no method name or revision is spelled under `transport/`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use crate::context::{CallExtras, Caller, ClientInput, Notifier};
+use crate::edge::read::{self, Body, Dialect, Incoming};
+use crate::error::{RpcError, codes};
+use crate::mcp::LogLevel;
+use crate::mcp::cancel::{Registered, Running};
+use crate::mcp::handler::{McpEndpoint, Message, error_body, set_level_param};
+use crate::mcp::input::{Capabilities, StreamInput, Waiters, kept_capabilities};
+use crate::mcp::listen::Filter;
+use crate::mcp::protocol::{self, Era};
+
+/// What a message asks of the protocol, before any face sees it: the methods the engine
+/// itself decides on, and the calls it hands to the faces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// `initialize` (handshake era): negotiates the revision, keeps the client's capabilities.
+    Initialize,
+    /// `logging/setLevel` (handshake era): the session's level for the calls that follow.
+    SetLevel,
+    /// `resources/subscribe` or `resources/unsubscribe` (handshake era): the session's list.
+    Subscription,
+    /// `subscriptions/listen` (2026-07-28): a stream of change notices.
+    Listen,
+    /// `notifications/cancelled`: stops a running call (or, on stdio, a listen stream).
+    Cancelled,
+    /// A method that runs user code and may send notifications while it runs (progress,
+    /// logs, questions to the client), so a transport may answer it on a stream.
+    Call,
+    /// `tasks/result` (2025-11-25): relays the task's questions on its stream.
+    TaskResult,
+    /// Anything else: answered by the faces at once.
+    Other,
+}
+
+impl Kind {
+    /// The kind of `method`.
+    pub(crate) fn of(method: &str) -> Kind {
+        match method {
+            "initialize" => Kind::Initialize,
+            "logging/setLevel" => Kind::SetLevel,
+            "resources/subscribe" | "resources/unsubscribe" => Kind::Subscription,
+            "subscriptions/listen" => Kind::Listen,
+            "notifications/cancelled" => Kind::Cancelled,
+            "tasks/result" => Kind::TaskResult,
+            m if McpEndpoint::is_call(m) => Kind::Call,
+            _ => Kind::Other,
+        }
+    }
+
+    /// Whether a transport may answer it on a stream (it may notify or ask while it runs).
+    pub(crate) fn may_stream(self) -> bool {
+        matches!(self, Kind::Call | Kind::TaskResult)
+    }
+}
+
+/// The parameter a 2026-07-28 `Mcp-Name` header mirrors for `method` (SEP-2243): the tool's or
+/// prompt's name, the resource's URI, the task's id.
+pub(crate) fn named_param(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
+        _ => None,
+    }
+}
+
+/// Whether `method` is a tool call (the only kind whose arguments headers may mirror).
+pub(crate) fn is_tool_call(method: &str) -> bool {
+    method == "tools/call"
+}
+
+/// Which era an HTTP request is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Route {
+    /// 2026-07-28: the request carries its revision.
+    Modern,
+    /// The handshake era, at the revision the `MCP-Protocol-Version` header names, if it names
+    /// a known one (else the session's, or the default).
+    Handshake(Option<&'static str>),
+}
+
+/// The era of a message that arrived over HTTP with `header` as its `MCP-Protocol-Version`,
+/// on a session (`Mcp-Session-Id` sent) or not. Modern when the body carries a `_meta`
+/// revision or the header names a non-handshake one; a request on a session with a
+/// handshake header stays on the session's era; a plain `initialize` is the handshake's
+/// whatever its header (one carrying the modern `_meta` is a 2026-07-28 request, where the
+/// method is gone).
+pub(crate) fn route(msg: &Message, header: Option<&str>, on_session: bool) -> Route {
+    let handshake_header = header.and_then(protocol::handshake_version);
+    let on_session = on_session && handshake_header.is_some();
+    let modern = !on_session
+        && (msg.meta_version().is_some()
+            || (Kind::of(&msg.method) != Kind::Initialize
+                && header.is_some()
+                && handshake_header.is_none()));
+    if modern {
+        Route::Modern
+    } else {
+        Route::Handshake(handshake_header)
+    }
+}
+
+/// Whether an `MCP-Protocol-Version` header names a modern revision (no session, no `GET`).
+pub(crate) fn is_modern_header(header: Option<&str>) -> bool {
+    header.is_some_and(|v| protocol::handshake_version(v).is_none())
+}
+
+/// What the adapter does for the engine.
+pub(crate) enum Effect {
+    /// Write this frame to the client.
+    Send(Vec<u8>),
+    /// Run this call ([`Call::run`]) and send its answer, if any.
+    Call(Box<Call>),
+    /// Forward the session's change notices with this filter for the connection's life,
+    /// following [`Effect::Subscriptions`] for its resource URIs.
+    WatchSession(Filter),
+    /// The session's resource subscriptions are now these.
+    Subscriptions(Vec<String>),
+    /// Open a listen stream: send the filter's acknowledgement, then its changes, until the
+    /// time passes or [`Effect::EndListen`] names it; then its final frame.
+    Listen(Listen),
+    /// End the listen stream of this request id (its JSON text).
+    EndListen(String),
+}
+
+/// A listen stream to open.
+pub(crate) struct Listen {
+    /// The listen request's id (JSON text), which [`Effect::EndListen`] names.
+    pub(crate) id: String,
+    /// What it carries.
+    pub(crate) filter: Filter,
+    /// How long it may stay open.
+    pub(crate) until: std::time::Duration,
+    /// Held by the stream while it is open: the engine counts the streams still open by it.
+    pub(crate) slot: Arc<()>,
+}
+
+/// A call handed to the adapter to run.
+pub(crate) struct Call {
+    ep: Arc<McpEndpoint>,
+    msg: Message,
+    era: Era,
+    log_level: Option<LogLevel>,
+    /// The handshake era's session: the client's capabilities and the answers' waiters.
+    asks: Option<(Value, Arc<Waiters>)>,
+    registered: Option<Registered>,
+    _permit: OwnedSemaphorePermit,
+}
+
+impl Call {
+    /// Runs the call, its notifications going to `notifier`; the answer's frame, or `None`
+    /// when the client cancelled it (a cancelled call is not answered).
+    pub(crate) async fn run(mut self, notifier: Arc<dyn Notifier>) -> Option<Vec<u8>> {
+        let cancel = self.registered.as_ref().map(|r| r.signal.clone());
+        let input = self.asks.take().map(|(caps, waiters)| {
+            Arc::new(StreamInput::new(
+                notifier.clone(),
+                Capabilities::parsed(caps),
+                waiters,
+                Arc::from(CONNECTION),
+                self.ep.limits.clone(),
+            )) as Arc<dyn ClientInput>
+        });
+        let mut extras = CallExtras {
+            notifier: Some(notifier),
+            log_level: self.log_level,
+            input,
+            cancel: cancel.clone(),
+            // One peer per connection: its shares are its own.
+            caller: Some(Caller::local()),
+            ..CallExtras::default()
+        };
+        let answer = self.ep.serve(&mut self.msg, self.era, &mut extras).await;
+        if cancel.is_some_and(|c| c.is_cancelled()) {
+            return None;
+        }
+        Some(answer.body.into_vec())
+    }
+}
+
+/// The session key of a connection's calls and questions (one connection, one session).
+const CONNECTION: &str = "connection";
+
+/// The protocol of one connection whose peer is its session (stdio).
+pub(crate) struct Connection {
+    ep: Arc<McpEndpoint>,
+    /// The revision `initialize` negotiated.
+    negotiated: Option<&'static str>,
+    log_level: Option<LogLevel>,
+    /// The capabilities the client's `initialize` declared (calls may ask the client).
+    client_caps: Value,
+    /// Questions sent to the client, waiting for its answers.
+    waiters: Arc<Waiters>,
+    /// The calls the client may cancel.
+    running: Running,
+    /// At most `Limits::detached_calls` calls at once.
+    calls: Arc<Semaphore>,
+    subscriptions: Vec<String>,
+    watching: bool,
+    /// Listen streams by request id, each counted while its stream holds the slot.
+    listens: HashMap<String, Arc<()>>,
+}
+
+impl Connection {
+    /// A new connection to `ep`.
+    pub(crate) fn new(ep: Arc<McpEndpoint>) -> Self {
+        let calls = Arc::new(Semaphore::new(ep.limits.detached_calls));
+        Self {
+            ep,
+            negotiated: None,
+            log_level: None,
+            client_caps: Value::Object(serde_json::Map::new()),
+            waiters: Arc::default(),
+            running: Running::default(),
+            calls,
+            subscriptions: Vec::new(),
+            watching: false,
+            listens: HashMap::new(),
+        }
+    }
+
+    /// The error frame for a message longer than [`crate::Limits::body_bytes`].
+    pub(crate) fn too_long(&self) -> Effect {
+        let m = format!(
+            "Invalid Request: message larger than {} bytes",
+            self.ep.limits.body_bytes
+        );
+        Effect::Send(error_body(None, codes::INVALID_REQUEST, &m, None))
+    }
+
+    /// One framed message from the client; what to do goes to `out`, in order.
+    pub(crate) fn receive(&mut self, bytes: &[u8], out: &mut Vec<Effect>) {
+        let send = |out: &mut Vec<Effect>, id: Option<&Value>, code: i32, m: &str| {
+            out.push(Effect::Send(error_body(id, code, m, None)));
+        };
+        if let Some(p) = &self.ep.poison {
+            return send(out, None, codes::INTERNAL_ERROR, p);
+        }
+        let call = match read::read(bytes, Dialect::MCP, 1) {
+            Ok(Body::Single(Ok(Incoming::Call(call)))) if call.id.is_some() => call,
+            Ok(Body::Single(Ok(Incoming::Call(n)))) if Kind::of(&n.method) == Kind::Cancelled => {
+                let params: Option<Value> =
+                    n.params.and_then(|p| serde_json::from_str(p.get()).ok());
+                // The client ends a listen stream this way (other requests finish).
+                if let Some(id) = params.as_ref().and_then(|p| p.get("requestId"))
+                    && self.listens.remove(&id.to_string()).is_some()
+                {
+                    out.push(Effect::EndListen(id.to_string()));
+                }
+                self.running.cancel(CONNECTION, params.as_ref());
+                return;
+            }
+            Ok(Body::Single(Ok(Incoming::Response(reply)))) => {
+                // The client's answer to a question a call asked.
+                if let Some(id) = reply.id {
+                    self.waiters.deliver(
+                        CONNECTION,
+                        id.get(),
+                        reply.result.map(|r| r.get()),
+                        reply.error.map(|e| e.get()),
+                    );
+                }
+                return;
+            }
+            Ok(Body::Single(Ok(_))) => return,
+            Ok(Body::Single(Err(inv))) => {
+                let id = read::id_value(inv.id);
+                return send(out, id.as_ref(), inv.error.code(), inv.error.message());
+            }
+            Ok(Body::Batch(_)) | Err(read::ReadError::TooManyItems { .. }) => {
+                let m = "Batches are not supported on stdio";
+                return send(out, None, codes::INVALID_REQUEST, m);
+            }
+            Err(read::ReadError::Syntax) => {
+                return send(out, None, codes::PARSE_ERROR, "Parse error");
+            }
+        };
+        let msg = match Message::from_call(call, self.ep.limits.depth) {
+            Ok(msg) => msg,
+            Err((id, e)) => return send(out, id.as_ref(), e.code(), e.message()),
+        };
+        self.request(msg, out);
+    }
+
+    /// A request (it has an id).
+    fn request(&mut self, msg: Message, out: &mut Vec<Effect>) {
+        let kind = Kind::of(&msg.method);
+        let era = if msg.meta_version().is_some() {
+            if let Err(a) = self.ep.check_modern_meta(&msg) {
+                out.push(Effect::Send(a.body.into_vec()));
+                return;
+            }
+            Era::Modern
+        } else {
+            if kind == Kind::Initialize {
+                self.negotiated = Some(protocol::negotiate(msg.requested_version()));
+                self.client_caps =
+                    kept_capabilities(msg.params.as_ref().and_then(|p| p.get("capabilities")));
+            }
+            // The connection is the session: its level applies to the calls that follow.
+            if kind == Kind::SetLevel
+                && let Ok(level) = set_level_param(&msg)
+            {
+                self.log_level = Some(level);
+            }
+            Era::Handshake(self.negotiated.unwrap_or(protocol::LATEST_HANDSHAKE))
+        };
+        let offered = self.ep.offered();
+        match (era, kind) {
+            (Era::Handshake(_), Kind::Initialize) if !self.watching => {
+                self.watching = true;
+                out.push(Effect::WatchSession(Filter::session(offered, Vec::new())));
+            }
+            (Era::Handshake(_), Kind::Subscription) if offered.resources => {
+                let before = self.subscriptions.clone();
+                let answer = match self
+                    .ep
+                    .apply_subscription(&mut self.subscriptions, &msg, era)
+                {
+                    Ok(()) => self.ep.ok(msg.id.as_ref(), era, b""),
+                    Err(answer) => answer,
+                };
+                if self.subscriptions != before {
+                    out.push(Effect::Subscriptions(self.subscriptions.clone()));
+                }
+                out.push(Effect::Send(answer.body.into_vec()));
+                return;
+            }
+            (Era::Modern, Kind::Listen) => return self.listen(msg, out),
+            _ => {}
+        }
+        // Past the bound a call is refused, not queued: reading must go on, since the calls
+        // running may wait for the client's answers on this same input.
+        let Ok(permit) = self.calls.clone().try_acquire_owned() else {
+            let m = "Server busy: too many calls in progress, try again later";
+            return out.push(Effect::Send(error_body(
+                msg.id.as_ref(),
+                codes::INTERNAL_ERROR,
+                m,
+                None,
+            )));
+        };
+        let registered = msg.id.as_ref().and_then(|id| {
+            self.running
+                .register(CONNECTION, id, self.ep.limits.detached_calls)
+        });
+        let asks = matches!(era, Era::Handshake(_))
+            .then(|| (self.client_caps.clone(), self.waiters.clone()));
+        out.push(Effect::Call(Box::new(Call {
+            ep: self.ep.clone(),
+            msg,
+            era,
+            log_level: self.log_level,
+            asks,
+            registered,
+            _permit: permit,
+        })));
+    }
+
+    /// `subscriptions/listen`: a stream, within the connection's share of them.
+    fn listen(&mut self, msg: Message, out: &mut Vec<Effect>) {
+        let limits = &self.ep.limits;
+        let id = msg.id.clone().unwrap_or_default();
+        let filter = Filter::listen(
+            id.clone(),
+            msg.params.as_ref(),
+            msg.meta(),
+            self.ep.offered(),
+            limits.subscriptions,
+            limits.subscription_bytes,
+        );
+        let refuse = |e: RpcError| Effect::Send(error_body(Some(&id), e.code(), e.message(), None));
+        let filter = match filter {
+            Ok(filter) => filter,
+            Err(e) => return out.push(refuse(e)),
+        };
+        // A stream that ended dropped its slot.
+        self.listens.retain(|_, slot| Arc::strong_count(slot) > 1);
+        if self.listens.len() >= limits.sse_streams {
+            let m = "too many listen streams on this connection";
+            return out.push(refuse(RpcError::new(codes::INTERNAL_ERROR, m)));
+        }
+        let slot = Arc::new(());
+        self.listens.insert(id.to_string(), slot.clone());
+        out.push(Effect::Listen(Listen {
+            id: id.to_string(),
+            filter,
+            until: limits.listen_timeout,
+            slot,
+        }));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Whole exchanges driven through the engine, with no I/O: lines in, effects out; the
+    //! calls it hands out are run here, their notifications collected.
+
+    use std::sync::Mutex;
+
+    use futures_util::future::BoxFuture;
+    use serde_json::json;
+
+    use super::*;
+    use crate::record::fixtures::method;
+    use crate::record::{Handler, MethodDef, Params, TaskSupport};
+    use crate::{Output, RequestContext};
+
+    fn halfway(ctx: RequestContext, _: Params) -> BoxFuture<'static, Result<Output, RpcError>> {
+        Box::pin(async move {
+            ctx.report_progress(1.0, Some(2.0), Some("half"));
+            Output::json(&"done")
+        })
+    }
+
+    fn forever(ctx: RequestContext, _: Params) -> BoxFuture<'static, Result<Output, RpcError>> {
+        Box::pin(async move {
+            ctx.cancelled().await;
+            Output::json(&"cancelled")
+        })
+    }
+
+    fn confirm(ctx: RequestContext, _: Params) -> BoxFuture<'static, Result<Output, RpcError>> {
+        Box::pin(async move {
+            let yes = ctx.confirm("Go?").await?;
+            Output::json(&yes)
+        })
+    }
+
+    static HALFWAY: MethodDef = MethodDef {
+        handler: Handler::Async(halfway),
+        task: TaskSupport::Optional,
+        ..method("Work.halfway", &[])
+    };
+    static FOREVER: MethodDef = MethodDef {
+        handler: Handler::Async(forever),
+        ..method("Work.forever", &[])
+    };
+    static CONFIRM: MethodDef = MethodDef {
+        handler: Handler::Async(confirm),
+        ..method("Work.confirm", &[])
+    };
+
+    fn connection() -> Connection {
+        let server = crate::Server::builder()
+            .without_registered_methods()
+            .method(&HALFWAY)
+            .method(&FOREVER)
+            .method(&CONFIRM)
+            .build()
+            .expect("the test server builds");
+        let ep = server.mcp_endpoint("g", 1).expect("group g is MCP").clone();
+        Connection::new(ep)
+    }
+
+    /// Frames a call sent while it ran.
+    #[derive(Default)]
+    struct Frames(Mutex<Vec<Value>>);
+
+    impl Notifier for Frames {
+        fn notify(&self, message: Vec<u8>) {
+            let v = serde_json::from_slice(&message).expect("a frame is JSON");
+            self.0.lock().expect("not poisoned").push(v);
+        }
+    }
+
+    impl Frames {
+        fn take(&self) -> Vec<Value> {
+            std::mem::take(&mut *self.0.lock().expect("not poisoned"))
+        }
+    }
+
+    fn receive(c: &mut Connection, message: Value) -> Vec<Effect> {
+        let mut out = Vec::new();
+        c.receive(message.to_string().as_bytes(), &mut out);
+        out
+    }
+
+    fn sent(effect: &Effect) -> Value {
+        match effect {
+            Effect::Send(frame) => serde_json::from_slice(frame).expect("a frame is JSON"),
+            _ => panic!("expected a frame to send"),
+        }
+    }
+
+    fn call_of(mut effects: Vec<Effect>) -> Box<Call> {
+        assert_eq!(effects.len(), 1, "one effect");
+        match effects.pop() {
+            Some(Effect::Call(call)) => call,
+            _ => panic!("expected a call"),
+        }
+    }
+
+    async fn run(call: Box<Call>, frames: &Arc<Frames>) -> Option<Value> {
+        let answer = call.run(frames.clone()).await?;
+        Some(serde_json::from_slice(&answer).expect("an answer is JSON"))
+    }
+
+    fn request(id: u64, method: &str, params: Value) -> Value {
+        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+    }
+
+    fn text_result(id: u64, value: Value) -> Value {
+        json!({"jsonrpc": "2.0", "id": id, "result": {
+            "content": [{"type": "text", "text": value.to_string()}],
+            "structuredContent": {"result": value},
+            "isError": false,
+        }})
+    }
+
+    /// `initialize` with these client capabilities; returns the answer.
+    async fn initialize(c: &mut Connection, caps: Value) -> Value {
+        let params = json!({
+            "protocolVersion": "2025-06-18",
+            "capabilities": caps,
+            "clientInfo": {"name": "t", "version": "1"},
+        });
+        let mut effects = receive(c, request(1, "initialize", params));
+        assert_eq!(effects.len(), 2);
+        let call = match effects.pop() {
+            Some(Effect::Call(call)) => call,
+            _ => panic!("initialize is answered by the face"),
+        };
+        match &effects[0] {
+            Effect::WatchSession(f) => assert_eq!(f.subscription, None),
+            _ => panic!("initialize starts the session's change notices"),
+        }
+        run(call, &Arc::default()).await.expect("answered")
+    }
+
+    #[tokio::test]
+    async fn initialize_negotiates_and_later_requests_keep_the_revision() {
+        let mut c = connection();
+        let answer = initialize(&mut c, json!({})).await;
+        assert_eq!(answer["result"]["protocolVersion"], "2025-06-18");
+        assert_eq!(c.negotiated, Some("2025-06-18"));
+        // A second `initialize` does not start a second watch.
+        let again = receive(&mut c, request(2, "initialize", json!({})));
+        assert!(matches!(&again[..], [Effect::Call(_)]));
+        let call = call_of(receive(&mut c, request(3, "tools/list", json!({}))));
+        assert_eq!(call.era, Era::Handshake("2025-11-25"));
+    }
+
+    #[tokio::test]
+    async fn a_tool_call_reports_progress_then_answers() {
+        let mut c = connection();
+        initialize(&mut c, json!({})).await;
+        let params =
+            json!({"name": "Work.halfway", "arguments": {}, "_meta": {"progressToken": "p"}});
+        let call = call_of(receive(&mut c, request(2, "tools/call", params)));
+        let frames = Arc::new(Frames::default());
+        let answer = run(call, &frames).await;
+        assert_eq!(
+            frames.take(),
+            [
+                json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {
+                    "progressToken": "p", "progress": 1.0, "total": 2.0, "message": "half",
+                }})
+            ]
+        );
+        assert_eq!(answer, Some(text_result(2, json!("done"))));
+    }
+
+    #[tokio::test]
+    async fn a_cancelled_call_stops_and_is_not_answered() {
+        let mut c = connection();
+        initialize(&mut c, json!({})).await;
+        let params = json!({"name": "Work.forever", "arguments": {}});
+        let call = call_of(receive(&mut c, request(7, "tools/call", params)));
+        let frames = Arc::new(Frames::default());
+        let running = tokio::spawn({
+            let frames = frames.clone();
+            async move { run(call, &frames).await }
+        });
+        tokio::task::yield_now().await;
+        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": 7, "reason": "no longer needed"}});
+        assert!(
+            receive(&mut c, cancel).is_empty(),
+            "a notification is not answered"
+        );
+        assert_eq!(running.await.expect("the call ends"), None);
+        assert!(frames.take().is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_call_asks_its_client_and_the_answer_comes_back_through_the_engine() {
+        let mut c = connection();
+        initialize(&mut c, json!({"elicitation": {}})).await;
+        let params = json!({"name": "Work.confirm", "arguments": {}});
+        let call = call_of(receive(&mut c, request(2, "tools/call", params)));
+        let frames = Arc::new(Frames::default());
+        let running = tokio::spawn({
+            let frames = frames.clone();
+            async move { run(call, &frames).await }
+        });
+        let question = loop {
+            if let Some(q) = frames.take().pop() {
+                break q;
+            }
+            tokio::task::yield_now().await;
+        };
+        assert_eq!(question["method"], "elicitation/create");
+        assert_eq!(question["params"]["message"], "Go?");
+        let reply = json!({"jsonrpc": "2.0", "id": question["id"],
+            "result": {"action": "accept", "content": {"confirm": true}}});
+        assert!(
+            receive(&mut c, reply).is_empty(),
+            "an answer is not answered"
+        );
+        let answer = running.await.expect("the call ends");
+        assert_eq!(answer, Some(text_result(2, json!(true))));
+    }
+
+    #[tokio::test]
+    async fn listen_streams_are_opened_bounded_and_ended_by_the_engine() {
+        let mut c = connection();
+        let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}});
+        let listen = |id: u64| {
+            request(
+                id,
+                "subscriptions/listen",
+                json!({
+                    "notifications": {"toolsListChanged": true},
+                    "_meta": meta,
+                }),
+            )
+        };
+        let mut slots = Vec::new();
+        for id in 0..c.ep.limits.sse_streams as u64 {
+            match &receive(&mut c, listen(id))[..] {
+                [Effect::Listen(l)] => {
+                    assert_eq!(l.id, id.to_string());
+                    assert!(l.filter.tools);
+                    assert_eq!(l.filter.subscription, Some(json!(id)));
+                    slots.push(l.slot.clone());
+                }
+                _ => panic!("expected a listen stream"),
+            }
+        }
+        let over = receive(&mut c, listen(1000));
+        assert_eq!(
+            sent(&over[0]),
+            json!({"jsonrpc": "2.0", "id": 1000, "error": {
+                "code": -32603, "message": "too many listen streams on this connection"}})
+        );
+        // A stream that ended gives its slot back.
+        slots.pop();
+        assert!(matches!(
+            &receive(&mut c, listen(1001))[..],
+            [Effect::Listen(_)]
+        ));
+        // The client ends one by cancelling its request.
+        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": 1001}});
+        assert!(matches!(&receive(&mut c, cancel)[..], [Effect::EndListen(id)] if id == "1001"));
+    }
+
+    #[tokio::test]
+    async fn a_task_is_created_then_read_through_the_engine() {
+        let mut c = connection();
+        let params = json!({"protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}});
+        let mut init = receive(&mut c, request(1, "initialize", params));
+        if let Some(Effect::Call(call)) = init.pop() {
+            run(call, &Arc::default()).await;
+        }
+        let params = json!({"name": "Work.halfway", "arguments": {}, "task": {"ttl": 60000}});
+        let created = run(
+            call_of(receive(&mut c, request(2, "tools/call", params))),
+            &Arc::default(),
+        )
+        .await
+        .expect("answered");
+        let task = &created["result"]["task"];
+        let id = task["taskId"].as_str().expect("a task id").to_owned();
+        assert_eq!(task["status"], "working");
+        let get = request(3, "tasks/result", json!({"taskId": id}));
+        let result = run(call_of(receive(&mut c, get)), &Arc::default())
+            .await
+            .expect("answered");
+        assert_eq!(
+            result["result"]["structuredContent"],
+            json!({"result": "done"})
+        );
+        let status = request(4, "tasks/get", json!({"taskId": id}));
+        let status = run(call_of(receive(&mut c, status)), &Arc::default())
+            .await
+            .expect("answered");
+        assert_eq!(status["result"]["status"], "completed");
+    }
+
+    #[tokio::test]
+    async fn bad_lines_are_answered_with_their_error() {
+        let mut c = connection();
+        let mut out = Vec::new();
+        c.receive(b"{not json", &mut out);
+        c.receive(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#, &mut out);
+        c.receive(br#"{"jsonrpc":"2.0","id":2}"#, &mut out);
+        let frames: Vec<_> = out.iter().map(sent).collect();
+        assert_eq!(
+            frames,
+            [
+                json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}),
+                json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600,
+                    "message": "Batches are not supported on stdio"}}),
+                json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32600,
+                    "message": "Invalid Request: `method` must be a non-empty string"}}),
+            ]
+        );
+    }
+
+    #[test]
+    fn http_requests_are_routed_to_their_era() {
+        let msg = |method: &str, meta: bool| {
+            let params = meta.then(
+                || json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}),
+            );
+            Message::new(Some(json!(1)), method, params)
+        };
+        let list = msg("tools/list", false);
+        assert_eq!(route(&list, None, false), Route::Handshake(None));
+        assert_eq!(
+            route(&list, Some("2025-06-18"), false),
+            Route::Handshake(Some("2025-06-18"))
+        );
+        assert_eq!(route(&list, Some("2026-07-28"), false), Route::Modern);
+        assert_eq!(route(&msg("tools/list", true), None, false), Route::Modern);
+        // A session with a handshake header stays on its era, whatever the body says.
+        assert_eq!(
+            route(&msg("tools/list", true), Some("2025-06-18"), true),
+            Route::Handshake(Some("2025-06-18"))
+        );
+        // A plain `initialize` is the handshake's whatever its header.
+        assert_eq!(
+            route(&msg("initialize", false), Some("2026-07-28"), false),
+            Route::Handshake(None)
+        );
+        assert_eq!(route(&msg("initialize", true), None, false), Route::Modern);
+    }
+}
