@@ -54,10 +54,7 @@ use crate::error::codes;
 use crate::mcp::handler::McpEndpoint;
 use crate::mcp::handler::Message;
 use crate::mcp::protocol::{self, Era};
-use crate::server::{BuildError, Server, ServerBuilder};
-
-/// The default HTTP address of `serve`.
-pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
+use crate::server::{BuildError, DEFAULT_LISTEN, Server, ServerBuilder};
 
 /// The command line of a service binary.
 #[derive(Debug, Parser)]

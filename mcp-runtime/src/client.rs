@@ -59,6 +59,14 @@ impl std::fmt::Debug for Client {
     }
 }
 
+impl Server {
+    /// An in-process client of one group and version: calls its methods, tools, resources and
+    /// prompts through the same edge and pipeline as HTTP, without a socket (for tests).
+    pub fn client(&self, group: &str, version: u32) -> Client {
+        Client::new(self.clone(), group, version)
+    }
+}
+
 impl Client {
     pub(crate) fn new(server: Server, group: &str, version: u32) -> Self {
         Self {

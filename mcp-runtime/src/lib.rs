@@ -42,6 +42,7 @@ pub(crate) mod background;
 pub mod catalog;
 pub mod cli;
 pub mod client;
+mod completion;
 pub mod context;
 pub mod core;
 pub mod edge;
@@ -51,8 +52,10 @@ pub mod group;
 pub mod i18n;
 pub(crate) mod ids;
 pub mod jsonrpc;
+mod limits;
 #[cfg(feature = "fmt")]
 pub mod log;
+mod log_level;
 pub mod mcp;
 pub mod output;
 mod rate_limit;
@@ -70,10 +73,11 @@ pub use context::{
     CallExtras, Caller, CancelSignal, ContextBuilder, Face, FromContext, Identity, Notifier,
     RequestContext, RequestId, State,
 };
-pub use edge::{HostPolicy, Limits};
+pub use edge::HostPolicy;
 pub use env::Environment;
 pub use error::{RpcError, Violation, codes};
 pub use group::{ApiGroup, is_valid_tool_name};
+pub use limits::Limits;
 pub use mcp_macros::{
     RpcError, mcp_prompt, mcp_resource, mcp_tool, rpc_listener, rpc_method, rpc_service,
 };
@@ -162,12 +166,12 @@ pub mod __private {
     pub use schemars::{JsonSchema, Schema, SchemaGenerator};
     pub use {inventory, schemars, serde, serde_json};
 
+    pub use crate::completion::{Completer, Completion, CompletionRequest};
     pub use crate::context::{FromContext, RequestContext};
     pub use crate::core::params::{finish, json_params, or_default, required, run_check};
     pub use crate::core::{CachePolicy, Event, EventKind, ListenerDef, ListenerFn, LockPolicy};
     pub use crate::error::{RpcError, Violation};
     pub use crate::group::{ApiGroup, is_valid_tool_name};
-    pub use crate::mcp::completion::{Completer, Completion, CompletionRequest};
     pub use crate::mcp::prompt::PromptReturn;
     pub use crate::mcp::resource::ResourceReturn;
     pub use crate::output::{

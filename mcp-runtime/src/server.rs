@@ -12,14 +12,17 @@ use crate::catalog::CatalogError;
 use crate::context::StateMap;
 use crate::core::events::{EventKind, FnListener, Listener, Listeners};
 use crate::core::{CacheStore, Core, LockStore, StoreError};
-use crate::edge::Limits;
 use crate::env::Environment;
+use crate::limits::Limits;
 use crate::mcp::handler::McpEndpoint;
 use crate::mcp::{InvalidArguments, McpOptions, MemorySessions, SessionStore};
 use crate::record::{MethodDef, PromptDef, ResourceDef, registered_methods};
 use crate::registry::Registry;
 use crate::transport::HostPolicy;
 use crate::transport::site::Site;
+
+/// The default HTTP address of `serve` (and of the URLs written when none is known).
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 
 /// Why a server could not be built.
 #[derive(Debug, thiserror::Error)]
@@ -819,12 +822,6 @@ impl Server {
         &self.inner.site.registry
     }
 
-    /// An in-process client of one group and version: calls its methods, tools, resources and
-    /// prompts through the same edge and pipeline as HTTP, without a socket (for tests).
-    pub fn client(&self, group: &str, version: u32) -> crate::client::Client {
-        crate::client::Client::new(self.clone(), group, version)
-    }
-
     pub(crate) fn site(&self) -> &Site {
         &self.inner.site
     }
@@ -898,7 +895,7 @@ impl Server {
         let base = base_url
             .or(public)
             .map(|u| u.trim_end_matches('/').to_owned())
-            .unwrap_or_else(|| format!("http://{}", crate::cli::DEFAULT_LISTEN));
+            .unwrap_or_else(|| format!("http://{}", DEFAULT_LISTEN));
         Some(docs.postman().to_bytes(&base))
     }
 

@@ -58,7 +58,7 @@ pub(crate) fn encode(origin: &str, change: &Change) -> String {
         Change::ToolsListChanged => format!("{origin}\ntools"),
         Change::Session(sid) => format!("{origin}\nsession\n{sid}"),
         Change::Task(n) => {
-            let stored = serde_json::to_string(&super::tasks::Stored::of(&n.view, &n.owner));
+            let stored = serde_json::to_string(&super::task::Stored::of(&n.view, &n.owner));
             format!("{origin}\ntask\n{}", stored.unwrap_or_default())
         }
     }
@@ -76,7 +76,7 @@ pub(crate) fn decode(text: &str) -> Option<(&str, Change)> {
         ("tools", None) => Change::ToolsListChanged,
         ("session", Some(sid)) => Change::Session(sid.into()),
         ("task", Some(json)) => {
-            let stored: super::tasks::Stored = serde_json::from_str(json).ok()?;
+            let stored: super::task::Stored = serde_json::from_str(json).ok()?;
             let owner = stored.owner.clone();
             Change::Task(Arc::new(super::TaskNotice {
                 view: stored.view(),

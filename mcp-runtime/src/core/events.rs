@@ -343,7 +343,7 @@ impl Listeners {
                 Ok(Some(r)) => Ok(r),
                 Ok(None) => {
                     let ev = &mut *event;
-                    super::pipeline::catch_panics(move || e.listener.handle(ev)).await
+                    super::unwind::catch_panics(move || e.listener.handle(ev)).await
                 }
                 Err(panic) => Err(panic),
             };

@@ -12,7 +12,9 @@ pub(crate) mod rate;
 #[cfg(feature = "redis")]
 pub mod redis;
 pub(crate) mod shares;
+pub(crate) mod task;
 pub mod tasks;
+mod unwind;
 pub(crate) mod validate;
 
 pub use cache::{
@@ -26,4 +28,5 @@ pub(crate) use pipeline::{CallRequest, Calling, Core};
 pub use rate::RateStore;
 #[cfg(feature = "redis")]
 pub use redis::RedisStore;
-pub use tasks::{TaskNotice, TaskOutcome, TaskStatus, TaskView, Tasks};
+pub use task::{TaskNotice, TaskStatus, TaskView};
+pub use tasks::{TaskOutcome, Tasks};

@@ -10,7 +10,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use futures_util::FutureExt;
 use serde_json::Value;
 
 use super::cache::SharedCache;
@@ -838,17 +837,6 @@ fn effective_key(info: &MethodInfo, group: &str, version: u32, params: &Params) 
     super::cache::cache_key_of_map(group, info.def.name, version, &effective)
 }
 
-/// Builds a future and runs it, catching a panic in either step: an async handler or a
-/// listener may panic before it returns its future as well as while it runs.
-pub(crate) async fn catch_panics<Fut: std::future::Future>(
-    build: impl FnOnce() -> Fut,
-) -> std::thread::Result<Fut::Output> {
-    match std::panic::catch_unwind(AssertUnwindSafe(build)) {
-        Ok(fut) => AssertUnwindSafe(fut).catch_unwind().await,
-        Err(panic) => Err(panic),
-    }
-}
-
 /// Calls the handler; a panic becomes -32603 and the worker keeps serving.
 async fn invoke(
     handler: Handler,
@@ -858,7 +846,7 @@ async fn invoke(
 ) -> Result<Output, RpcError> {
     match handler {
         Handler::Sync(f) => invoke_sync(f, ctx, params, env),
-        Handler::Async(f) => catch_panics(|| f(ctx, params))
+        Handler::Async(f) => super::unwind::catch_panics(|| f(ctx, params))
             .await
             .unwrap_or_else(|p| Err(RpcError::from_panic(p, env))),
     }

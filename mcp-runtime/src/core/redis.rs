@@ -434,7 +434,7 @@ async fn hand_over(store: &RedisStore, tasks: &super::Tasks, notice: &str) {
 }
 
 impl super::tasks::TaskMirror for RedisTasks {
-    fn put(&self, task: super::tasks::Stored, rev: u64, keep: Duration) {
+    fn put(&self, task: super::task::Stored, rev: u64, keep: Duration) {
         let Ok(rt) = tokio::runtime::Handle::try_current() else {
             return;
         };
@@ -462,7 +462,7 @@ impl super::tasks::TaskMirror for RedisTasks {
         });
     }
 
-    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Option<(super::tasks::Stored, bool)>> {
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Option<(super::task::Stored, bool)>> {
         Box::pin(async move {
             let key = self.key(id);
             let mut con = self.store.con.clone();
@@ -565,7 +565,8 @@ mod tests {
     use std::time::Duration;
 
     use super::RedisTasks;
-    use crate::core::tasks::{FINAL_REV, Stored, TaskMirror as _};
+    use crate::core::task::Stored;
+    use crate::core::tasks::{FINAL_REV, TaskMirror as _};
     use crate::mcp::redis_sessions::tests::Redis;
 
     fn stored(id: &str, status: &str) -> Stored {

@@ -128,6 +128,23 @@ pub(crate) fn choose(
     address.map(Caller::address)
 }
 
+/// The token a request carries in header `name`: after `Bearer ` in `Authorization`, the
+/// value (with or without that prefix) in another header; `None` when blank.
+pub(crate) fn token_of<'a>(
+    headers: &'a axum::http::HeaderMap,
+    name: &axum::http::HeaderName,
+) -> Option<&'a str> {
+    let v = headers.get(name)?.to_str().ok()?.trim();
+    let t = if name == axum::http::header::AUTHORIZATION {
+        v.strip_prefix("Bearer ")
+            .or_else(|| v.strip_prefix("bearer "))?
+            .trim()
+    } else {
+        v.strip_prefix("Bearer ").unwrap_or(v).trim()
+    };
+    (!t.is_empty()).then_some(t)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,7 @@
 //! - `read`: the one JSON-RPC reader (per-face rules are a `Dialect`);
 //! - `batch`: the one batch executor;
 //! - `write`: the one writer of results, errors, batches and SSE events;
-//! - [`limits`](mod@limits): every bound, in one [`Limits`] object;
+//! - every bound they read is in [`crate::Limits`] (one object, below the core);
 //! - `caller`: who a request is from, for the per-caller shares of those bounds;
 //! - `places`: the counts of what is held at once, in all and per holder.
 //!
@@ -14,11 +14,9 @@
 
 pub(crate) mod batch;
 pub(crate) mod caller;
-pub mod limits;
 pub(crate) mod places;
 pub mod policy;
 pub(crate) mod read;
 pub(crate) mod write;
 
-pub use limits::Limits;
 pub use policy::HostPolicy;

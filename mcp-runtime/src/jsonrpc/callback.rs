@@ -63,8 +63,8 @@ pub(crate) struct Async {
     pub headers: HeaderMap,
     /// The client's address (for the share of a caller known by nothing better).
     pub peer: Option<std::net::IpAddr>,
-    /// The group's auth, which knows where the token is.
-    pub auth: Option<Arc<crate::transport::auth::Guard>>,
+    /// The header the group's auth reads its token from, if the group is protected.
+    pub token_header: Option<HeaderName>,
     /// The callbacks in flight per destination host.
     pub hosts: Arc<crate::edge::places::Places<Arc<str>>>,
 }
@@ -76,7 +76,10 @@ impl Async {
         &self,
         identity: Option<&crate::context::Identity>,
     ) -> Option<crate::context::Caller> {
-        let token = self.auth.as_ref().and_then(|g| g.token_in(&self.headers));
+        let token = self
+            .token_header
+            .as_ref()
+            .and_then(|name| crate::edge::caller::token_of(&self.headers, name));
         crate::edge::caller::choose(identity, token, self.peer)
     }
 }
@@ -161,14 +164,16 @@ fn well_formed(url: &str) -> bool {
 #[allow(clippy::too_many_arguments)]
 pub(crate) async fn start(
     core: &Core,
-    scope: super::face::Scope<'_>,
+    asyncs: Option<&Async>,
+    identity: Option<&Arc<crate::context::Identity>>,
+    caller: Option<&crate::Caller>,
     info_name: &str,
     id: Option<&RawValue>,
     params: Option<Value>,
     opts: RpcOptions,
     callback: String,
 ) -> Result<String, RpcError> {
-    let Some(asyncs) = scope.asyncs else {
+    let Some(asyncs) = asyncs else {
         return Err(bad(
             "asynchronous calls (`callback`) are not enabled on this server",
         ));
@@ -196,11 +201,10 @@ pub(crate) async fn start(
     let tasks = core.tasks().clone();
     // An asynchronous call is a task of its caller (an operator sees them all); an anonymous
     // caller's are nobody's on MCP either.
-    let owner =
-        crate::core::tasks::owner(&asyncs.catalog, scope.identity.map(|i| &**i), None, true);
-    let caller = match scope.caller {
+    let owner = crate::core::tasks::owner(&asyncs.catalog, identity.map(|i| &**i), None, true);
+    let caller = match caller {
         Some(c) => Some(c.clone()),
-        None => asyncs.caller(scope.identity.map(|i| &**i)),
+        None => asyncs.caller(identity.map(|i| &**i)),
     };
     // Its rate limit is decided now: a refused call is answered so, never acknowledged.
     if let Some(info) = asyncs.catalog.get(info_name) {
@@ -214,7 +218,7 @@ pub(crate) async fn start(
     let id = id.map(|i| i.get().to_owned());
     let limit = opts.timeout.unwrap_or(Duration::from_secs(10));
     let ray_id = opts.ray_id;
-    let identity = scope.identity.cloned();
+    let identity = identity.cloned();
     tokio::spawn(async move {
         let _place = place;
         let Some(info) = catalog.get(&method) else {

@@ -7,10 +7,10 @@ use crate::catalog::Catalog;
 use crate::context::{CallExtras, Face};
 use crate::core::events::AfterResponse;
 use crate::core::{CallRequest, Core};
-use crate::edge::Limits;
 use crate::edge::read::{self, Body, Call, Dialect, Incoming};
 use crate::edge::write::{self, AnswerBody, Id};
 use crate::error::RpcError;
+use crate::limits::Limits;
 
 use super::callback::{self, Async};
 use super::discovery::Discover;
@@ -239,7 +239,19 @@ async fn with_rpc_options(
         Err(e) => return answer_of(id, Err(e), env),
     };
     if let Some(url) = opts.callback.take() {
-        let started = callback::start(core, scope, info.def.name, id, params, opts, url).await;
+        let (asyncs, identity, caller) = (scope.asyncs, scope.identity, scope.caller);
+        let started = callback::start(
+            core,
+            asyncs,
+            identity,
+            caller,
+            info.def.name,
+            id,
+            params,
+            opts,
+            url,
+        )
+        .await;
         return answer_of(id, started.map(Ack), env);
     }
     let extras = CallExtras {

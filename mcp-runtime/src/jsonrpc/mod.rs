@@ -8,3 +8,4 @@ pub(crate) mod egress;
 pub(crate) mod face;
 pub mod openrpc;
 pub(crate) mod postman;
+mod spliced;

@@ -41,7 +41,7 @@ pub(crate) fn spliced(
     server_name: &str,
     versions: &[u32],
     visible: &dyn Fn(&crate::MethodDef) -> bool,
-) -> super::discovery::Spliced {
+) -> super::spliced::Spliced {
     let p = Parts::of(catalog, translations, lang, server_name, versions, visible);
     // Writing JSON values into a Vec cannot fail.
     let mut head = format!("{{\"openrpc\":\"{OPENRPC_VERSION}\",\"info\":").into_bytes();
@@ -54,7 +54,7 @@ pub(crate) fn spliced(
     tail.extend_from_slice(b",\"components\":{\"schemas\":");
     let _ = serde_json::to_writer(&mut tail, &p.components);
     tail.extend_from_slice(b"}}");
-    super::discovery::Spliced::new(head, tail)
+    super::spliced::Spliced::new(head, tail)
 }
 
 const OPENRPC_VERSION: &str = "1.3.2";

@@ -27,7 +27,7 @@ pub(crate) struct Collection<'a> {
 }
 
 /// The collection serialized with the value of its `baseUrl` variable left out.
-pub(crate) fn spliced(catalog: &Catalog, c: &Collection<'_>) -> super::discovery::Spliced {
+pub(crate) fn spliced(catalog: &Catalog, c: &Collection<'_>) -> super::spliced::Spliced {
     let group = catalog.group().name();
     let segments: Vec<&str> = c.path.split('/').filter(|s| !s.is_empty()).collect();
     let url = json!({
@@ -87,7 +87,7 @@ pub(crate) fn spliced(catalog: &Catalog, c: &Collection<'_>) -> super::discovery
         tail.extend_from_slice(b",{\"key\":\"token\",\"value\":\"\",\"type\":\"string\"}");
     }
     tail.extend_from_slice(b"]}");
-    super::discovery::Spliced::new(head, tail)
+    super::spliced::Spliced::new(head, tail)
 }
 
 /// The collection's auth: a bearer token in `Authorization`, else the token in its header.

@@ -382,8 +382,7 @@ impl Connection {
             msg.params.as_ref(),
             msg.meta(),
             self.ep.offered(),
-            limits.subscriptions,
-            limits.subscription_bytes,
+            limits,
         );
         let refuse = |e: RpcError| Effect::Send(error_body(Some(&id), e.code(), e.message(), None));
         let filter = match filter {

@@ -19,10 +19,10 @@ use super::tools::{ListOptions, ToolPages};
 use crate::catalog::{Catalog, MethodInfo};
 use crate::context::{CallExtras, Face};
 use crate::core::{CallRequest, Core};
-use crate::edge::Limits;
 use crate::edge::read::{self, Dialect, Incoming};
 use crate::edge::write::{self, Id};
 use crate::error::{RpcError, codes};
+use crate::limits::Limits;
 use crate::output::Output;
 
 /// How `tools/call` answers arguments that fail the tool's `inputSchema`.
@@ -223,7 +223,7 @@ impl Lists {
         visible: &dyn Fn(&crate::MethodDef) -> bool,
     ) -> Self {
         let [resources, templates, prompts] =
-            super::surface::list_items(catalog, translations, lang, visible);
+            super::items::list_items(catalog, translations, lang, visible);
         let list = |key, items: &[Vec<u8>]| {
             ListPages::build(
                 key,
@@ -252,6 +252,14 @@ impl Lists {
             prompts: list("prompts", &prompts),
         }
     }
+}
+
+/// What the endpoint can send at all (its capabilities).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Offered {
+    pub prompts: bool,
+    pub resources: bool,
+    pub tasks: bool,
 }
 
 /// What a catalog serves besides tools, decided once: a capability is declared (and its
@@ -316,7 +324,7 @@ impl Serves {
             // 2026-07-28: tasks are an extension.
             c.push_str(&format!(
                 ",\"extensions\":{{\"{}\":{{}}}}",
-                super::tasks::EXTENSION
+                super::protocol::TASKS_EXTENSION
             ));
         }
         c.push('}');
@@ -347,7 +355,7 @@ pub fn set_level_param(msg: &Message) -> Result<super::LogLevel, RpcError> {
         })?;
     level
         .parse()
-        .map_err(|e: super::logging::UnknownLevel| RpcError::invalid_params(e.to_string()))
+        .map_err(|e: crate::log_level::UnknownLevel| RpcError::invalid_params(e.to_string()))
 }
 
 /// The HTTP status of an error on the modern era (the handshake era always uses 200).
@@ -829,58 +837,14 @@ impl McpEndpoint {
         }
     }
 
-    /// Applies a `resources/subscribe` or `resources/unsubscribe` to a session's list: the
-    /// URI must name a resource (subscribe), the list holds at most
-    /// [`Limits::subscriptions`]; the error is the answer.
-    pub(crate) fn apply_subscription(
-        &self,
-        subs: &mut Vec<String>,
-        msg: &Message,
-        era: Era,
-    ) -> Result<(), Answer> {
-        let id = msg.id.as_ref();
-        let uri = msg
-            .params
-            .as_ref()
-            .and_then(|p| p.get("uri"))
-            .and_then(Value::as_str);
-        let uri = super::surface::bounded_uri(self, id, era, uri)?;
-        if msg.method == "resources/unsubscribe" {
-            subs.retain(|u| u != uri);
-            return Ok(());
-        }
-        if self.catalog.resolve(uri).is_none() {
-            return Err(self.resource_not_found(id, era, uri));
-        }
-        if !subs.iter().any(|u| u == uri) {
-            if subs.len() >= self.limits.subscriptions {
-                let m = format!(
-                    "at most {} resource subscriptions per session",
-                    self.limits.subscriptions
-                );
-                return Err(self.error(id, era, codes::INVALID_PARAMS, &m, None));
-            }
-            let bytes: usize = subs.iter().map(String::len).sum::<usize>() + uri.len();
-            if bytes > self.limits.subscription_bytes {
-                let m = format!(
-                    "at most {} bytes of subscribed URIs per session",
-                    self.limits.subscription_bytes
-                );
-                return Err(self.error(id, era, codes::INVALID_PARAMS, &m, None));
-            }
-            subs.push(uri.to_owned());
-        }
-        Ok(())
-    }
-
     /// What a change stream can carry on this endpoint.
     /// Whether 2025-11-25 `tasks/list` is offered.
     pub(crate) fn serves_task_list(&self) -> bool {
         self.serves.task_list
     }
 
-    pub(crate) fn offered(&self) -> super::listen::Offered {
-        super::listen::Offered {
+    pub(crate) fn offered(&self) -> Offered {
+        Offered {
             prompts: self.serves.prompts,
             resources: self.serves.resources,
             tasks: self.serves.tasks,

@@ -58,8 +58,8 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::context::{ClientInput, InputRequest, Notifier, RequestContext};
-use crate::edge::Limits;
 use crate::error::{RpcError, codes};
+use crate::limits::Limits;
 
 // ---------------------------------------------------------------------------------------------
 // The typed surface.

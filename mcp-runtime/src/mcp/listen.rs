@@ -4,6 +4,8 @@
 
 use serde_json::{Map, Value, json};
 
+use super::handler::Offered;
+use crate::Limits;
 use crate::core::Change;
 use crate::error::RpcError;
 
@@ -33,26 +35,18 @@ pub struct Filter {
     pub subscription: Option<Value>,
 }
 
-/// What the endpoint can send at all (its capabilities).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Offered {
-    pub prompts: bool,
-    pub resources: bool,
-    pub tasks: bool,
-}
-
 impl Filter {
     /// The filter of a `subscriptions/listen`, narrowed to what the endpoint offers; more than
-    /// `max_uris` resource subscriptions, a URI over 8 KiB or more than `max_bytes` of them in
-    /// all is -32602.
+    /// [`Limits::subscriptions`] resource subscriptions, a URI over [`Limits::uri_bytes`] or
+    /// more than [`Limits::subscription_bytes`] of them in all is -32602.
     pub(crate) fn listen(
         id: Value,
         params: Option<&Value>,
         meta: &super::meta::Meta,
         offered: Offered,
-        max_uris: usize,
-        max_bytes: usize,
+        limits: &Limits,
     ) -> Result<Self, RpcError> {
+        let (max_uris, max_bytes) = (limits.subscriptions, limits.subscription_bytes);
         let n = params.and_then(|p| p.get("notifications"));
         let flag = |k: &str| n.and_then(|n| n.get(k)).and_then(Value::as_bool) == Some(true);
         let uris = match n.and_then(|n| n.get("resourceSubscriptions")) {
@@ -69,10 +63,10 @@ impl Filter {
                         let u = u.as_str().ok_or_else(|| {
                             RpcError::invalid_params("`resourceSubscriptions` lists URI strings")
                         })?;
-                        if u.len() > super::surface::MAX_URI_BYTES {
+                        if u.len() > limits.uri_bytes {
                             return Err(RpcError::invalid_params(format!(
                                 "a subscribed URI is longer than {} bytes",
-                                super::surface::MAX_URI_BYTES
+                                limits.uri_bytes
                             )));
                         }
                         bytes += u.len();
@@ -94,7 +88,7 @@ impl Filter {
         let task_ids = match n.and_then(|n| n.get("taskIds")) {
             None | Some(Value::Null) => Vec::new(),
             Some(ids) if offered.tasks => {
-                if !super::tasks::declared(meta) {
+                if !meta.declares_tasks() {
                     return Err(super::tasks::extension_required("`taskIds`"));
                 }
                 let Some(list) = ids.as_array() else {
@@ -267,6 +261,14 @@ mod tests {
         tasks: true,
     };
 
+    fn bounds(subscriptions: usize, subscription_bytes: usize) -> Limits {
+        Limits {
+            subscriptions,
+            subscription_bytes,
+            ..Limits::default()
+        }
+    }
+
     fn text(b: Option<Vec<u8>>) -> Option<String> {
         b.map(|b| String::from_utf8(b).unwrap())
     }
@@ -274,8 +276,14 @@ mod tests {
     #[test]
     fn a_listen_stream_acknowledges_tags_and_filters() {
         let params = json!({"notifications": {"promptsListChanged": true, "resourceSubscriptions": ["test://w"]}});
-        let f =
-            Filter::listen(json!("l-1"), Some(&params), &Meta::default(), ALL, 10, 1024).unwrap();
+        let f = Filter::listen(
+            json!("l-1"),
+            Some(&params),
+            &Meta::default(),
+            ALL,
+            &bounds(10, 1024),
+        )
+        .unwrap();
         assert_eq!(
             String::from_utf8(f.ack()).unwrap(),
             r#"{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"l-1"},"notifications":{"promptsListChanged":true,"resourceSubscriptions":["test://w"]}}}"#
@@ -303,17 +311,38 @@ mod tests {
             resources: false,
             tasks: false,
         };
-        let f = Filter::listen(json!(1), Some(&params), &Meta::default(), none, 10, 1024).unwrap();
+        let f = Filter::listen(
+            json!(1),
+            Some(&params),
+            &Meta::default(),
+            none,
+            &bounds(10, 1024),
+        )
+        .unwrap();
         assert!(!f.prompts && !f.resources);
         let many = json!({"notifications": {"resourceSubscriptions": ["a:1", "a:2", "a:3"]}});
-        let e = Filter::listen(json!(1), Some(&many), &Meta::default(), ALL, 2, 1024).unwrap_err();
+        let e = Filter::listen(
+            json!(1),
+            Some(&many),
+            &Meta::default(),
+            ALL,
+            &bounds(2, 1024),
+        )
+        .unwrap_err();
         assert_eq!(e.code(), -32602);
         // Bounded in bytes too: each URI, and all of them.
-        let e = Filter::listen(json!(1), Some(&many), &Meta::default(), ALL, 10, 8).unwrap_err();
+        let e = Filter::listen(json!(1), Some(&many), &Meta::default(), ALL, &bounds(10, 8))
+            .unwrap_err();
         assert_eq!(e.message(), "at most 8 bytes of subscribed URIs per stream");
         let long = json!({"notifications": {"resourceSubscriptions": ["a".repeat(8 * 1024 + 1)]}});
-        let e =
-            Filter::listen(json!(1), Some(&long), &Meta::default(), ALL, 10, 1 << 20).unwrap_err();
+        let e = Filter::listen(
+            json!(1),
+            Some(&long),
+            &Meta::default(),
+            ALL,
+            &bounds(10, 1 << 20),
+        )
+        .unwrap_err();
         assert_eq!(e.message(), "a subscribed URI is longer than 8192 bytes");
     }
 }

@@ -12,7 +12,9 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::LogLevel;
-use super::protocol::{META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION};
+use super::protocol::{
+    META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION, TASKS_EXTENSION,
+};
 use crate::core::json::{Key, Keys, Strict, StrictSkip};
 use crate::error::RpcError;
 
@@ -42,6 +44,15 @@ pub(crate) static NONE: Meta = Meta {
 };
 
 impl Meta {
+    /// Whether the request's client declared the tasks extension (per request, in `_meta`).
+    pub(crate) fn declares_tasks(&self) -> bool {
+        self.client_capabilities
+            .as_ref()
+            .and_then(|c| c.get("extensions"))
+            .and_then(|e| e.get(TASKS_EXTENSION))
+            .is_some_and(Value::is_object)
+    }
+
     /// The members of a `_meta` value (in-process messages, built as values).
     pub(crate) fn from_value(meta: Value) -> Meta {
         let Value::Object(mut m) = meta else {

@@ -3,13 +3,12 @@
 //! HTTP (`/mcp/{group}/v{N}`) and stdio, on every protocol revision.
 
 pub(crate) mod cancel;
-pub mod completion;
 pub mod content;
 pub(crate) mod engine;
 pub(crate) mod handler;
 pub mod input;
+mod items;
 pub(crate) mod listen;
-pub mod logging;
 pub(crate) mod meta;
 pub(crate) mod pages;
 pub mod prompt;
@@ -24,11 +23,11 @@ mod surface;
 pub(crate) mod tasks;
 pub(crate) mod tools;
 
-pub use completion::{Completer, Completion, CompletionRequest, IntoCompletion, States};
+pub use crate::completion::{Completer, Completion, CompletionRequest, IntoCompletion, States};
+pub use crate::log_level::{LogLevel, UnknownLevel};
 pub use content::{Content, EmbeddedResource, ToolOutput};
 pub use handler::{InvalidArguments, McpOptions};
 pub use input::{Elicited, RequestStateKeys, Root, SamplingRequest, SamplingResult};
-pub use logging::LogLevel;
 pub use prompt::{PromptMessage, PromptResult, Role};
 #[cfg(feature = "redis")]
 pub use redis_sessions::RedisSessions;

@@ -12,6 +12,9 @@ pub const LATEST_HANDSHAKE: &str = "2025-11-25";
 /// The revision assumed when an HTTP request has no `MCP-Protocol-Version` header.
 pub const DEFAULT_NEGOTIATED: &str = "2025-03-26";
 
+/// The tasks extension (2026-07-28), as capabilities name it.
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
 /// `_meta` key of the revision.
 pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 /// `_meta` key of the client capabilities.

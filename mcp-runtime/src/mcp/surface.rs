@@ -8,38 +8,35 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use futures_util::FutureExt as _;
-use serde::{Serialize, Serializer, ser::SerializeMap};
 use serde_json::{Map, Value};
 
-use super::completion::{Completion, CompletionRequest};
-use super::handler::{Answer, McpEndpoint};
+use super::handler::{Answer, McpEndpoint, Message};
+use super::items::Texts;
 use super::protocol::Era;
-use crate::catalog::{MethodInfo, PromptInfo, ResourceInfo, bind_strings};
+use crate::catalog::{MethodInfo, bind_strings};
+use crate::completion::{Completion, CompletionRequest};
 use crate::context::{CallExtras, Face};
 use crate::core::CallRequest;
 use crate::error::{RpcError, codes, shown};
-use crate::i18n::{MethodTexts, Translations};
 use crate::output::Output;
-use crate::record::{Annotations, CompletionDef, Icon};
+use crate::record::CompletionDef;
 
-/// The longest URI a request may name (reads, subscriptions, completion references): a longer
-/// one is -32602 at once, never matched nor echoed.
-pub const MAX_URI_BYTES: usize = 8 * 1024;
-
-/// A URI from the params, within [`MAX_URI_BYTES`], or the -32602 answer.
+/// A URI from the params, within [`crate::Limits::uri_bytes`], or the -32602 answer (a longer
+/// one is never matched nor echoed).
 pub(crate) fn bounded_uri<'p>(
     ep: &McpEndpoint,
     id: Option<&Value>,
     era: Era,
     uri: Option<&'p str>,
 ) -> Result<&'p str, Answer> {
+    let max = ep.limits.uri_bytes;
     match uri {
-        Some(u) if u.len() <= MAX_URI_BYTES && !u.contains(['\n', '\r']) => Ok(u),
-        Some(u) if u.len() > MAX_URI_BYTES => Err(ep.error(
+        Some(u) if u.len() <= max && !u.contains(['\n', '\r']) => Ok(u),
+        Some(u) if u.len() > max => Err(ep.error(
             id,
             era,
             codes::INVALID_PARAMS,
-            &format!("Invalid request parameters: the URI is longer than {MAX_URI_BYTES} bytes"),
+            &format!("Invalid request parameters: the URI is longer than {max} bytes"),
             None,
         )),
         _ => Err(ep.error(
@@ -50,196 +47,6 @@ pub(crate) fn bounded_uri<'p>(
             None,
         )),
     }
-}
-
-/// The texts of a resource or prompt: the translation, else the doc comment (never the
-/// internal call name).
-struct Texts<'a> {
-    title: Option<Cow<'a, str>>,
-    description: Option<Cow<'a, str>>,
-    schema: Cow<'a, Value>,
-}
-
-impl<'a> Texts<'a> {
-    fn of(call: &'a MethodInfo, t: &Translations, group: &str, lang: &str) -> Self {
-        let m = MethodTexts::of(call, t, group, lang);
-        Texts {
-            title: (m.title != call.name()).then_some(m.title),
-            description: m.description,
-            schema: m.input_schema,
-        }
-    }
-}
-
-struct AnnotationsView<'a>(&'a Annotations);
-
-impl Serialize for AnnotationsView<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let a = self.0;
-        let mut m = s.serialize_map(None)?;
-        if !a.audience.is_empty() {
-            let roles: Vec<&str> = a.audience.iter().map(|r| r.as_str()).collect();
-            m.serialize_entry("audience", &roles)?;
-        }
-        if let Some(p) = a.priority {
-            m.serialize_entry("priority", &p)?;
-        }
-        if let Some(l) = a.last_modified {
-            m.serialize_entry("lastModified", l)?;
-        }
-        m.end()
-    }
-}
-
-struct IconView<'a>(&'a Icon);
-
-impl Serialize for IconView<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let i = self.0;
-        let mut m = s.serialize_map(None)?;
-        m.serialize_entry("src", i.src)?;
-        if let Some(t) = i.mime_type {
-            m.serialize_entry("mimeType", t)?;
-        }
-        if !i.sizes.is_empty() {
-            m.serialize_entry("sizes", i.sizes)?;
-        }
-        if let Some(t) = i.theme {
-            m.serialize_entry("theme", t)?;
-        }
-        m.end()
-    }
-}
-
-fn icons<M: SerializeMap>(m: &mut M, list: &[Icon]) -> Result<(), M::Error> {
-    if !list.is_empty() {
-        let v: Vec<IconView<'_>> = list.iter().map(IconView).collect();
-        m.serialize_entry("icons", &v)?;
-    }
-    Ok(())
-}
-
-/// A `resources/list` or `resources/templates/list` entry.
-struct ResourceView<'a> {
-    r: &'a ResourceInfo,
-    texts: Texts<'a>,
-}
-
-impl Serialize for ResourceView<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let d = self.r.def;
-        let mut m = s.serialize_map(None)?;
-        m.serialize_entry(if d.is_template { "uriTemplate" } else { "uri" }, d.uri)?;
-        m.serialize_entry("name", d.name)?;
-        if let Some(t) = &self.texts.title {
-            m.serialize_entry("title", t)?;
-        }
-        if let Some(t) = &self.texts.description {
-            m.serialize_entry("description", t)?;
-        }
-        if let Some(t) = d.mime_type {
-            m.serialize_entry("mimeType", t)?;
-        }
-        if let Some(n) = d.size.filter(|_| !d.is_template) {
-            m.serialize_entry("size", &n)?;
-        }
-        if !d.annotations.is_empty() {
-            m.serialize_entry("annotations", &AnnotationsView(&d.annotations))?;
-        }
-        icons(&mut m, d.icons)?;
-        m.end()
-    }
-}
-
-/// A `prompts/list` entry.
-struct PromptView<'a> {
-    p: &'a PromptInfo,
-    texts: Texts<'a>,
-}
-
-impl Serialize for PromptView<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let d = self.p.def;
-        let mut m = s.serialize_map(None)?;
-        m.serialize_entry("name", d.name)?;
-        if let Some(t) = &self.texts.title {
-            m.serialize_entry("title", t)?;
-        }
-        // Some clients (and the conformance suite) require a description: the title stands in.
-        if let Some(t) = self
-            .texts
-            .description
-            .as_ref()
-            .or(self.texts.title.as_ref())
-        {
-            m.serialize_entry("description", t)?;
-        }
-        let props = self.texts.schema.get("properties");
-        let args: Vec<Value> = d
-            .method
-            .params
-            .iter()
-            .map(|p| {
-                let mut a = Map::new();
-                a.insert("name".into(), p.name.into());
-                if let Some(t) = props
-                    .and_then(|ps| ps.get(p.name))
-                    .and_then(|x| x.get("description"))
-                    .filter(|t| t.as_str().is_some_and(|t| !t.is_empty()))
-                {
-                    a.insert("description".into(), t.clone());
-                }
-                a.insert("required".into(), p.is_required().into());
-                Value::Object(a)
-            })
-            .collect();
-        if !args.is_empty() {
-            m.serialize_entry("arguments", &args)?;
-        }
-        icons(&mut m, d.icons)?;
-        m.end()
-    }
-}
-
-/// The JSON objects of the list entries of one catalog in one language, those whose method
-/// `visible` admits: resources, templates, prompts.
-pub(crate) fn list_items(
-    catalog: &crate::Catalog,
-    t: &Translations,
-    lang: &str,
-    visible: &dyn Fn(&crate::MethodDef) -> bool,
-) -> [Vec<Vec<u8>>; 3] {
-    let group = catalog.group().name();
-    let resource = |r: &std::sync::Arc<ResourceInfo>| {
-        if !visible(r.call.def) {
-            return None;
-        }
-        serde_json::to_vec(&ResourceView {
-            r,
-            texts: Texts::of(&r.call, t, group, lang),
-        })
-        .ok()
-    };
-    [
-        catalog.resources().iter().filter_map(resource).collect(),
-        catalog
-            .resource_templates()
-            .iter()
-            .filter_map(resource)
-            .collect(),
-        catalog
-            .prompts()
-            .iter()
-            .filter(|p| visible(p.call.def))
-            .filter_map(|p| {
-                serde_json::to_vec(&PromptView {
-                    p,
-                    texts: Texts::of(&p.call, t, group, lang),
-                })
-                .ok()
-            })
-            .collect(),
-    ]
 }
 
 /// A string member of the params, or the -32602 answer naming it.
@@ -265,6 +72,50 @@ fn string_param<'p>(
 }
 
 impl McpEndpoint {
+    /// Applies a `resources/subscribe` or `resources/unsubscribe` to a session's list: the
+    /// URI must name a resource (subscribe), the list holds at most
+    /// [`crate::Limits::subscriptions`]; the error is the answer.
+    pub(crate) fn apply_subscription(
+        &self,
+        subs: &mut Vec<String>,
+        msg: &Message,
+        era: Era,
+    ) -> Result<(), Answer> {
+        let id = msg.id.as_ref();
+        let uri = msg
+            .params
+            .as_ref()
+            .and_then(|p| p.get("uri"))
+            .and_then(Value::as_str);
+        let uri = bounded_uri(self, id, era, uri)?;
+        if msg.method == "resources/unsubscribe" {
+            subs.retain(|u| u != uri);
+            return Ok(());
+        }
+        if self.catalog.resolve(uri).is_none() {
+            return Err(self.resource_not_found(id, era, uri));
+        }
+        if !subs.iter().any(|u| u == uri) {
+            if subs.len() >= self.limits.subscriptions {
+                let m = format!(
+                    "at most {} resource subscriptions per session",
+                    self.limits.subscriptions
+                );
+                return Err(self.error(id, era, codes::INVALID_PARAMS, &m, None));
+            }
+            let bytes: usize = subs.iter().map(String::len).sum::<usize>() + uri.len();
+            if bytes > self.limits.subscription_bytes {
+                let m = format!(
+                    "at most {} bytes of subscribed URIs per session",
+                    self.limits.subscription_bytes
+                );
+                return Err(self.error(id, era, codes::INVALID_PARAMS, &m, None));
+            }
+            subs.push(uri.to_owned());
+        }
+        Ok(())
+    }
+
     /// Runs a resource's or prompt's function through the core pipeline, as `tools/call` runs
     /// a method's.
     fn run<'a>(
@@ -520,7 +371,7 @@ impl McpEndpoint {
                     argument: arg.to_owned(),
                     value: value.to_owned(),
                     arguments,
-                    states: super::completion::States::of(self.core.state().clone()),
+                    states: crate::completion::States::of(self.core.state().clone()),
                 };
                 // A panicking completion function is an error answer, as a method's panic is.
                 match std::panic::AssertUnwindSafe((c.complete)(req))

@@ -16,7 +16,7 @@ use serde_json::{Map, Value, json};
 
 use super::handler::{Answer, McpEndpoint, Message};
 use super::input::{Round, check_answer, missing_capability, supports};
-use super::protocol::Era;
+use super::protocol::{Era, TASKS_EXTENSION};
 use crate::context::{CallExtras, CancelSignal, ClientInput, InputRequest};
 use crate::core::{TaskOutcome, TaskStatus, TaskView, Tasks};
 use crate::edge::write::{self, Id};
@@ -46,25 +46,13 @@ pub(crate) fn status_members(v: &TaskView) -> Map<String, Value> {
     task_members(v, Era::Handshake("2025-11-25"))
 }
 
-/// The extension's name, in capabilities.
-pub(crate) const EXTENSION: &str = "io.modelcontextprotocol/tasks";
-
-/// Whether a request's client declared the extension (per request, in `_meta`).
-pub(crate) fn declared(meta: &super::meta::Meta) -> bool {
-    meta.client_capabilities
-        .as_ref()
-        .and_then(|c| c.get("extensions"))
-        .and_then(|e| e.get(EXTENSION))
-        .is_some_and(Value::is_object)
-}
-
 /// -32021: the client must declare the extension.
 pub(crate) fn extension_required(what: &str) -> RpcError {
     RpcError::new(
         codes::MISSING_CLIENT_CAPABILITY,
-        format!("{what} needs the client to declare the {EXTENSION} extension"),
+        format!("{what} needs the client to declare the {TASKS_EXTENSION} extension"),
     )
-    .with_data(json!({"requiredCapabilities": {"extensions": {EXTENSION: {}}}}))
+    .with_data(json!({"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}}))
 }
 
 /// How a task's call asks its client: as a multi-round-trip result until it becomes a task,
@@ -338,7 +326,7 @@ impl McpEndpoint {
                 .param_name()
                 .and_then(|n| self.catalog.get(n))
                 .map_or(TaskSupport::Forbidden, |i| i.def.task);
-            match (support, declared(msg.meta())) {
+            match (support, msg.meta().declares_tasks()) {
                 (TaskSupport::Forbidden, _) | (TaskSupport::Optional, false) => {}
                 (TaskSupport::Required, false) => {
                     let name = msg.param_name().unwrap_or_default();
@@ -553,7 +541,7 @@ impl McpEndpoint {
         let owner = self.task_owner(extras);
         let (id, era) = (msg.id.as_ref(), Era::Modern);
         let fail = |e: RpcError| self.error(id, era, e.code(), e.message(), e.raw_data());
-        if !declared(msg.meta()) {
+        if !msg.meta().declares_tasks() {
             return fail(extension_required(&format!("`{}`", msg.method)));
         }
         let task_id = match task_id(msg) {

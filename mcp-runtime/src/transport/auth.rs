@@ -22,6 +22,7 @@ pub use futures_util::future::BoxFuture;
 use subtle::ConstantTimeEq;
 
 use crate::context::Face;
+use crate::edge::caller::token_of;
 use crate::error::{RpcError, codes};
 
 /// What a validator decides.
@@ -444,7 +445,7 @@ impl Guard {
             crate::edge::write::rpc_error(&mut out, crate::edge::write::Id::Null, &err, &self.env);
             let status =
                 StatusCode::from_u16(err.http_status()).unwrap_or(StatusCode::UNAUTHORIZED);
-            return super::http::json_response(status, out);
+            return super::respond::json_response(status, out);
         };
         let (status, challenge, code, message) = match &decision {
             None => (
@@ -468,24 +469,12 @@ impl Guard {
         };
         let body =
             crate::edge::write::error_body(crate::edge::write::Id::Null, code, message, None);
-        let mut res = super::http::json_response(status, body);
+        let mut res = super::respond::json_response(status, body);
         if let Ok(v) = HeaderValue::from_str(&challenge) {
             res.headers_mut().insert(header::WWW_AUTHENTICATE, v);
         }
         res
     }
-}
-
-fn token_of<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Option<&'a str> {
-    let v = headers.get(name)?.to_str().ok()?.trim();
-    let t = if name == header::AUTHORIZATION {
-        v.strip_prefix("Bearer ")
-            .or_else(|| v.strip_prefix("bearer "))?
-            .trim()
-    } else {
-        v.strip_prefix("Bearer ").unwrap_or(v).trim()
-    };
-    (!t.is_empty()).then_some(t)
 }
 
 /// The public URL of the router: the origin (configured, else from a checked `Host`) and the

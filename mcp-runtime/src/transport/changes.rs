@@ -9,7 +9,8 @@ use axum::response::Response;
 use serde_json::Value;
 
 use super::detached::{Live, live_body};
-use super::mcp::{McpRoute, answer_response, busy, sse_response};
+use super::respond::{answer_response, busy, missing_session, sse_response, store_unavailable};
+use super::route::{Caller, McpRoute};
 use crate::core::Change;
 use crate::edge::write;
 use crate::mcp::handler::{McpEndpoint, Message};
@@ -83,7 +84,7 @@ where
 
 /// `subscriptions/listen` (2026-07-28): the acknowledgement first, then the changes the filter
 /// asks for, each tagged with the request's id; a final result when the server ends it.
-pub(crate) fn listen(route: &McpRoute, msg: &Message, caller: &super::mcp::Caller) -> Response {
+pub(crate) fn listen(route: &McpRoute, msg: &Message, caller: &Caller) -> Response {
     let ep = &route.ep;
     let id = msg.id.clone().unwrap_or(Value::Null);
     let filter = match Filter::listen(
@@ -91,8 +92,7 @@ pub(crate) fn listen(route: &McpRoute, msg: &Message, caller: &super::mcp::Calle
         msg.params.as_ref(),
         msg.meta(),
         ep.offered(),
-        ep.limits.subscriptions,
-        ep.limits.subscription_bytes,
+        &ep.limits,
     ) {
         Ok(mut f) => {
             // Only the caller's own tasks (an anonymous caller's: the anonymous ones), of
@@ -179,7 +179,7 @@ pub(crate) async fn subscribe(
             ep.core.changes().send(Change::Session(sid.into()));
             answer_response(ep.ok(id, era, b""))
         }
-        Ok(false) => super::mcp::missing_session(),
-        Err(e) => super::mcp::store_unavailable(&e),
+        Ok(false) => missing_session(),
+        Err(e) => store_unavailable(&e),
     }
 }

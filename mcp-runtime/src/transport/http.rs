@@ -20,6 +20,7 @@ use crate::edge::policy::Policy;
 use crate::jsonrpc::discovery::{self, Discover, Discovery};
 
 use super::detached::Detached;
+use super::respond::{frames_body, json_response, retry_after, run_after};
 
 /// What one `/rpc/{group}/v{N}` route holds.
 struct RpcEndpoint {
@@ -91,7 +92,7 @@ pub(crate) fn router(
         let auth = group
             .is_protected()
             .then(|| guard(server, &policy, group, Face::Mcp, &path));
-        let route = Arc::new(super::mcp::McpRoute {
+        let route = Arc::new(super::route::McpRoute {
             policy: policy.clone(),
             ep: ep.clone(),
             detached: detached.clone(),
@@ -188,64 +189,6 @@ fn guard(
     })
 }
 
-pub(crate) fn json_response(status: StatusCode, body: impl Into<axum::body::Body>) -> Response {
-    let mut res = Response::new(body.into());
-    *res.status_mut() = status;
-    res.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    res
-}
-
-/// The body of one answer: its written bytes, then its shared ones (a precomputed page) as a
-/// second frame, copied into nothing.
-pub(crate) fn answer_body(answer: crate::edge::write::AnswerBody) -> Body {
-    if answer.parts().1.is_empty() {
-        return Body::from(answer.into_vec());
-    }
-    frames_body(answer.into_frames().collect())
-}
-
-/// A body of frames with an exact length: hyper sends the length header and writes the frames
-/// with vectored writes, copying none.
-pub(crate) fn frames_body(frames: Vec<Bytes>) -> Body {
-    let len = frames.iter().map(Bytes::len).sum::<usize>() as u64;
-    Body::new(Frames {
-        frames: frames.into(),
-        len,
-    })
-}
-
-struct Frames {
-    frames: std::collections::VecDeque<Bytes>,
-    len: u64,
-}
-
-impl http_body::Body for Frames {
-    type Data = Bytes;
-    type Error = std::convert::Infallible;
-
-    fn poll_frame(
-        mut self: std::pin::Pin<&mut Self>,
-        _: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
-        let next = self.frames.pop_front();
-        if let Some(b) = &next {
-            self.len -= b.len() as u64;
-        }
-        std::task::Poll::Ready(next.map(|b| Ok(http_body::Frame::data(b))))
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.frames.is_empty()
-    }
-
-    fn size_hint(&self) -> http_body::SizeHint {
-        http_body::SizeHint::with_exact(self.len)
-    }
-}
-
 /// `POST`: a plain function returning the future, so that the request is split before the
 /// future is built and only the body (not the head) is held.
 fn rpc_post(
@@ -285,7 +228,7 @@ fn rpc_post(
             catalog: ep.catalog.clone(),
             headers: std::mem::take(&mut parts.headers),
             peer,
-            auth: ep.auth.clone(),
+            token_header: ep.auth.as_ref().and_then(|g| g.token_header.clone()),
             hosts: ep.server.callback_hosts.clone(),
         })
     });
@@ -308,15 +251,6 @@ fn rpc_post(
         asked,
         who,
     ))
-}
-
-/// `Retry-After` in whole seconds, rounded up (a wait under a second is still "1": `0` would
-/// invite a retry at once). The exact wait is the body's `data.retryAfterMs`.
-pub(crate) fn retry_after(res: &mut Response, wait: std::time::Duration) {
-    let secs = wait.as_millis().div_ceil(1000).max(1);
-    if let Ok(v) = HeaderValue::from_str(&secs.to_string()) {
-        res.headers_mut().insert(header::RETRY_AFTER, v);
-    }
 }
 
 /// What a `POST` keeps of its head to know its caller.
@@ -415,7 +349,7 @@ async fn rpc_get_inner(ep: &RpcEndpoint, parts: &Parts) -> Response {
         docs.openrpc().frames(&url)
     };
     let mut res = json_response(StatusCode::OK, frames_body(frames));
-    super::mcp::set_language(res.headers_mut(), docs.lang());
+    super::respond::set_language(res.headers_mut(), docs.lang());
     ep.policy.finish(origin, res)
 }
 
@@ -440,7 +374,7 @@ async fn postman_get_inner(ep: &RpcEndpoint, parts: &Parts) -> Response {
         super::mount::prefix_of(parts)
     );
     let mut res = json_response(StatusCode::OK, frames_body(docs.postman().frames(&base)));
-    super::mcp::set_language(res.headers_mut(), docs.lang());
+    super::respond::set_language(res.headers_mut(), docs.lang());
     ep.policy.finish(origin, res)
 }
 
@@ -458,66 +392,6 @@ fn wants_info(query: Option<&str>) -> bool {
 /// `OPTIONS`: the CORS preflight.
 async fn rpc_options(State(ep): State<Arc<RpcEndpoint>>, headers: HeaderMap) -> Response {
     ep.policy.preflight(&headers, "GET, POST, OPTIONS")
-}
-
-/// A body that runs the `post_response` work once it has been written (or dropped).
-struct AfterBody {
-    inner: axum::body::Body,
-    after: Option<crate::core::events::AfterResponse>,
-}
-
-impl http_body::Body for AfterBody {
-    type Data = Bytes;
-    type Error = axum::Error;
-
-    fn poll_frame(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, Self::Error>>> {
-        let r = std::pin::Pin::new(&mut self.inner).poll_frame(cx);
-        if let std::task::Poll::Ready(None) = r
-            && let Some(a) = self.after.take()
-        {
-            a.run();
-        }
-        r
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
-    }
-
-    fn size_hint(&self) -> http_body::SizeHint {
-        self.inner.size_hint()
-    }
-}
-
-impl Drop for AfterBody {
-    fn drop(&mut self) {
-        if let Some(a) = self.after.take() {
-            a.run();
-        }
-    }
-}
-
-/// Runs `after` once `res`'s body has been written.
-pub(crate) fn run_after(
-    res: Response,
-    after: Option<crate::core::events::AfterResponse>,
-) -> Response {
-    match after {
-        Some(a) if !a.is_empty() => {
-            let (parts, body) = res.into_parts();
-            Response::from_parts(
-                parts,
-                axum::body::Body::new(AfterBody {
-                    inner: body,
-                    after: Some(a),
-                }),
-            )
-        }
-        _ => res,
-    }
 }
 
 #[cfg(test)]

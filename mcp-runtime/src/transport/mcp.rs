@@ -15,10 +15,13 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 
-use super::detached::{Deferred, Detached, LiveStream};
-use super::http::{answer_body, frames_body, json_response};
+use super::detached::{Deferred, LiveStream};
+use super::respond::{
+    answer_response, busy, frames_body, json_response, merge_vary, missing_session, plain_error,
+    set_language, sse_response, store_unavailable,
+};
+use super::route::{Caller, McpRoute};
 use crate::context::{CallExtras, CancelSignal, Notifier};
-use crate::edge::policy::Policy;
 use crate::edge::read::{self, Body as Read, Dialect, Incoming};
 use crate::edge::write;
 use crate::error::codes;
@@ -29,15 +32,6 @@ use crate::mcp::protocol::{self, Era};
 use crate::mcp::session::{Found, SessionState, SessionStore};
 use serde_json::Value;
 
-/// What one MCP route holds.
-pub(crate) struct McpRoute {
-    pub policy: Policy,
-    pub ep: Arc<McpEndpoint>,
-    pub detached: Arc<Detached>,
-    /// A protected group's auth.
-    pub auth: Option<Arc<super::auth::Guard>>,
-}
-
 // Names, not `&str`s: a `&str` name is parsed into a header name again at every lookup.
 const SESSION: HeaderName = HeaderName::from_static("mcp-session-id");
 const VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
@@ -47,29 +41,6 @@ const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 
 fn header(h: &HeaderMap, name: HeaderName) -> Option<&str> {
     h.get(name).and_then(|v| v.to_str().ok())
-}
-
-pub(super) fn answer_response(a: Answer) -> Response {
-    let mut res = json_response(
-        StatusCode::from_u16(a.status).unwrap_or(StatusCode::OK),
-        answer_body(a.body),
-    );
-    if let Some(wait) = a.retry_after {
-        super::http::retry_after(&mut res, wait);
-    }
-    res
-}
-
-fn plain_error(status: StatusCode, code: i32, message: &str) -> Response {
-    json_response(status, error_body(None, code, message, None))
-}
-
-pub(super) fn busy() -> Response {
-    plain_error(
-        StatusCode::SERVICE_UNAVAILABLE,
-        codes::INTERNAL_ERROR,
-        "Server busy: too many calls in progress, try again later",
-    )
 }
 
 fn accepted() -> Response {
@@ -236,16 +207,6 @@ async fn session_of<'h>(
     }
 }
 
-/// 503 when the session store fails or is full. Its message is the store's own, written for
-/// clients (a Redis store logs the Redis error and says only that it is unavailable).
-pub(super) fn store_unavailable(e: &crate::RpcError) -> Response {
-    plain_error(
-        StatusCode::SERVICE_UNAVAILABLE,
-        codes::INTERNAL_ERROR,
-        e.message(),
-    )
-}
-
 /// A `Last-Event-ID` naming no stream this session can resume (here, or in the shared store
 /// when sessions are shared).
 fn missing_stream() -> Response {
@@ -255,62 +216,6 @@ fn missing_stream() -> Response {
         "Stream not found",
     )
 }
-
-pub(super) fn missing_session() -> Response {
-    plain_error(
-        StatusCode::NOT_FOUND,
-        codes::INVALID_REQUEST,
-        "Session not found",
-    )
-}
-
-/// Who asks, and in which language: what every call of one request gets.
-pub(crate) struct Caller {
-    pub lang: Arc<str>,
-    pub identity: Option<Arc<crate::context::Identity>>,
-    /// The handshake-era session, once known.
-    pub session: Option<Arc<str>>,
-    /// Who the request's shares count against, as the edge found it.
-    pub who: Option<crate::context::Caller>,
-}
-
-impl Caller {
-    fn extras(&self) -> CallExtras {
-        CallExtras {
-            language: Some(self.lang.clone()),
-            identity: self.identity.clone(),
-            session: self.session.clone(),
-            caller: self.who(),
-            ..CallExtras::default()
-        }
-    }
-
-    /// Who the shares count against: the edge's answer, else the session.
-    pub(crate) fn who(&self) -> Option<crate::context::Caller> {
-        self.who
-            .clone()
-            .or_else(|| self.session.as_deref().map(crate::context::Caller::session))
-    }
-}
-
-pub(super) fn sse_response(body: Body) -> Response {
-    let mut r = Response::new(body);
-    let h = r.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/event-stream"),
-    );
-    h.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("no-cache, no-transform"),
-    );
-    h.insert(X_ACCEL_BUFFERING, HeaderValue::from_static("no"));
-    r
-}
-
-/// Tells nginx-style proxies not to buffer the stream (a constant: a `&str` name is parsed
-/// on every insert).
-const X_ACCEL_BUFFERING: header::HeaderName = header::HeaderName::from_static("x-accel-buffering");
 
 /// `POST`: a plain function returning the future, so that the request is split before the
 /// future is built and not held twice.
@@ -386,35 +291,6 @@ fn post_request(
             None => set_language(h, lang),
         }
         route.policy.finish(origin, res)
-    }
-}
-
-/// `Content-Language` and `Vary: Accept-Language` (merged into an existing `Vary`).
-pub(crate) fn set_language(h: &mut HeaderMap, lang: &str) {
-    if let Ok(v) = HeaderValue::from_str(lang) {
-        h.insert(header::CONTENT_LANGUAGE, v);
-    }
-    merge_vary(h);
-}
-
-/// Adds `Accept-Language` to `Vary` unless it is there (or `*`).
-fn merge_vary(h: &mut HeaderMap) {
-    let vary = h
-        .get(header::VARY)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned);
-    let merged = match vary {
-        Some(v)
-            if v.split(',')
-                .any(|x| x.trim().eq_ignore_ascii_case("accept-language") || x.trim() == "*") =>
-        {
-            v
-        }
-        Some(v) if !v.trim().is_empty() => format!("{v}, Accept-Language"),
-        _ => "Accept-Language".to_owned(),
-    };
-    if let Ok(v) = HeaderValue::from_str(&merged) {
-        h.insert(header::VARY, v);
     }
 }
 
@@ -731,7 +607,7 @@ async fn json_answer(
         ..caller.extras()
     };
     let answer = ep.serve(msg, era, &mut extras).await;
-    super::http::run_after(answer_response(answer), after)
+    super::respond::run_after(answer_response(answer), after)
 }
 
 /// A call that may answer on an SSE stream: resumable (its events kept for `Last-Event-ID`)

@@ -9,6 +9,8 @@ pub(crate) mod http;
 pub mod jwt;
 pub(crate) mod mcp;
 pub(crate) mod mount;
+pub(crate) mod respond;
+pub(crate) mod route;
 pub(crate) mod serve;
 pub(crate) mod site;
 pub(crate) mod stdio;

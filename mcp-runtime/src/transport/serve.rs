@@ -16,7 +16,7 @@ use hyper_util::service::TowerToHyperService;
 use tower::ServiceExt as _;
 
 use crate::core::events::Background;
-use crate::edge::Limits;
+use crate::limits::Limits;
 
 /// Serves `app` on `listener` until `shutdown` completes, then drains.
 pub(crate) async fn serve(

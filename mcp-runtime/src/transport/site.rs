@@ -4,8 +4,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use crate::Limits;
 use crate::core::Core;
-use crate::edge::{HostPolicy, Limits};
+use crate::edge::HostPolicy;
 use crate::jsonrpc::discovery::Discovery;
 use crate::mcp::handler::McpEndpoint;
 use crate::registry::Registry;

@@ -11,7 +11,7 @@ use crate::error::RpcError;
 
 /// At most this many values go back to the client (the specification's cap); [`Completion`]
 /// reports the rest through `total` and `hasMore`.
-pub const MAX_COMPLETION_VALUES: usize = 100;
+pub(crate) const MAX_COMPLETION_VALUES: usize = 100;
 
 /// What a completion function is given.
 ///
@@ -97,7 +97,7 @@ impl CompletionRequest {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Completion {
-    /// The values, best first (at most [`MAX_COMPLETION_VALUES`] are sent).
+    /// The values, best first (at most 100 are sent, the specification's cap).
     pub values: Vec<String>,
     /// How many values exist in all, when known.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -108,8 +108,8 @@ pub struct Completion {
 }
 
 impl Completion {
-    /// Capped at [`MAX_COMPLETION_VALUES`]: the values past the cap are dropped, `total` and
-    /// `hasMore` say so.
+    /// Capped at 100 values (the specification's cap): the values past the cap are dropped,
+    /// `total` and `hasMore` say so.
     pub(crate) fn capped(mut self) -> Self {
         if self.values.len() > MAX_COMPLETION_VALUES {
             let all = self.values.len() as u64;

@@ -45,8 +45,11 @@ pub struct Limits {
     /// stream may watch. Default 100; past it: -32602.
     pub subscriptions: usize,
     /// The most bytes of URIs one session or one `subscriptions/listen` stream may watch in
-    /// all (each URI is also at most 8 KiB). Default 64 KiB; past it: -32602.
+    /// all (each URI is also at most [`Limits::uri_bytes`]). Default 64 KiB; past it: -32602.
     pub subscription_bytes: usize,
+    /// The longest URI a request may name (reads, subscriptions, completion references), in
+    /// bytes. Default 8 KiB; a longer one is -32602 at once, never matched nor echoed.
+    pub uri_bytes: usize,
     /// How many schema violations an error reports; the rest are counted in a last entry
     /// ("... and N more"). Default 20.
     pub violations: usize,
@@ -169,6 +172,7 @@ impl Default for Limits {
             progress_token_bytes: 256,
             subscriptions: 100,
             subscription_bytes: 64 * 1024,
+            uri_bytes: 8 * 1024,
             violations: 20,
             sessions: 10_000,
             sessions_per_caller: 32,
