@@ -4,7 +4,7 @@
 #   1. installs the MCP test peers (scripts/install-test-clients.sh; skipped when present)
 #   2. cargo fmt --all --check
 #   3. cargo clippy --all-targets -- -D warnings, then mcp-runtime alone (without `redis`)
-#   4. cargo nextest run --no-fail-fast
+#   4. cargo nextest run --no-fail-fast --run-ignored all (the tests that need a peer are #[ignore]d)
 #   5. cargo test --doc
 #   6. cargo doc --no-deps with RUSTDOCFLAGS="-D warnings"
 #   7. cargo package of mcp-macros and mcp-runtime (built from the packaged sources)
@@ -66,7 +66,7 @@ step "cargo clippy --all-targets -- -D warnings" cargo clippy --all-targets -- -
 # The workspace build turns on `redis` (the example needs it); mcp-runtime alone is built
 # without it, as a server keeping everything in process compiles it.
 step "cargo clippy -p mcp-runtime (without the redis feature)" cargo clippy -p mcp-runtime --lib -- -D warnings
-step "cargo nextest run --no-fail-fast" cargo nextest run --no-fail-fast
+step "cargo nextest run --no-fail-fast --run-ignored all" cargo nextest run --no-fail-fast --run-ignored all
 step "cargo test --doc" cargo test --doc
 step "cargo doc --no-deps (-D warnings)" env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
 # The crates as they would be published: packaged, then built from the packaged sources alone

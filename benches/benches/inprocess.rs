@@ -18,8 +18,8 @@ use std::time::Duration;
 
 use benches::*;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use mcp_runtime::__internals::handle;
 use mcp_runtime::Limits;
+use mcp_runtime::test_util::handle;
 
 fn tools_call(c: &mut Criterion) {
     let server = server().expect("the bench server");
@@ -58,7 +58,7 @@ fn rate_limit(c: &mut Criterion) {
             format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{{"a":2,"b":3}}}}"#);
         g.bench_function(name, |b| {
             b.iter(|| {
-                run_ready(mcp_runtime::__internals::handle_as(
+                run_ready(mcp_runtime::test_util::handle_as(
                     server.core(),
                     catalog,
                     black_box(body.as_bytes()),
@@ -122,7 +122,7 @@ fn resources_prompts(c: &mut Criterion) {
 }
 
 /// The cursor of the last page, found by following `nextCursor`.
-fn last_page_body(ep: &mcp_runtime::__internals::McpEndpoint) -> String {
+fn last_page_body(ep: &mcp_runtime::test_util::McpEndpoint) -> String {
     let mut body = LIST_BODY.to_owned();
     loop {
         let out: serde_json::Value =

@@ -8,10 +8,10 @@ use std::net::SocketAddr;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
-use mcp_runtime::__internals::{AnswerBody, Message};
-use mcp_runtime::__internals::{Era, McpEndpoint};
 use mcp_runtime::prelude::*;
 use mcp_runtime::record::{Handler, MethodDef, ParamDef, ParamKind, Params, SourceLocation};
+use mcp_runtime::test_util::{AnswerBody, Message};
+use mcp_runtime::test_util::{Era, McpEndpoint};
 use mcp_runtime::{BuildError, CallExtras, Output, ToolAnnotations};
 use schemars::{Schema, SchemaGenerator};
 use serde_json::{Value, json};

@@ -29,18 +29,14 @@ mod common;
 /// A running `catalog --listen 127.0.0.1:0`, killed on drop.
 type Catalog = common::Spawned;
 
-/// A peer's path from the environment; `None` (skip) outside CI when it is not installed.
-fn peer(var: &str) -> Option<String> {
+/// A peer's path from the environment. Every test here is `#[ignore]`d (a plain `cargo test`
+/// reports it ignored, with the peer it needs); `scripts/test.sh` installs the peers, sets
+/// these variables and runs the ignored tests, where a missing peer fails the test.
+fn peer(var: &str) -> String {
     match std::env::var(var) {
-        Ok(v) if !v.is_empty() => Some(v),
-        _ if std::env::var_os("CI").is_some() => {
-            panic!("{var} is not set: run scripts/install-test-clients.sh")
-        }
+        Ok(v) if !v.is_empty() => v,
         _ => {
-            eprintln!(
-                "SKIPPED: {var} is not set (run scripts/test.sh, which installs the MCP test peers)"
-            );
-            None
+            panic!("{var} is not set: scripts/install-test-clients.sh installs the MCP test peers")
         }
     }
 }
@@ -86,12 +82,12 @@ fn node_cmd(node: &str, script: &str) -> Command {
     c
 }
 
-fn python(mode: &str, target: &[&str]) -> Option<Value> {
+fn python(mode: &str, target: &[&str]) -> Value {
     python_script("python_client.py", mode, target)
 }
 
-fn python_script(script: &str, mode: &str, target: &[&str]) -> Option<Value> {
-    let py = peer("MCP_TEST_PYTHON")?;
+fn python_script(script: &str, mode: &str, target: &[&str]) -> Value {
+    let py = peer("MCP_TEST_PYTHON");
     let mut cmd = Command::new(py);
     cmd.arg(clients_dir().join(script)).arg(mode).args(target);
     let out = run(cmd);
@@ -99,7 +95,7 @@ fn python_script(script: &str, mode: &str, target: &[&str]) -> Option<Value> {
         out.status.success(),
         "{script} failed in mode {mode} against {target:?}"
     );
-    Some(last_json_line(&out))
+    last_json_line(&out)
 }
 
 /// What `python_ask.py` must see: `Orders.pay` asks before paying (accepted, then declined),
@@ -128,29 +124,27 @@ fn assert_asked(seen: &Value, version: &str) {
 }
 
 #[test]
+#[ignore = "needs the official Python MCP SDK at MCP_TEST_PYTHON; scripts/test.sh provides the peers and runs ignored tests"]
 fn python_sdk_callbacks_confirm_a_payment_and_write_a_pitch_on_both_eras() {
     // Handshake-era HTTP clients can be asked only within a session.
     let c = Catalog::catalog(&[("CATALOG_STATEFUL", "mcp")]);
-    let Some(auto) = python_script("python_ask.py", "auto", &[&c.url("mcp")]) else {
-        return;
-    };
+    let auto = python_script("python_ask.py", "auto", &[&c.url("mcp")]);
     assert_asked(&auto, "2026-07-28");
-    let legacy = python_script("python_ask.py", "legacy", &[&c.url("mcp")]).expect("python");
+    let legacy = python_script("python_ask.py", "legacy", &[&c.url("mcp")]);
     assert_asked(&legacy, "2025-11-25");
     let bin = env!("CARGO_BIN_EXE_catalog");
     let stdio = ["stdio", bin, "--stdio", "--group", "mcp", "--version", "1"];
-    let auto = python_script("python_ask.py", "auto", &stdio).expect("python");
+    let auto = python_script("python_ask.py", "auto", &stdio);
     assert_asked(&auto, "2026-07-28");
-    let legacy = python_script("python_ask.py", "legacy", &stdio).expect("python");
+    let legacy = python_script("python_ask.py", "legacy", &stdio);
     assert_asked(&legacy, "2025-11-25");
 }
 
 #[test]
+#[ignore = "needs the official Python MCP SDK at MCP_TEST_PYTHON; scripts/test.sh provides the peers and runs ignored tests"]
 fn python_sdk_extension_drives_a_task_to_its_result() {
     let c = Catalog::catalog(&[]);
-    let Some(seen) = python_script("python_tasks.py", "auto", &[&c.url("mcp")]) else {
-        return;
-    };
+    let seen = python_script("python_tasks.py", "auto", &[&c.url("mcp")]);
     assert_eq!(
         seen,
         serde_json::json!({
@@ -230,6 +224,7 @@ fn alternating(backends: Vec<String>) -> Alternating {
 }
 
 #[test]
+#[ignore = "needs the official Python MCP SDK at MCP_TEST_PYTHON; scripts/test.sh provides the peers and runs ignored tests"]
 fn two_instances_serve_the_rounds_of_one_call_alternately() {
     let key = (
         "CATALOG_REQUEST_STATE_KEY",
@@ -241,9 +236,7 @@ fn two_instances_serve_the_rounds_of_one_call_alternately() {
         format!("http://{}", b.addr),
     ]);
     let url = format!("http://{}/mcp/mcp/v1", proxy.addr);
-    let Some(seen) = python_script("python_ask.py", "auto", &[&url]) else {
-        return;
-    };
+    let seen = python_script("python_ask.py", "auto", &[&url]);
     assert_asked(&seen, "2026-07-28");
     // Each call that asked took two rounds, and consecutive rounds reached other instances.
     let served = proxy.served.lock().unwrap().clone();
@@ -257,11 +250,10 @@ fn two_instances_serve_the_rounds_of_one_call_alternately() {
 }
 
 #[test]
+#[ignore = "needs the official Python MCP SDK at MCP_TEST_PYTHON; scripts/test.sh provides the peers and runs ignored tests"]
 fn python_sdk_auto_mode_over_http_ends_on_the_modern_revision() {
     let c = Catalog::catalog(&[]);
-    let Some(seen) = python("auto", &[&c.url("mcp")]) else {
-        return;
-    };
+    let seen = python("auto", &[&c.url("mcp")]);
     assert_eq!(seen["protocol_version"], "2026-07-28");
     assert_eq!(seen["unknown_tool"], "Unknown tool: Nope.nothing");
     assert_surface(&seen);
@@ -280,26 +272,24 @@ fn assert_surface(seen: &Value) {
 }
 
 #[test]
+#[ignore = "needs the official Python MCP SDK at MCP_TEST_PYTHON; scripts/test.sh provides the peers and runs ignored tests"]
 fn python_sdk_legacy_mode_over_http_uses_a_handshake_revision() {
     let c = Catalog::catalog(&[]);
-    let Some(seen) = python("legacy", &[&c.url("mcp")]) else {
-        return;
-    };
+    let seen = python("legacy", &[&c.url("mcp")]);
     assert_eq!(seen["protocol_version"], "2025-11-25");
     assert_surface(&seen);
 }
 
 #[test]
+#[ignore = "needs the official Python MCP SDK at MCP_TEST_PYTHON; scripts/test.sh provides the peers and runs ignored tests"]
 fn python_sdk_over_stdio_in_both_modes() {
     let bin = env!("CARGO_BIN_EXE_catalog");
-    let Some(auto) = python(
+    let auto = python(
         "auto",
         &["stdio", bin, "--stdio", "--group", "mcp", "--version", "1"],
-    ) else {
-        return;
-    };
+    );
     assert_eq!(auto["protocol_version"], "2026-07-28");
-    let legacy = python("legacy", &["stdio", bin, "--stdio"]).expect("python is installed");
+    let legacy = python("legacy", &["stdio", bin, "--stdio"]);
     assert_eq!(legacy["protocol_version"], "2025-11-25");
     assert_eq!(legacy["progress"].as_array().map(Vec::len), Some(3));
     assert_surface(&auto);
@@ -307,10 +297,9 @@ fn python_sdk_over_stdio_in_both_modes() {
 }
 
 #[test]
+#[ignore = "needs Node 22 and the npm peers at MCP_TEST_NODE and MCP_TEST_NPM_DIR; scripts/test.sh provides the peers and runs ignored tests"]
 fn typescript_sdk_client_lists_and_calls_tools() {
-    let (Some(node), Some(npm)) = (peer("MCP_TEST_NODE"), peer("MCP_TEST_NPM_DIR")) else {
-        return;
-    };
+    let (node, npm) = (peer("MCP_TEST_NODE"), peer("MCP_TEST_NPM_DIR"));
     let c = Catalog::catalog(&[]);
     let mut cmd = node_cmd(
         &node,
@@ -330,10 +319,9 @@ fn inspector(node: &str, npm: &str, args: &[&str]) -> Output {
 }
 
 #[test]
+#[ignore = "needs Node 22 and the npm peers at MCP_TEST_NODE and MCP_TEST_NPM_DIR; scripts/test.sh provides the peers and runs ignored tests"]
 fn inspector_cli_strict_accepts_the_tools_over_http_and_stdio() {
-    let (Some(node), Some(npm)) = (peer("MCP_TEST_NODE"), peer("MCP_TEST_NPM_DIR")) else {
-        return;
-    };
+    let (node, npm) = (peer("MCP_TEST_NODE"), peer("MCP_TEST_NPM_DIR"));
     let c = Catalog::catalog(&[]);
     let url = c.url("mcp");
     let out = inspector(
@@ -556,9 +544,7 @@ const PASSING_2026_07_28: [&str; 49] = [
 /// `baseline` as its expected failures: it must pass, report every baseline entry as an
 /// expected failure, and show each of `passing` as `✓ NAME: P passed, 0 failed` with P > 0.
 fn conformance_suite(revision: &str, baseline: &str, passing: &[&str]) {
-    let (Some(node), Some(npm)) = (peer("MCP_TEST_NODE"), peer("MCP_TEST_NPM_DIR")) else {
-        return;
-    };
+    let (node, npm) = (peer("MCP_TEST_NODE"), peer("MCP_TEST_NPM_DIR"));
     let c = Catalog::catalog(&[]);
     let dir =
         std::env::temp_dir().join(format!("mcp-conformance-{revision}-{}", std::process::id()));
@@ -613,11 +599,13 @@ fn conformance_suite(revision: &str, baseline: &str, passing: &[&str]) {
 }
 
 #[test]
+#[ignore = "needs Node 22 and the npm peers at MCP_TEST_NODE and MCP_TEST_NPM_DIR; scripts/test.sh provides the peers and runs ignored tests"]
 fn official_conformance_suite_2025_11_25_requirements_fail_only_the_baseline() {
     conformance_suite("2025-11-25", BASELINE_2025_11_25, &PASSING_2025_11_25);
 }
 
 #[test]
+#[ignore = "needs Node 22 and the npm peers at MCP_TEST_NODE and MCP_TEST_NPM_DIR; scripts/test.sh provides the peers and runs ignored tests"]
 fn official_conformance_suite_2026_07_28_requirements_fail_only_the_baseline() {
     conformance_suite("2026-07-28", BASELINE_2026_07_28, &PASSING_2026_07_28);
 }

@@ -6,7 +6,7 @@ mod common;
 
 use libfuzzer_sys::fuzz_target;
 use mcp_runtime::Limits;
-use mcp_runtime::__internals::handle;
+use mcp_runtime::test_util::handle;
 
 fuzz_target!(|data: &[u8]| {
     let server = common::server();

@@ -7,8 +7,8 @@ mod common;
 
 use libfuzzer_sys::fuzz_target;
 use mcp_runtime::CallExtras;
-use mcp_runtime::__internals::Era;
-use mcp_runtime::__internals::Message;
+use mcp_runtime::test_util::Era;
+use mcp_runtime::test_util::Message;
 
 fuzz_target!(|data: &[u8]| {
     let ep = common::server().mcp_endpoint("mcp", 1).expect("endpoint");

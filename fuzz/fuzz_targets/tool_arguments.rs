@@ -18,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
     if matches!(info.name(), "Jobs.run" | "Orders.pay") {
         return;
     }
-    let call = mcp_runtime::__internals::CallRequest {
+    let call = mcp_runtime::test_util::CallRequest {
         catalog,
         info,
         params: Some(args),

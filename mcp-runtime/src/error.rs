@@ -121,16 +121,17 @@ pub struct Violation {
     pub message: String,
 }
 
-/// How many violations a validation error reports: 20. Past it, one last entry counts the
-/// rest (`"... and N more"`, key [`MORE_VIOLATIONS_KEY`], keyword `truncated`), so an error
-/// stays small however many unknown or invalid parameters a request has.
-pub const MAX_VIOLATIONS: usize = 20;
+/// How many violations a validation error reports ([`crate::Limits::violations`], 20 by
+/// default). Past it, one last entry counts the rest (`"... and N more"`, key
+/// [`MORE_VIOLATIONS_KEY`], keyword `truncated`), so an error stays small however many unknown
+/// or invalid parameters a request has.
+const MAX_VIOLATIONS: usize = crate::Limits::DEFAULT_VIOLATIONS;
 
 /// The key (and, in `data`, the member) of the entry that counts the violations past
-/// [`MAX_VIOLATIONS`]: `...`, which no parameter name can be.
+/// [`crate::Limits::violations`]: `...`, which no parameter name can be.
 pub const MORE_VIOLATIONS_KEY: &str = "...";
 
-/// Collects the violations of one call, keeping the first [`MAX_VIOLATIONS`] and counting the
+/// Collects the violations of one call, keeping the first [`crate::Limits::violations`] and counting the
 /// rest without building them.
 #[derive(Debug)]
 pub struct ViolationSink {
@@ -146,7 +147,7 @@ impl Default for ViolationSink {
 }
 
 impl ViolationSink {
-    /// A sink keeping [`MAX_VIOLATIONS`].
+    /// A sink keeping [`crate::Limits::violations`].
     pub fn new() -> Self {
         Self::with_cap(MAX_VIOLATIONS)
     }
@@ -228,7 +229,7 @@ enum Data {
         extra: Map<String, Value>,
     },
     /// Parameter violations: `data` is `{"key": ["message", ...]}`. At most
-    /// [`MAX_VIOLATIONS`], then the `"... and N more"` entry (`omitted` is N).
+    /// [`crate::Limits::violations`], then the `"... and N more"` entry (`omitted` is N).
     Violations {
         list: Vec<Violation>,
         omitted: usize,
@@ -393,7 +394,7 @@ impl RpcError {
     }
 
     /// -32602 `Invalid Data for call method: <method>` with the violations in `data`: the
-    /// first [`MAX_VIOLATIONS`], then one entry `"... and N more"` for the rest.
+    /// first [`crate::Limits::violations`], then one entry `"... and N more"` for the rest.
     #[track_caller]
     pub fn violations(method: &str, violations: Vec<Violation>) -> Self {
         Self::violations_counted(method, violations, 0, MAX_VIOLATIONS)
@@ -549,7 +550,7 @@ impl RpcError {
     pub fn message(&self) -> &str {
         &self.0.message
     }
-    /// The parameter violations, if this is a validation error: at most [`MAX_VIOLATIONS`],
+    /// The parameter violations, if this is a validation error: at most [`crate::Limits::violations`],
     /// and when more were found, a last entry (key [`MORE_VIOLATIONS_KEY`], keyword
     /// `truncated`) whose message is `"... and N more"`.
     pub fn violation_list(&self) -> Option<&[Violation]> {

@@ -141,10 +141,11 @@ pub struct GuideIdentityDoctests;
 #[doc = include_str!("../../docs/guide/testing.md")]
 pub struct GuideTestingDoctests;
 
-/// Internals the benches, the fuzz targets and this repository's tests drive directly. Not a
-/// public API: it changes without notice.
-#[doc(hidden)]
-pub mod __internals {
+/// The pipeline, the faces and the stdio loop, as this repository's tests, benches and fuzz
+/// targets drive them (feature `test-util`, off by default, as tokio's is). Not part of the
+/// stable API: it changes with the internals it exposes.
+#[cfg(feature = "test-util")]
+pub mod test_util {
     pub use crate::core::cache::cache_key;
     pub use crate::core::pipeline::{CallRequest, Calling, Core};
     pub use crate::edge::write::AnswerBody;

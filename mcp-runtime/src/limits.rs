@@ -47,6 +47,13 @@ pub struct Limits {
     /// The most bytes of URIs one session or one `subscriptions/listen` stream may watch in
     /// all (each URI is also at most [`Limits::uri_bytes`]). Default 64 KiB; past it: -32602.
     pub subscription_bytes: usize,
+    /// How many resumable SSE streams (handshake era, `Last-Event-ID`) one session keeps.
+    /// Default 16; when a session opens one more, its oldest is forgotten (it keeps running;
+    /// it can no longer be resumed).
+    pub resumable_streams_per_session: usize,
+    /// How many resumable SSE streams an endpoint keeps, all sessions together (on Redis, all
+    /// instances together). Default 1 000; past it the oldest of all is forgotten.
+    pub resumable_streams: usize,
     /// The longest URI a request may name (reads, subscriptions, completion references), in
     /// bytes. Default 8 KiB; a longer one is -32602 at once, never matched nor echoed.
     pub uri_bytes: usize,
@@ -90,7 +97,7 @@ pub struct Limits {
     /// 30 s; then the connection is closed. `None` disables it.
     pub write_timeout: Option<Duration>,
     /// A time limit for every method call. Default none; when set, a call past it fails with
-    /// -32500 (per method: `ServerBuilder::method_timeout_for`).
+    /// -32500 (per method: `ServerBuilder::call_timeout_for`).
     pub call_timeout: Option<Duration>,
     /// The longest an SSE stream (and the call it carries) may run. Default 5 minutes; then
     /// the call is cancelled and the stream ends.
@@ -160,6 +167,16 @@ pub struct Limits {
     pub trusted_proxies: Vec<ipnet::IpNet>,
 }
 
+impl Limits {
+    /// [`Limits::violations`] by default: also the cap of an error built where no server's
+    /// limits are at hand ([`crate::RpcError::violations`]).
+    pub(crate) const DEFAULT_VIOLATIONS: usize = 20;
+    /// [`Limits::sessions`] by default (also what a session store built alone keeps).
+    pub(crate) const DEFAULT_SESSIONS: usize = 10_000;
+    /// [`Limits::session_idle`] by default.
+    pub(crate) const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(3600);
+}
+
 impl Default for Limits {
     fn default() -> Self {
         Self {
@@ -173,10 +190,12 @@ impl Default for Limits {
             subscriptions: 100,
             subscription_bytes: 64 * 1024,
             uri_bytes: 8 * 1024,
-            violations: 20,
-            sessions: 10_000,
+            resumable_streams_per_session: 16,
+            resumable_streams: 1_000,
+            violations: Self::DEFAULT_VIOLATIONS,
+            sessions: Self::DEFAULT_SESSIONS,
             sessions_per_caller: 32,
-            session_idle: Duration::from_secs(3600),
+            session_idle: Self::DEFAULT_SESSION_IDLE,
             sse_streams: 1000,
             sse_streams_per_caller: 16,
             detached_calls: 256,

@@ -391,15 +391,15 @@ mod tests {
             .without_registered_methods()
             .method(&GOOD)
             .mcp_stateful("gg")
-            .method_timeout_for("Good.pong", std::time::Duration::from_secs(1))
-            .method_timeout_for("Good.ping", std::time::Duration::from_secs(1))
+            .call_timeout_for("Good.pong", std::time::Duration::from_secs(1))
+            .call_timeout_for("Good.ping", std::time::Duration::from_secs(1))
             .build();
         match built {
             Err(crate::BuildError::Settings(errors)) => assert_eq!(
                 errors,
                 [
                     "mcp_stateful(\"gg\"): no MCP group `gg` (MCP groups: g)",
-                    "method_timeout_for(\"Good.pong\"): no method `Good.pong`",
+                    "call_timeout_for(\"Good.pong\"): no method `Good.pong`",
                 ]
             ),
             Err(e) => panic!("another error: {e}"),

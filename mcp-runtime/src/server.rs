@@ -41,7 +41,7 @@ pub enum BuildError {
     #[error("the cache/lock store is misconfigured: {0}")]
     Store(#[from] StoreError),
     /// Builder settings that name a group or method the catalogs do not have
-    /// (`mcp_stateful("...")`, `method_timeout_for("...")`): a typo would otherwise be ignored.
+    /// (`mcp_stateful("...")`, `call_timeout_for("...")`): a typo would otherwise be ignored.
     #[error("the settings name what does not exist:\n{}", .0.iter().map(|e| format!("  - {e}")).collect::<Vec<_>>().join("\n"))]
     Settings(Vec<String>),
     /// Methods taking a `State<T>` (or, in an `#[rpc_service]`, called on an instance) of a type
@@ -101,7 +101,7 @@ fn unknown_names(config: &Config, registry: &Registry) -> Vec<String> {
     timed.sort();
     for m in timed {
         if !registry.catalogs().any(|c| c.get(m).is_some()) {
-            errors.push(format!("method_timeout_for(\"{m}\"): no method `{m}`"));
+            errors.push(format!("call_timeout_for(\"{m}\"): no method `{m}`"));
         }
     }
     errors
@@ -363,13 +363,13 @@ impl ServerBuilder {
     /// timed out after N ms``. An async method's future is dropped then; a sync method, which
     /// cannot be stopped, runs on tokio's blocking pool and finishes there (holding its lock, if
     /// any, until it returns).
-    pub fn method_timeout(mut self, d: std::time::Duration) -> Self {
+    pub fn call_timeout(mut self, d: std::time::Duration) -> Self {
         self.config.limits.call_timeout = Some(d);
         self
     }
 
-    /// A time limit for one method, by name (overrides [`ServerBuilder::method_timeout`]).
-    pub fn method_timeout_for(mut self, method: impl Into<String>, d: std::time::Duration) -> Self {
+    /// A time limit for one method, by name (overrides [`ServerBuilder::call_timeout`]).
+    pub fn call_timeout_for(mut self, method: impl Into<String>, d: std::time::Duration) -> Self {
         self.config.method_timeouts.insert(method.into(), d);
         self
     }
@@ -541,7 +541,7 @@ impl ServerBuilder {
     }
 
     /// The largest request body accepted ([`Limits::body_bytes`]); larger ones get 413.
-    pub fn body_limit(mut self, bytes: usize) -> Self {
+    pub fn body_bytes(mut self, bytes: usize) -> Self {
         self.config.limits.body_bytes = bytes;
         self
     }
@@ -554,7 +554,7 @@ impl ServerBuilder {
     }
 
     /// The most items a batch may have ([`Limits::batch_items`]).
-    pub fn max_batch(mut self, items: usize) -> Self {
+    pub fn batch_items(mut self, items: usize) -> Self {
         self.config.limits.batch_items = items;
         self
     }
@@ -702,8 +702,7 @@ impl ServerBuilder {
         let shared_streams: Option<Arc<dyn crate::mcp::session::SharedStreams>> = None;
         #[cfg(feature = "redis")]
         let shared_streams = sessions.redis_store().map(|store| {
-            let streams =
-                crate::mcp::redis_streams::RedisStreams::new(store.clone(), limits.sse_timeout);
+            let streams = crate::mcp::redis_streams::RedisStreams::new(store.clone(), &limits);
             Arc::new(streams) as Arc<dyn crate::mcp::session::SharedStreams>
         });
         let mut mcp = BTreeMap::new();
@@ -850,7 +849,7 @@ impl Server {
         self.inner.site.core.tasks()
     }
 
-    /// The core pipeline (internal: benches and tests drive it through `__internals`).
+    /// The core pipeline (internal: benches and tests drive it through `test_util`).
     #[doc(hidden)]
     pub fn core(&self) -> &Core {
         &self.inner.site.core

@@ -124,7 +124,7 @@ async fn a_stalled_client_is_cut_off_and_others_are_served() {
 #[tokio::test]
 async fn a_method_past_its_time_limit_is_dropped_with_a_clear_error() {
     let server = example_prod()
-        .method_timeout_for("Jobs.run", Duration::from_millis(150))
+        .call_timeout_for("Jobs.run", Duration::from_millis(150))
         .build()
         .unwrap();
     let addr = serve(server).await;
@@ -143,7 +143,7 @@ async fn a_method_past_its_time_limit_is_dropped_with_a_clear_error() {
     assert_eq!(json(&b)["result"]["isError"], true);
     // A timed-out method releases its lock: the guard is dropped with its future.
     let server = example_prod()
-        .method_timeout_for("Orders.pay", Duration::from_millis(100))
+        .call_timeout_for("Orders.pay", Duration::from_millis(100))
         .build()
         .unwrap();
     let addr = serve(server).await;
@@ -170,7 +170,7 @@ async fn a_method_past_its_time_limit_is_dropped_with_a_clear_error() {
 #[tokio::test]
 async fn a_sync_method_past_its_time_limit_answers_and_keeps_its_lock_until_it_returns() {
     let server = example_prod()
-        .method_timeout(Duration::from_millis(100))
+        .call_timeout(Duration::from_millis(100))
         .build()
         .unwrap();
     let addr = serve(server).await;
@@ -967,7 +967,7 @@ async fn send_stdio(server: &mcp_runtime::Server, mut body: Vec<u8>) -> Answer {
     let ep = server.mcp_endpoint("mcp", 1).unwrap().clone();
     body.push(b'\n');
     let (write, mut read) = tokio::io::duplex(1 << 16);
-    let serving = tokio::spawn(mcp_runtime::__internals::serve_io(
+    let serving = tokio::spawn(mcp_runtime::test_util::serve_io(
         ep,
         std::io::Cursor::new(body),
         write,

@@ -266,7 +266,7 @@ async fn stdio_uses_the_default_language() {
     let ep = server.mcp_endpoint("i18n", 1).unwrap().clone();
     let (mut client, srv) = tokio::io::duplex(64 * 1024);
     let (read, write) = tokio::io::split(srv);
-    let task = tokio::spawn(mcp_runtime::__internals::serve_io(ep, read, write));
+    let task = tokio::spawn(mcp_runtime::test_util::serve_io(ep, read, write));
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
     client
         .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n")

@@ -1069,7 +1069,7 @@ async fn non_json_content_type_is_415() {
 
 #[tokio::test]
 async fn body_over_the_limit_is_413() {
-    let p = start(catalog(Environment::PROD).body_limit(1024).build().unwrap()).await;
+    let p = start(catalog(Environment::PROD).body_bytes(1024).build().unwrap()).await;
     let call = |pad: usize| {
         format!(
             r#"{{"jsonrpc":"2.0","method":"Catalog.ping","params":{{"who":"x"}},"id":1{}}}"#,
@@ -1087,7 +1087,7 @@ async fn body_over_the_limit_is_413() {
 
 #[tokio::test]
 async fn batch_over_max_batch_is_one_invalid_request() {
-    let p = start(catalog(Environment::PROD).max_batch(3).build().unwrap()).await;
+    let p = start(catalog(Environment::PROD).batch_items(3).build().unwrap()).await;
     let batch = |n: usize| {
         let items: Vec<String> = (0..n)
             .map(|i| format!(r#"{{"jsonrpc":"2.0","method":"Catalog.ping","id":{i}}}"#))

@@ -1,9 +1,9 @@
 //! `#[rpc_listener]` functions, collected by inventory and ordered by priority: they can reject
 //! a call, change params, replace an error and change the response, on both faces.
 
-use mcp_runtime::__internals::handle;
 use mcp_runtime::Limits;
 use mcp_runtime::prelude::*;
+use mcp_runtime::test_util::handle;
 use serde_json::{Value, json};
 
 const L: ApiGroup = ApiGroup::mcp("listen");
@@ -104,11 +104,11 @@ async fn a_response_listener_changes_the_result_on_both_faces() {
     );
     let s = server();
     let ep = s.mcp_endpoint("listen", 1).unwrap();
-    let msg = mcp_runtime::__internals::Message::read(json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"L.echo","arguments":{"text":"decorate"}}}).to_string().as_bytes()).expect("a request");
+    let msg = mcp_runtime::test_util::Message::read(json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"L.echo","arguments":{"text":"decorate"}}}).to_string().as_bytes()).expect("a request");
     let a = ep
         .handle(
             msg,
-            mcp_runtime::__internals::Era::Handshake("2025-11-25"),
+            mcp_runtime::test_util::Era::Handshake("2025-11-25"),
             Default::default(),
         )
         .await;
@@ -118,13 +118,9 @@ async fn a_response_listener_changes_the_result_on_both_faces() {
         json!({"result":"[decorate]"})
     );
     // MCP: a rejection by a listener is a tool error, like any pipeline error.
-    let msg = mcp_runtime::__internals::Message::read(json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"L.echo","arguments":{"text":"forbidden"}}}).to_string().as_bytes()).expect("a request");
+    let msg = mcp_runtime::test_util::Message::read(json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"L.echo","arguments":{"text":"forbidden"}}}).to_string().as_bytes()).expect("a request");
     let a = ep
-        .handle(
-            msg,
-            mcp_runtime::__internals::Era::Modern,
-            Default::default(),
-        )
+        .handle(msg, mcp_runtime::test_util::Era::Modern, Default::default())
         .await;
     let v: Value = serde_json::from_slice(&a.body.to_vec()).unwrap();
     assert_eq!(v["result"]["isError"], true);

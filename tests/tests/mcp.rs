@@ -2205,7 +2205,7 @@ async fn accept_without_json_or_sse_is_406() {
 
 #[tokio::test]
 async fn body_over_limit_is_413() {
-    let server = example_prod().body_limit(256).build().unwrap();
+    let server = example_prod().body_bytes(256).build().unwrap();
     let url = format!("{}/mcp/mcp/v1", serve_url(server).await);
     let big = call(1, "Catalog.ping", json!({"who": "w".repeat(300)})).to_string();
     let (status, _, body) = post(&url, &[], &big).await;
@@ -2375,7 +2375,7 @@ impl Stdio {
         let ep = server.mcp_endpoint(group, 1).unwrap().clone();
         let (client_w, server_r) = tokio::io::duplex(1 << 16);
         let (server_w, client_r) = tokio::io::duplex(1 << 16);
-        let task = tokio::spawn(mcp_runtime::__internals::serve_io(ep, server_r, server_w));
+        let task = tokio::spawn(mcp_runtime::test_util::serve_io(ep, server_r, server_w));
         Self {
             input: Some(client_w),
             output: BufReader::new(client_r).lines(),

@@ -4,9 +4,9 @@
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
-use mcp_runtime::__internals::handle;
 use mcp_runtime::Limits;
 use mcp_runtime::core::metrics::Metrics;
+use mcp_runtime::test_util::handle;
 use mcp_runtime::{CallExtras, Environment, Face};
 use tracing_subscriber::fmt::format::FmtSpan;
 
@@ -62,7 +62,7 @@ async fn every_call_has_a_span_and_metrics() {
     let admin = server.registry().catalog("admin", 1).unwrap().clone();
     let reindexed = server
         .core()
-        .call(mcp_runtime::__internals::CallRequest {
+        .call(mcp_runtime::test_util::CallRequest {
             catalog: &admin,
             info: admin.get("Admin.reindex").unwrap(),
             params: None,
@@ -76,7 +76,7 @@ async fn every_call_has_a_span_and_metrics() {
     assert!(reindexed.is_ok());
     let err = server
         .core()
-        .call(mcp_runtime::__internals::CallRequest {
+        .call(mcp_runtime::test_util::CallRequest {
             catalog: &catalog,
             info,
             params: Some(serde_json::json!({"id": 99})),

@@ -1,9 +1,9 @@
 //! Property tests: any JSON value sent as a request gets exactly one well-formed response
 //! (none for a notification), and cache keys do not depend on object key order.
 
-use mcp_runtime::__internals::cache_key;
-use mcp_runtime::__internals::handle;
 use mcp_runtime::Limits;
+use mcp_runtime::test_util::cache_key;
+use mcp_runtime::test_util::handle;
 use mcp_runtime::{Environment, Server};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};

@@ -11,7 +11,7 @@ async fn tools(builder: ServerBuilder) -> Value {
 async fn tools_of(builder: ServerBuilder, group: &str) -> Value {
     let server = builder.env(Environment::PROD).build().unwrap();
     let ep = server.mcp_endpoint(group, 1).unwrap().clone();
-    let msg = mcp_runtime::__internals::Message::read(
+    let msg = mcp_runtime::test_util::Message::read(
         json!({"jsonrpc":"2.0","id":1,"method":"tools/list"})
             .to_string()
             .as_bytes(),
@@ -20,7 +20,7 @@ async fn tools_of(builder: ServerBuilder, group: &str) -> Value {
     let a = ep
         .handle(
             msg,
-            mcp_runtime::__internals::Era::Handshake("2025-11-25"),
+            mcp_runtime::test_util::Era::Handshake("2025-11-25"),
             Default::default(),
         )
         .await;

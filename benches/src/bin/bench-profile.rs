@@ -20,8 +20,8 @@ use std::hint::black_box;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use benches::*;
-use mcp_runtime::__internals::handle;
 use mcp_runtime::Limits;
+use mcp_runtime::test_util::handle;
 
 /// The system allocator, counting allocations (`alloc`, `alloc_zeroed` and `realloc` calls).
 struct Counting;

@@ -79,6 +79,7 @@ pub(crate) fn write_canonical_map(map: &Map<String, Value>, out: &mut Vec<u8>) {
 /// public one) has an entry per group, so a result cached for one is never read through the
 /// other. A `%` or `:` in the group name is escaped (`%25`, `%3A`), so no two groups share a
 /// prefix.
+#[cfg_attr(not(feature = "test-util"), allow(dead_code))]
 pub fn cache_key(group: &str, method: &str, version: u32, params: &Value) -> String {
     let mut canon = Vec::with_capacity(64);
     write_canonical(params, &mut canon);

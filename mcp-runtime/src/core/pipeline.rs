@@ -120,7 +120,7 @@ impl Core {
             background: super::events::Background::default(),
             timeouts: Arc::default(),
             default_timeout: None,
-            violations: crate::error::MAX_VIOLATIONS,
+            violations: crate::Limits::DEFAULT_VIOLATIONS,
             tasks: tasks_of(&crate::Limits::default()),
             rates: Arc::new(super::rate::Limiter::new(
                 crate::Limits::default().rate_limit_keys,

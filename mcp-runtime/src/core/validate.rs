@@ -207,7 +207,8 @@ fn json_type(v: &Value) -> &'static str {
 mod tests {
     use serde_json::{Map, Value, json};
 
-    use crate::error::{MAX_VIOLATIONS, MORE_VIOLATIONS_KEY};
+    use crate::error::MORE_VIOLATIONS_KEY;
+    const MAX_VIOLATIONS: usize = crate::Limits::DEFAULT_VIOLATIONS;
     use crate::record::MethodDef;
     use crate::registry::Registry;
     use crate::{Environment, RpcError};

@@ -10,7 +10,7 @@
 //! - `places`: the counts of what is held at once, in all and per holder.
 //!
 //! The faces (`jsonrpc`, `mcp`) decide what a message means and call the core through its
-//! one entry point, [`crate::core::Core::call`].
+//! one entry point, `Core::call` (`core::pipeline`).
 
 pub(crate) mod batch;
 pub(crate) mod caller;

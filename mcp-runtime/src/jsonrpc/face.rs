@@ -48,6 +48,7 @@ pub(crate) struct Frames {
 /// Handles a whole body (single or batch) for one endpoint, in process: what `POST
 /// /rpc/{group}/v{N}` answers, without HTTP (`rpc.discover` aside: it needs the server's
 /// documents, which [`crate::Server::client`] has).
+#[cfg_attr(not(feature = "test-util"), allow(dead_code))]
 pub async fn handle(
     core: &Core,
     catalog: &Catalog,
@@ -59,6 +60,7 @@ pub async fn handle(
 }
 
 /// [`handle`] for calls of `caller` (what the HTTP edge computes per request).
+#[cfg_attr(not(feature = "test-util"), allow(dead_code))]
 pub async fn handle_as(
     core: &Core,
     catalog: &Catalog,

@@ -389,7 +389,7 @@ impl McpEndpoint {
         mut self,
         shared: Option<Arc<dyn super::session::SharedStreams>>,
     ) -> Self {
-        self.streams = EventStreams::default().with_shared(shared);
+        self.streams = EventStreams::of(&self.limits).with_shared(shared);
         self
     }
 
@@ -487,7 +487,7 @@ impl McpEndpoint {
                 })
                 .collect(),
             translations,
-            streams: EventStreams::default(),
+            streams: EventStreams::of(&limits),
             limits,
             waiters: Arc::default(),
             running: super::cancel::Running::default(),

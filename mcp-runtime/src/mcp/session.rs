@@ -153,17 +153,11 @@ impl SessionState {
 
 pub use crate::ids::random_id;
 
-/// How long an idle session lives by default: 1 hour. Every request on a session (every
-/// [`SessionStore::get`]) starts the hour again.
-pub const DEFAULT_SESSION_IDLE_TTL: Duration = Duration::from_secs(3600);
-
-/// How many live sessions [`MemorySessions`] keeps by default: 10 000. When that many are
-/// live, [`SessionStore::create`] ends one of the holder holding the most (never-used first,
-/// then the least recently used) to make room.
-pub const DEFAULT_MAX_SESSIONS: usize = 10_000;
-
-/// Sessions in this process's memory, bounded in number ([`DEFAULT_MAX_SESSIONS`]) and
-/// expiring after [`DEFAULT_SESSION_IDLE_TTL`] without use.
+/// Sessions in this process's memory, bounded in number ([`crate::Limits::sessions`], 10 000
+/// by default: when that many are live, [`SessionStore::create`] ends one of the holder
+/// holding the most, never-used first, then the least recently used) and expiring after
+/// [`crate::Limits::session_idle`] without use (1 hour by default; every request on a
+/// session, every [`SessionStore::get`], starts it again).
 ///
 /// Every operation is O(log n), amortized: sessions are indexed by id and by last use, and
 /// expired ones are dropped from the least recently used end as new work comes in.
@@ -281,9 +275,13 @@ impl SessionMap {
 }
 
 impl Default for MemorySessions {
-    /// [`DEFAULT_MAX_SESSIONS`] sessions, each expiring after [`DEFAULT_SESSION_IDLE_TTL`] idle.
+    /// The default [`crate::Limits::sessions`] sessions, each expiring after the default
+    /// [`crate::Limits::session_idle`] idle.
     fn default() -> Self {
-        Self::new(DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TTL)
+        Self::new(
+            crate::Limits::DEFAULT_SESSIONS,
+            crate::Limits::DEFAULT_SESSION_IDLE,
+        )
     }
 }
 
@@ -698,20 +696,12 @@ enum Here {
     Absent,
 }
 
-/// How many resumable streams one session may have by default: 16. When a session opens
-/// one more, its oldest is forgotten (it keeps running; it can no longer be resumed).
-pub const MAX_STREAMS_PER_SESSION: usize = 16;
-
-/// How many resumable streams an endpoint keeps by default, all sessions together: 1 000.
-/// When one more opens, the oldest of all is forgotten (it keeps running; it can no longer
-/// be resumed).
-pub const MAX_STREAMS: usize = 1_000;
-
 /// How long a finished stream can still be resumed: 5 minutes.
 pub const STREAM_RETENTION: Duration = Duration::from_secs(300);
 
 /// The resumable streams of an endpoint, by stream id, bounded per session
-/// ([`MAX_STREAMS_PER_SESSION`]) and in total ([`MAX_STREAMS`]).
+/// ([`crate::Limits::resumable_streams_per_session`]) and in total
+/// ([`crate::Limits::resumable_streams`]).
 ///
 /// Opening, resuming and forgetting a stream are O(1) (amortized): streams are found by id
 /// and by session, never by a scan, and finished ones are dropped from the oldest end.
@@ -772,13 +762,22 @@ impl StreamMap {
 }
 
 impl Default for EventStreams {
-    /// [`MAX_STREAMS_PER_SESSION`] per session, [`MAX_STREAMS`] in total.
+    /// The default [`crate::Limits::resumable_streams_per_session`] and
+    /// [`crate::Limits::resumable_streams`].
     fn default() -> Self {
-        Self::with_limits(MAX_STREAMS_PER_SESSION, MAX_STREAMS)
+        Self::of(&crate::Limits::default())
     }
 }
 
 impl EventStreams {
+    /// The bounds of `limits`.
+    pub(crate) fn of(limits: &crate::Limits) -> Self {
+        Self::with_limits(
+            limits.resumable_streams_per_session,
+            limits.resumable_streams,
+        )
+    }
+
     /// At most `per_session` resumable streams per session and `total` in all (each at
     /// least 1).
     pub fn with_limits(per_session: usize, total: usize) -> Self {
