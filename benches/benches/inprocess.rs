@@ -81,7 +81,11 @@ fn rate_limit_redis(c: &mut Criterion) {
         .enable_all()
         .build()
         .expect("a runtime");
-    let store = RedisStore::connect(&url).expect("a Redis URL");
+    // In the runtime: the connection manager starts its task when it is made.
+    let store = {
+        let _in = rt.enter();
+        RedisStore::connect(&url).expect("a Redis URL")
+    };
     let client = redis::Client::open(url.as_str()).expect("a Redis URL");
     let mut bare = rt
         .block_on(client.get_connection_manager())

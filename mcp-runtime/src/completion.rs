@@ -173,13 +173,41 @@ impl<T: IntoCompletion, E: Into<RpcError>> IntoCompletion for Result<T, E> {
     }
 }
 
+/// What a completion function may take after its request, as a method takes context
+/// parameters: the server's shared state, [`State<T>`](crate::State).
+pub trait FromCompletion: Sized + Send + 'static {
+    /// Takes it from the request; a state the server was not built with is an internal error
+    /// (-32603, naming the type).
+    fn from_completion(req: &CompletionRequest) -> Result<Self, RpcError>;
+}
+
+impl<T: Send + Sync + 'static> FromCompletion for crate::context::State<T> {
+    fn from_completion(req: &CompletionRequest) -> Result<Self, RpcError> {
+        req.state::<T>()
+            .map(crate::context::State)
+            .ok_or_else(crate::context::missing_state::<T>)
+    }
+}
+
 /// A function `#[complete(with = f)]` may name: `fn(&CompletionRequest) -> R` or
-/// `async fn(CompletionRequest) -> R`, where `R` is [`IntoCompletion`].
+/// `async fn(CompletionRequest) -> R`, where `R` is [`IntoCompletion`]; either may take one
+/// [`FromCompletion`] parameter more (`State<Db>`), as a method takes its state:
 ///
-/// `M` only tells the two forms apart (as axum's handlers do).
+/// ```
+/// use mcp_runtime::prelude::*;
+/// use mcp_runtime::mcp::CompletionRequest;
+///
+/// struct Notes(Vec<String>);
+///
+/// fn titles(req: &CompletionRequest, notes: State<Notes>) -> Vec<String> {
+///     notes.0.iter().filter(|t| t.starts_with(&req.value)).cloned().collect()
+/// }
+/// ```
+///
+/// `M` only tells the forms apart (as axum's handlers do).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a completion function",
-    note = "a completion function is `fn(&CompletionRequest) -> Vec<String>` or `async fn(CompletionRequest) -> Vec<String>` (or `Completion`, or either in a `Result`)"
+    note = "a completion function is `fn(&CompletionRequest) -> Vec<String>` or `async fn(CompletionRequest) -> Vec<String>` (or `Completion`, or either in a `Result`), optionally with a `State<T>` parameter after the request"
 )]
 pub trait Completer<M>: Copy + Send + Sync + 'static {
     /// Runs it.
@@ -198,6 +226,33 @@ where
 {
     fn complete(self, req: CompletionRequest) -> BoxFuture<'static, Result<Completion, RpcError>> {
         Box::pin(std::future::ready(self(&req).into_completion()))
+    }
+}
+
+impl<F, A, R> Completer<(SyncCompleter, A, R)> for F
+where
+    F: Fn(&CompletionRequest, A) -> R + Copy + Send + Sync + 'static,
+    A: FromCompletion,
+    R: IntoCompletion,
+{
+    fn complete(self, req: CompletionRequest) -> BoxFuture<'static, Result<Completion, RpcError>> {
+        let out = A::from_completion(&req).and_then(|a| self(&req, a).into_completion());
+        Box::pin(std::future::ready(out))
+    }
+}
+
+impl<F, A, Fut> Completer<(AsyncCompleter, A, Fut)> for F
+where
+    F: Fn(CompletionRequest, A) -> Fut + Copy + Send + Sync + 'static,
+    A: FromCompletion,
+    Fut: Future + Send + 'static,
+    Fut::Output: IntoCompletion,
+{
+    fn complete(self, req: CompletionRequest) -> BoxFuture<'static, Result<Completion, RpcError>> {
+        match A::from_completion(&req) {
+            Ok(a) => Box::pin(async move { self(req, a).await.into_completion() }),
+            Err(e) => Box::pin(std::future::ready(Err(e))),
+        }
     }
 }
 

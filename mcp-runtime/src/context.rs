@@ -764,6 +764,17 @@ impl<T> Clone for State<T> {
     }
 }
 
+/// What a `State<T>` parameter's `T` must be: shared by every call at once, so `Send + Sync +
+/// 'static`. The macros check it first, so that a `RefCell` in a state is reported as such.
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a method's shared state: `State<T>` is shared by every call at once, so `T` must be `Send + Sync + 'static`",
+    label = "not `Send + Sync + 'static`",
+    note = "keep what changes behind a `std::sync::Mutex` or `RwLock` (not a `RefCell` or `Cell`), and share with `Arc`, not `Rc`"
+)]
+pub trait SharedState {}
+impl<T: Send + Sync + 'static> SharedState for T {}
+
 impl<T: Send + Sync + 'static> FromContext for State<T> {
     fn from_context(ctx: &RequestContext) -> Result<Self, RpcError> {
         ctx.state::<T>()

@@ -111,36 +111,6 @@ pub mod prelude {
     };
 }
 
-/// The README's code blocks, compiled by `cargo test --doc` so the quick start stays true.
-#[cfg(doctest)]
-#[doc = include_str!("../../README.md")]
-pub struct ReadmeDoctests;
-
-/// The guide's page on resources and prompts, compiled the same way.
-#[cfg(doctest)]
-#[doc = include_str!("../../docs/guide/resources-and-prompts.md")]
-pub struct GuideResourcesDoctests;
-
-/// The guide's page on asking the client, compiled the same way.
-#[cfg(doctest)]
-#[doc = include_str!("../../docs/guide/asking-the-client.md")]
-pub struct GuideAskingDoctests;
-
-/// The guide's page on tasks, compiled the same way.
-#[cfg(doctest)]
-#[doc = include_str!("../../docs/guide/tasks.md")]
-pub struct GuideTasksDoctests;
-
-/// The guide's page on identity and scopes, compiled the same way.
-#[cfg(doctest)]
-#[doc = include_str!("../../docs/guide/identity-and-scopes.md")]
-pub struct GuideIdentityDoctests;
-
-/// The guide's page on testing, compiled the same way.
-#[cfg(doctest)]
-#[doc = include_str!("../../docs/guide/testing.md")]
-pub struct GuideTestingDoctests;
-
 /// The pipeline, the faces and the stdio loop, as this repository's tests, benches and fuzz
 /// targets drive them (feature `test-util`, off by default, as tokio's is). Not part of the
 /// stable API: it changes with the internals it exposes.
@@ -155,11 +125,6 @@ pub mod test_util {
     pub use crate::transport::stdio::serve_io;
 }
 
-/// The guide's page on discovery documents, compiled the same way.
-#[cfg(doctest)]
-#[doc = include_str!("../../docs/guide/discovery.md")]
-pub struct GuideDiscoveryDoctests;
-
 /// What the generated code uses. Not a public API: it changes without notice.
 #[doc(hidden)]
 pub mod __private {
@@ -168,7 +133,7 @@ pub mod __private {
     pub use {inventory, schemars, serde, serde_json};
 
     pub use crate::completion::{Completer, Completion, CompletionRequest};
-    pub use crate::context::{FromContext, RequestContext};
+    pub use crate::context::{FromContext, RequestContext, SharedState};
     pub use crate::core::params::{finish, json_params, or_default, required, run_check};
     pub use crate::core::{CachePolicy, Event, EventKind, ListenerDef, ListenerFn, LockPolicy};
     pub use crate::error::{RpcError, Violation};

@@ -1,4 +1,5 @@
-//! Plain log fields for `tracing-subscriber`'s `fmt` layer (feature `fmt`).
+//! Logging to stderr in one line (feature `fmt`): [`init`]; and the plain log fields it uses,
+//! [`LogFields`], for a `tracing-subscriber` `fmt` layer of one's own.
 //!
 //! Every call runs in an `rpc.call` span whose dozen fields a formatting subscriber writes
 //! into a string when the span opens and when it ends. `fmt`'s default field formatter
@@ -23,6 +24,31 @@ use tracing::field::{Field, Visit};
 use tracing_subscriber::field::RecordFields;
 use tracing_subscriber::fmt::FormatFields;
 use tracing_subscriber::fmt::format::Writer;
+
+/// Installs a `tracing` subscriber writing the server's logs to stderr (stdout is the MCP
+/// channel on stdio), one line an event, with [`LogFields`]: the levels `RUST_LOG` names
+/// (`RUST_LOG=debug`, `RUST_LOG=mcp_runtime=debug,info`), `info` when it is unset or invalid;
+/// colours only when stderr is a terminal. Returns `false`, changing nothing, when a
+/// subscriber is already installed.
+///
+/// ```
+/// // In `main`, before building the server (`mcp-runtime` with `features = ["fmt"]`).
+/// mcp_runtime::log::init();
+/// ```
+pub fn init() -> bool {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    // Colours only on a terminal: escape codes in a log file are noise, and writing them
+    // costs a good part of what logging a call costs.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .fmt_fields(LogFields)
+        .with_ansi(ansi)
+        .with_env_filter(filter)
+        .try_init()
+        .is_ok()
+}
 
 /// Formats fields as `name=value`, separated by spaces, without ANSI styling; `message` is
 /// written bare and `log.*` fields (from the `log` crate bridge) are left out, as

@@ -586,12 +586,16 @@ claude mcp add --transport http catalog-admin-v1-http https://h.example/api/mcp/
 }
 
 /// In a child process (no `tracing` subscriber there): the example, served on a free port for
-/// a moment, `.quiet()` when `MCP_TEST_ANNOUNCE=quiet`.
+/// a moment, `.quiet()` when `MCP_TEST_ANNOUNCE=quiet`, after `log::init()` when `log`.
 #[test]
 fn announce_child() {
     let Ok(mode) = std::env::var("MCP_TEST_ANNOUNCE") else {
         return; // Run by the test below only.
     };
+    if mode == "log" {
+        assert!(mcp_runtime::log::init(), "the first subscriber");
+        assert!(!mcp_runtime::log::init(), "a second one changes nothing");
+    }
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
         let mut b = examples::builder();
@@ -637,6 +641,21 @@ fn a_server_without_logging_says_where_it_listens_unless_quiet() {
         "JSON-RPC admin v1, conformance v1, internal v1, mcp v1; MCP admin v1, conformance v1, mcp v1"
     );
     assert!(!announced("quiet").contains("listening on"));
+}
+
+#[test]
+fn log_init_writes_the_server_logs_to_stderr_in_one_line_each() {
+    let err = announced("log");
+    // Through the subscriber now: an `INFO` event of `mcp_runtime`, with its plain fields.
+    let line = err
+        .lines()
+        .find(|l| l.contains("catalog listening on 127.0.0.1:"))
+        .unwrap_or_else(|| panic!("no listening line in {err:?}"));
+    assert!(line.contains(" INFO mcp_runtime::"), "{line}");
+    assert!(
+        !line.contains('\u{1b}'),
+        "no colours off a terminal: {line:?}"
+    );
 }
 
 #[test]

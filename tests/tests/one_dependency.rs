@@ -1,7 +1,8 @@
 //! A user's crate with only `mcp-runtime`, `serde` and `tokio` (`tests/one-dependency`, outside
 //! the workspace): the README's quick start and a DTO deriving the prelude's `JsonSchema`
-//! compile without `schemars`, and its unit test calls methods in process and over HTTP on a
-//! loopback port.
+//! compile without `schemars`, its unit test calls methods in process and over HTTP on a
+//! loopback port, and every Rust example of the README and the guide compiles (and, unless
+//! marked `no_run`, runs) as one of its doctests.
 //!
 //! It runs `cargo test --offline --locked` on that crate with this build's target directory, so
 //! only `mcp-runtime` (without the workspace's `redis` feature) and the crate itself are built.
@@ -26,15 +27,23 @@ fn target_dir() -> PathBuf {
 fn a_crate_with_only_mcp_runtime_serde_and_tokio_compiles_and_tests_the_quick_start() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("one-dependency");
     let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).expect("its manifest");
-    let deps: Vec<&str> = manifest
-        .split("[dependencies]")
-        .nth(1)
-        .expect("a [dependencies] table")
-        .lines()
-        .filter_map(|l| l.split_once(" = ").map(|(name, _)| name.trim()))
-        .collect();
+    // The names in one table (up to the next).
+    let table = |name: &str| -> Vec<&str> {
+        manifest
+            .split(name)
+            .nth(1)
+            .unwrap_or_default()
+            .lines()
+            .skip(1)
+            .take_while(|l| !l.starts_with('['))
+            .filter_map(|l| l.split_once(" = ").map(|(name, _)| name.trim()))
+            .collect()
+    };
+    let deps = table("[dependencies]");
     assert_eq!(deps, ["mcp-runtime", "serde", "tokio"], "{manifest}");
-    assert!(!manifest.contains("[dev-dependencies]"), "{manifest}");
+    // Doctests also see dev-dependencies: only the two the guide's examples are about.
+    let dev = table("[dev-dependencies]");
+    assert_eq!(dev, ["thiserror", "axum"], "{manifest}");
 
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let out = Command::new(cargo)
@@ -51,4 +60,15 @@ fn a_crate_with_only_mcp_runtime_serde_and_tokio_compiles_and_tests_the_quick_st
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("1 passed"), "{stdout}");
+    // The doctests: one summary line of the README's and the guide's blocks, every one run.
+    let doc = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("test result: ok. "))
+        .filter_map(|l| l.split(' ').next()?.parse::<usize>().ok())
+        .max()
+        .unwrap_or(0);
+    assert!(
+        doc >= 45,
+        "the README's and the guide's examples ran: {stdout}"
+    );
 }

@@ -74,12 +74,7 @@ fn parse_args() -> Result<SocketAddr, String> {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
-        .init();
+    mcp_runtime::log::init();
     let listen = match parse_args() {
         Ok(a) => a,
         Err(e) => {

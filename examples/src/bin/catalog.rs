@@ -13,18 +13,6 @@ use std::process::ExitCode;
 async fn main() -> ExitCode {
     // Logs go to stderr: on stdio, stdout carries only MCP messages (and only the JSON in
     // `tools` and `openrpc`).
-    // Colours only on a terminal: escape codes in a log file are noise, and writing them costs
-    // a good part of what logging a call costs.
-    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    // `LogFields`: each call's `rpc.call` span has a dozen fields, which the default field
-    // formatter styles one by one even without colours.
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .fmt_fields(mcp_runtime::log::LogFields)
-        .with_ansi(ansi)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
-        .init();
+    mcp_runtime::log::init();
     mcp_runtime::cli::run_async(examples::builder()).await
 }

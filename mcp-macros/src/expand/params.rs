@@ -153,13 +153,16 @@ fn maybe_context(cx: &Cx, i: usize, p: &Param, var: Ident, out: &mut Params) {
     let (rt, ty, pname) = (&cx.rt, &p.ty, &p.name);
     let is_ctx = is_context_const(i, p);
     out.maybe_consts.push(quote_spanned! {ty.span()=>
-        const #is_ctx: bool = __RpcTy::<#ty>::__RPC_IS_CONTEXT;
+        const #is_ctx: bool = __RpcTy::<#ty>::__RPC_IS_CONTEXT || __RpcTy::<#ty>::__RPC_IS_STATE;
     });
+    let probe = quote!((&__RpcTy::<#ty>(::core::marker::PhantomData)));
+    // A `State<T>` whose `T` cannot be shared: said first, and alone.
+    out.asserts
+        .push(quote_spanned! {ty.span()=> #probe.__rpc_assert_shared(); });
     // Either a context type, or a JSON parameter type (reported as for any JSON parameter).
     out.asserts.push(quote_spanned! {ty.span()=>
         #rt::assert_param::<<#rt::ContextOr<{ #is_ctx }> as #rt::SelectParam<#ty>>::Param>();
     });
-    let probe = quote!((&__RpcTy::<#ty>(::core::marker::PhantomData)));
     out.takes.push(quote! {
         let #var = if #is_ctx {
             ::core::option::Option::None

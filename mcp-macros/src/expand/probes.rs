@@ -22,6 +22,11 @@ pub(super) fn probes(rt: &TokenStream) -> TokenStream {
 /// whether a type implements `FromContext` (an inherent constant where it does, which comes
 /// before the trait's `false`), and `__rpc_from_context`, the value from the context, or `None`
 /// for a type that is not a context type.
+///
+/// `__RPC_IS_STATE` says whether it is the runtime's `State<T>`, whatever `T`: such a
+/// parameter is a context parameter even when `T` cannot be shared, and
+/// `__rpc_assert_shared` then reports that (its bound is the method's, so it is checked once
+/// the method is chosen, not used to choose it), instead of a JSON parameter's messages.
 pub(super) fn context_probes(rt: &TokenStream) -> TokenStream {
     quote! {
         trait __RpcNotContext {
@@ -31,6 +36,23 @@ pub(super) fn context_probes(rt: &TokenStream) -> TokenStream {
         impl<T: #rt::FromContext> __RpcTy<T> {
             const __RPC_IS_CONTEXT: bool = true;
         }
+
+        trait __RpcNotState {
+            const __RPC_IS_STATE: bool = false;
+        }
+        impl<T> __RpcNotState for __RpcTy<T> {}
+        impl<T> __RpcTy<#rt::State<T>> {
+            const __RPC_IS_STATE: bool = true;
+            fn __rpc_assert_shared(&self)
+            where
+                T: #rt::SharedState,
+            {
+            }
+        }
+        trait __RpcNoSharedCheck {
+            fn __rpc_assert_shared(&self) {}
+        }
+        impl<T> __RpcNoSharedCheck for &__RpcTy<T> {}
 
         trait __RpcFromContext<T> {
             fn __rpc_from_context(

@@ -23,7 +23,9 @@ mod surface;
 pub(crate) mod tasks;
 pub(crate) mod tools;
 
-pub use crate::completion::{Completer, Completion, CompletionRequest, IntoCompletion, States};
+pub use crate::completion::{
+    Completer, Completion, CompletionRequest, FromCompletion, IntoCompletion, States,
+};
 pub use crate::log_level::{LogLevel, UnknownLevel};
 pub use content::{Content, EmbeddedResource, ToolOutput};
 pub use handler::{InvalidArguments, McpOptions};
