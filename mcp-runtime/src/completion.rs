@@ -200,7 +200,8 @@ impl<T: Send + Sync + 'static> FromCompletion for crate::context::State<T> {
 /// struct Notes(Vec<String>);
 ///
 /// fn titles(req: &CompletionRequest, notes: State<Notes>) -> Vec<String> {
-///     notes.0.iter().filter(|t| t.starts_with(&req.value)).cloned().collect()
+///     let Notes(titles) = &*notes;
+///     titles.iter().filter(|t| t.starts_with(&req.value)).cloned().collect()
 /// }
 /// ```
 ///
