@@ -584,3 +584,166 @@ fn the_graph_sees_real_imports() {
         deps("mcp::engine")
     );
 }
+
+/// Literals of non-test code: strings and negative integers, in macros too.
+#[derive(Default)]
+struct Literals {
+    strings: Vec<String>,
+    ints: Vec<i64>,
+}
+
+impl Literals {
+    fn tokens(&mut self, tokens: TokenStream) {
+        let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+        for (i, t) in tokens.iter().enumerate() {
+            match t {
+                TokenTree::Literal(l) => {
+                    if let Ok(syn::Lit::Str(s)) = syn::parse_str::<syn::Lit>(&l.to_string()) {
+                        self.strings.push(s.value());
+                    }
+                    let neg = i > 0
+                        && matches!(&tokens[i - 1], TokenTree::Punct(p) if p.as_char() == '-');
+                    if neg && let Ok(v) = l.to_string().parse::<i64>() {
+                        self.ints.push(-v);
+                    }
+                }
+                TokenTree::Group(g) => self.tokens(g.stream()),
+                _ => {}
+            }
+        }
+    }
+}
+
+impl VisitMut for Literals {
+    fn visit_item_mut(&mut self, item: &mut syn::Item) {
+        let test = match item {
+            syn::Item::Mod(m) => is_test(&m.attrs),
+            syn::Item::Fn(f) => is_test(&f.attrs),
+            syn::Item::Impl(i) => is_test(&i.attrs),
+            _ => false,
+        };
+        if !test {
+            visit_mut::visit_item_mut(self, item);
+        }
+    }
+
+    fn visit_attribute_mut(&mut self, _: &mut syn::Attribute) {
+        // Doc comments and attributes are not code.
+    }
+
+    fn visit_lit_str_mut(&mut self, s: &mut syn::LitStr) {
+        self.strings.push(s.value());
+    }
+
+    fn visit_expr_unary_mut(&mut self, e: &mut syn::ExprUnary) {
+        if let (syn::UnOp::Neg(_), syn::Expr::Lit(l)) = (&e.op, &*e.expr)
+            && let syn::Lit::Int(i) = &l.lit
+            && let Ok(v) = i.base10_parse::<i64>()
+        {
+            self.ints.push(-v);
+        }
+        visit_mut::visit_expr_unary_mut(self, e);
+    }
+
+    fn visit_macro_mut(&mut self, m: &mut syn::Macro) {
+        self.tokens(m.tokens.clone());
+    }
+
+    fn visit_lit_int_mut(&mut self, i: &mut syn::LitInt) {
+        // A negative literal pattern (`-32020 =>`) is one literal to syn.
+        if let Ok(v) = i.base10_parse::<i64>()
+            && v < 0
+        {
+            self.ints.push(v);
+        }
+    }
+}
+
+/// The non-test literals of every runtime source file, by module path.
+fn literals() -> BTreeMap<ModPath, Literals> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../mcp-runtime/src");
+    files(&src)
+        .into_iter()
+        .map(|(module, path)| {
+            let text = std::fs::read_to_string(&path).expect("a source file is readable");
+            let mut file = syn::parse_file(&text).expect("a source file parses");
+            let mut l = Literals::default();
+            l.visit_file_mut(&mut file);
+            (module, l)
+        })
+        .collect()
+}
+
+#[test]
+fn transports_carry_messages_without_naming_mcp_methods_or_revisions() {
+    let method = |s: &str| {
+        [
+            "initialize",
+            "ping",
+            "tools/",
+            "resources/",
+            "prompts/",
+            "completion/",
+            "logging/",
+            "notifications/",
+            "tasks/",
+            "subscriptions/",
+            "server/",
+            "elicitation/",
+            "sampling/",
+            "roots/",
+        ]
+        .iter()
+        .any(|m| s == *m || (m.ends_with('/') && s.starts_with(m)))
+    };
+    let revision = |s: &str| {
+        let b = s.as_bytes();
+        b.len() == 10
+            && b[4] == b'-'
+            && b[7] == b'-'
+            && s.chars().filter(char::is_ascii_digit).count() == 8
+    };
+    let all = literals();
+    let found: Vec<String> = all
+        .iter()
+        .filter(|(m, _)| m.first().is_some_and(|t| t == "transport"))
+        .flat_map(|(m, l)| {
+            l.strings
+                .iter()
+                .filter(|s| method(s) || revision(s))
+                .map(move |s| format!("{}: {s:?}", name(m)))
+        })
+        .collect();
+    assert!(found.is_empty(), "MCP spelled under transport/: {found:?}");
+    // The scan sees what is there: the engine spells them.
+    let engine = &all[&vec!["mcp".to_owned(), "engine".to_owned()]];
+    assert!(engine.strings.iter().any(|s| s == "subscriptions/listen"));
+}
+
+#[test]
+fn every_json_rpc_error_code_is_a_constant_of_codes() {
+    let all = literals();
+    let found: Vec<String> = all
+        .iter()
+        .filter(|(m, _)| m.as_slice() != ["error"])
+        .flat_map(|(m, l)| {
+            l.ints
+                .iter()
+                .filter(|v| (-32768..=-32000).contains(*v))
+                .map(move |v| format!("{}: {v}", name(m)))
+        })
+        .collect();
+    assert!(found.is_empty(), "error codes outside `codes`: {found:?}");
+    // The scan sees what is there: `codes` itself is full of them, and a code in a pattern,
+    // an expression or a macro is found.
+    assert!(all[&vec!["error".to_owned()]].ints.contains(&-32602));
+    let mut probe = syn::parse_file(
+        "fn f(x: i32) -> i32 { match x { -32020 => -32021, _ => { m!(-32022); 0 } } }",
+    )
+    .expect("parses");
+    let mut l = Literals::default();
+    l.visit_file_mut(&mut probe);
+    let mut seen = l.ints.clone();
+    seen.sort_unstable();
+    assert_eq!(seen, [-32022, -32021, -32020]);
+}
