@@ -308,31 +308,28 @@ impl McpEndpoint {
         let kind = reference
             .and_then(|r| r.get("type"))
             .and_then(Value::as_str);
-        let (completions, names): (&[CompletionDef], Vec<&str>) = match kind {
+        let member = |key: &str| reference.and_then(|r| r.get(key)).and_then(Value::as_str);
+        // What a prompt or a template completes: its functions and its arguments' names.
+        let of = |completions: &'static [CompletionDef], method: &crate::MethodDef| {
+            let names: Vec<&str> = method.params.iter().map(|x| x.name).collect();
+            (completions, names)
+        };
+        let (completions, names) = match kind {
             Some("ref/prompt") => {
-                let Some(name) = reference
-                    .and_then(|r| r.get("name"))
-                    .and_then(Value::as_str)
-                else {
+                let Some(name) = member("name") else {
                     return invalid("Invalid request parameters: `ref.name` must be a string");
                 };
                 match self.catalog.prompt(name) {
-                    Some(p) if p.call.admits(identity) => (
-                        p.def.completions,
-                        p.def.method.params.iter().map(|x| x.name).collect(),
-                    ),
+                    Some(p) if p.call.admits(identity) => of(p.def.completions, p.def.method),
                     _ => return invalid(&format!("Unknown prompt: {}", shown(name))),
                 }
             }
             Some("ref/resource") => {
-                let Some(uri) = reference.and_then(|r| r.get("uri")).and_then(Value::as_str) else {
+                let Some(uri) = member("uri") else {
                     return invalid("Invalid request parameters: `ref.uri` must be a string");
                 };
                 match self.catalog.template(uri) {
-                    Some(r) if r.call.admits(identity) => (
-                        r.def.completions,
-                        r.def.method.params.iter().map(|x| x.name).collect(),
-                    ),
+                    Some(r) if r.call.admits(identity) => of(r.def.completions, r.def.method),
                     _ => return invalid(&format!("Unknown resource template: {}", shown(uri))),
                 }
             }

@@ -331,36 +331,30 @@ async fn rpc_post_inner(
 /// `info` and `servers` (any other query is ignored).
 async fn rpc_get(State(ep): State<Arc<RpcEndpoint>>, req: Request) -> Response {
     let (parts, _) = req.into_parts();
-    ep.policy.run(rpc_get_inner(&ep, &parts)).await
-}
-
-async fn rpc_get_inner(ep: &RpcEndpoint, parts: &Parts) -> Response {
-    let (origin, identity) = match super::auth::admit(&ep.policy, ep.auth.as_ref(), parts).await {
-        Ok(admitted) => (admitted.origin, admitted.identity),
-        Err(refused) => return refused,
-    };
-    let docs = ep
-        .discovery
-        .negotiate(accept_language(&parts.headers), identity.as_deref());
-    let url = ep.discovery.openrpc_url(super::mount::prefix_of(parts));
-    let frames = if wants_info(parts.uri.query()) {
-        docs.openrpc().frames_ending(&url, discovery::INFO_END)
-    } else {
-        docs.openrpc().frames(&url)
-    };
-    let mut res = json_response(StatusCode::OK, frames_body(frames));
-    super::respond::set_language(res.headers_mut(), docs.lang());
-    ep.policy.finish(origin, res)
+    ep.policy
+        .run(document_get(&ep, &parts, Document::OpenRpc))
+        .await
 }
 
 /// `GET /rpc/{group}/v{N}/postman`: the Postman collection in the caller's language, its
 /// `baseUrl` the public origin and the prefix the router is nested under.
 async fn postman_get(State(ep): State<Arc<RpcEndpoint>>, req: Request) -> Response {
     let (parts, _) = req.into_parts();
-    ep.policy.run(postman_get_inner(&ep, &parts)).await
+    ep.policy
+        .run(document_get(&ep, &parts, Document::Postman))
+        .await
 }
 
-async fn postman_get_inner(ep: &RpcEndpoint, parts: &Parts) -> Response {
+/// The discovery documents a `GET` may ask for.
+#[derive(Clone, Copy)]
+enum Document {
+    OpenRpc,
+    Postman,
+}
+
+/// A discovery document in the caller's language and scope view, with the URL the request
+/// sees.
+async fn document_get(ep: &RpcEndpoint, parts: &Parts, which: Document) -> Response {
     let (origin, identity) = match super::auth::admit(&ep.policy, ep.auth.as_ref(), parts).await {
         Ok(admitted) => (admitted.origin, admitted.identity),
         Err(refused) => return refused,
@@ -368,12 +362,25 @@ async fn postman_get_inner(ep: &RpcEndpoint, parts: &Parts) -> Response {
     let docs = ep
         .discovery
         .negotiate(accept_language(&parts.headers), identity.as_deref());
-    let base = format!(
-        "{}{}",
-        super::mount::origin(ep.server.auth.public_url.as_deref(), &parts.headers),
-        super::mount::prefix_of(parts)
-    );
-    let mut res = json_response(StatusCode::OK, frames_body(docs.postman().frames(&base)));
+    let frames = match which {
+        Document::OpenRpc => {
+            let url = ep.discovery.openrpc_url(super::mount::prefix_of(parts));
+            if wants_info(parts.uri.query()) {
+                docs.openrpc().frames_ending(&url, discovery::INFO_END)
+            } else {
+                docs.openrpc().frames(&url)
+            }
+        }
+        Document::Postman => {
+            let base = format!(
+                "{}{}",
+                super::mount::origin(ep.server.auth.public_url.as_deref(), &parts.headers),
+                super::mount::prefix_of(parts)
+            );
+            docs.postman().frames(&base)
+        }
+    };
+    let mut res = json_response(StatusCode::OK, frames_body(frames));
     super::respond::set_language(res.headers_mut(), docs.lang());
     ep.policy.finish(origin, res)
 }
