@@ -364,7 +364,7 @@ async fn redis_outage_cache_fails_open_locks_fail_closed_and_both_recover() {
         e["error"]["message"],
         "Method 'Orders.pay' cannot take its lock: the lock store is unavailable"
     );
-    redis.restart(&std::env::var("MCP_TEST_REDIS").unwrap_or_else(|_| "redis-server".into()));
+    redis.restart();
     // Back: locks work again and results are cached again.
     let mut ok = false;
     for _ in 0..40 {

@@ -64,6 +64,8 @@ pub mod registry;
 pub mod schema;
 mod scope_views;
 pub mod server;
+#[cfg(any(test, feature = "test-util"))]
+mod test_redis;
 pub mod transport;
 pub(crate) mod uri_template;
 
@@ -122,6 +124,7 @@ pub mod test_util {
     pub use crate::jsonrpc::face::{Reply, handle, handle_as};
     pub use crate::mcp::handler::{Answer, McpEndpoint, Message};
     pub use crate::mcp::protocol::Era;
+    pub use crate::test_redis::Redis;
     pub use crate::transport::stdio::serve_io;
 }
 

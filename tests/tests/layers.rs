@@ -47,7 +47,7 @@ const LAYERS: &[&[&str]] = &[
     // Transports.
     &["transport"],
     // The server, its client and the CLI.
-    &["server", "client", "cli", "lib"],
+    &["server", "client", "cli", "lib", "test_redis"],
 ];
 
 type ModPath = Vec<String>;

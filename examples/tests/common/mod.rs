@@ -2,7 +2,6 @@
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
-use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -77,72 +76,9 @@ impl Drop for Spawned {
     }
 }
 
-/// A `redis-server` on a free port, without persistence; killed on drop.
-pub struct Redis {
-    child: Option<Child>,
-    port: u16,
-}
-
-impl Redis {
-    /// Starts one; a missing `redis-server` or a failed bind fails the test (the tests that
-    /// need Redis are `#[ignore]`d, and `scripts/test.sh` installs it and runs them).
-    pub fn start() -> Self {
-        let bin = std::env::var("MCP_TEST_REDIS").unwrap_or_else(|_| "redis-server".into());
-        if let Err(e) = Command::new(&bin).arg("--version").output() {
-            panic!("{bin} cannot run ({e}): scripts/install-test-clients.sh installs it");
-        }
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free loopback port")
-            .port();
-        let mut r = Redis { child: None, port };
-        r.restart(&bin);
-        r
-    }
-
-    pub fn restart(&mut self, bin: &str) {
-        let child = Command::new(bin)
-            .args([
-                "--port",
-                &self.port.to_string(),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start redis-server");
-        self.child = Some(child);
-        for _ in 0..100 {
-            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        panic!("redis-server did not start");
-    }
-
-    pub fn stop(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-
-    pub fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}", self.port)
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
+/// A throwaway `redis-server` (the runtime's one harness).
+#[allow(unused_imports)] // not every test file starts one
+pub use mcp_runtime::test_util::Redis;
 
 /// A handshake-era MCP session on the endpoint `url` (initialize, then initialized): its id.
 pub async fn mcp_session(c: &reqwest::Client, url: &str) -> String {

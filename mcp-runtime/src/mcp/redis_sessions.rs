@@ -300,61 +300,16 @@ fn session_err(e: redis::RedisError) -> crate::RpcError {
 
 #[cfg(test)]
 pub(crate) mod tests {
-    use std::net::TcpListener;
-    use std::process::{Child, Command, Stdio};
     use std::time::Duration;
 
     use super::RedisSessions;
-    use crate::core::RedisStore;
     use crate::mcp::SessionStore;
 
-    /// A `redis-server` on a free port, without persistence; killed on drop. A missing server
-    /// or a failed bind fails the test: the tests that need it are `#[ignore]`d, and
-    /// `scripts/test.sh` installs it and runs them. (The stream and task tests use it too.)
-    pub(crate) struct Redis {
-        child: Child,
-        port: u16,
-    }
+    pub(crate) use crate::test_redis::Redis;
 
     impl Redis {
-        pub(crate) fn start() -> Self {
-            let bin = std::env::var("MCP_TEST_REDIS").unwrap_or_else(|_| "redis-server".into());
-            let port = TcpListener::bind("127.0.0.1:0")
-                .and_then(|l| l.local_addr())
-                .expect("a free loopback port")
-                .port();
-            let child = Command::new(&bin)
-                .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-                .args(["--save", "", "--appendonly", "no"])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap_or_else(|e| {
-                    panic!("{bin} cannot run ({e}): scripts/install-test-clients.sh installs it")
-                });
-            let r = Redis { child, port };
-            for _ in 0..100 {
-                if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                    return r;
-                }
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            panic!("redis-server did not start");
-        }
-
-        pub(crate) fn store(&self) -> RedisStore {
-            RedisStore::connect(&format!("redis://127.0.0.1:{}", self.port)).unwrap()
-        }
-
         fn sessions(&self, prefix: &str, max: usize, idle: Duration) -> RedisSessions {
             RedisSessions::new(self.store().with_prefix(prefix)).with_limits(max, idle)
-        }
-    }
-
-    impl Drop for Redis {
-        fn drop(&mut self) {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
         }
     }
 

@@ -1,0 +1,83 @@
+//! A throwaway `redis-server` for tests (this crate's, with `cfg(test)`, and the repository's,
+//! through [`crate::test_util`]): one harness, not a copy per test crate.
+
+use std::net::TcpListener;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// A `redis-server` on a free loopback port, without persistence; killed on drop. A missing
+/// server or a failed bind fails the test: the tests that need it are `#[ignore]`d, and
+/// `scripts/test.sh` installs it and runs them. `MCP_TEST_REDIS` names another binary.
+#[derive(Debug)]
+pub struct Redis {
+    bin: String,
+    child: Option<Child>,
+    port: u16,
+}
+
+impl Redis {
+    /// Starts one, and waits until it accepts connections.
+    pub fn start() -> Self {
+        let bin = std::env::var("MCP_TEST_REDIS").unwrap_or_else(|_| "redis-server".into());
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free loopback port")
+            .port();
+        let mut r = Redis {
+            bin,
+            child: None,
+            port,
+        };
+        r.restart();
+        r
+    }
+
+    /// Starts it again on the same port (after [`Self::stop`]), empty.
+    pub fn restart(&mut self) {
+        let child = Command::new(&self.bin)
+            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!(
+                    "{} cannot run ({e}): scripts/install-test-clients.sh installs it",
+                    self.bin
+                )
+            });
+        self.child = Some(child);
+        for _ in 0..100 {
+            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("redis-server did not start");
+    }
+
+    /// Stops it (a restart brings it back).
+    pub fn stop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    /// Its URL.
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}", self.port)
+    }
+
+    /// A store on it.
+    #[cfg(feature = "redis")]
+    pub fn store(&self) -> crate::core::RedisStore {
+        crate::core::RedisStore::connect(&self.url()).expect("a Redis URL")
+    }
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
