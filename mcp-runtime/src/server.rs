@@ -259,9 +259,11 @@ impl ServerBuilder {
     /// holder in anonymously, compared in constant time. With none, protected groups refuse
     /// everyone (fail closed). Adds to the tokens given before.
     pub fn api_tokens<I: IntoIterator<Item = S>, S: AsRef<str>>(self, tokens: I) -> Self {
-        tokens.into_iter().fold(self, |b, t| {
-            b.api_token(crate::transport::auth::ApiToken::new(t))
-        })
+        self.add_tokens(
+            tokens
+                .into_iter()
+                .map(crate::transport::auth::ApiToken::new),
+        )
     }
 
     /// A token that opens protected groups as someone, with scopes: per-method
@@ -277,9 +279,18 @@ impl ServerBuilder {
     ///     .api_token(ApiToken::new("reader-secret").subject("reader"));
     /// # let _ = builder;
     /// ```
-    pub fn api_token(mut self, token: crate::transport::auth::ApiToken) -> Self {
+    pub fn api_token(self, token: crate::transport::auth::ApiToken) -> Self {
+        self.add_tokens([token])
+    }
+
+    /// The static tokens given before and `more`, as one validator (built once per call, not
+    /// once per token).
+    fn add_tokens(
+        mut self,
+        more: impl IntoIterator<Item = crate::transport::auth::ApiToken>,
+    ) -> Self {
         let mut tokens = std::mem::take(&mut self.tokens);
-        tokens.push(token);
+        tokens.extend(more);
         let validator = crate::transport::auth::StaticTokens::of(tokens.iter().cloned());
         self = self.token_validator(Arc::new(validator));
         self.tokens = tokens;

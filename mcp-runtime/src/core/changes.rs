@@ -132,7 +132,8 @@ impl Index {
     /// prefix ending at a `/`, with or without it), as [`crate::mcp`]'s filters match: one
     /// lookup per `/` of the URI, whoever else watches.
     fn deliver(&self, seq: u64, uri: &Arc<str>) {
-        let mut reached: Vec<u64> = Vec::new();
+        // A set, not a list: a URI many listeners watch reaches each once, in linear time.
+        let mut reached: std::collections::HashSet<u64> = std::collections::HashSet::new();
         let ends = uri
             .match_indices('/')
             .flat_map(|(i, _)| [i, i + 1])
@@ -142,8 +143,7 @@ impl Index {
                 continue;
             };
             for (id, tx) in list {
-                if !reached.contains(id) {
-                    reached.push(*id);
+                if reached.insert(*id) {
                     // A watcher that fell a backlog behind misses this one, as a lagging
                     // listener does.
                     let _ = tx.try_send((seq, uri.clone()));

@@ -328,7 +328,8 @@ impl Connection {
                 out.push(Effect::WatchSession(Filter::session(offered, Vec::new())));
             }
             (Era::Handshake(_), Kind::Subscription) if offered.resources => {
-                let before = self.subscriptions.clone();
+                // A subscription adds a URI or none, an unsubscription removes one or none.
+                let before = self.subscriptions.len();
                 let answer = match self
                     .ep
                     .apply_subscription(&mut self.subscriptions, &msg, era)
@@ -336,7 +337,7 @@ impl Connection {
                     Ok(()) => self.ep.ok(msg.id.as_ref(), era, b""),
                     Err(answer) => answer,
                 };
-                if self.subscriptions != before {
+                if self.subscriptions.len() != before {
                     out.push(Effect::Subscriptions(self.subscriptions.clone()));
                 }
                 out.push(Effect::Send(answer.body.into_vec()));
