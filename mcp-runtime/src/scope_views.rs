@@ -32,8 +32,10 @@ impl<L> ScopeViews<L> {
             .chain(catalog.resource_templates().iter().map(|r| r.call.def))
             .chain(catalog.prompts().iter().map(|p| p.call.def));
         let mut sets: Vec<&'static [&'static str]> = Vec::new();
+        // Seen through a set: linear in the methods however many distinct scope sets they have.
+        let mut seen = std::collections::HashSet::new();
         for d in defs {
-            if !d.scopes.is_empty() && !sets.contains(&d.scopes) {
+            if !d.scopes.is_empty() && seen.insert(d.scopes) {
                 sets.push(d.scopes);
             }
         }
