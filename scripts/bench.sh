@@ -36,7 +36,8 @@
 # Environment: BENCH_DURATION (s per load run, default 10), BENCH_ROUNDS (default 3),
 # BENCH_LAT_ROUNDS (1-connection rounds, default 12), BENCH_LAT_DURATION (s per 1-connection
 # run, default 1), BENCH_FEATURE_DURATION (s per feature
-# load run, default 4; twice that under callgrind), BENCH_COMPILE_REPS (builds per crate and
+# load run, default 4; twice that under callgrind), BENCH_FEATURES (the features stage's
+# features, space-separated; default all), BENCH_COMPILE_REPS (builds per crate and
 # profile, best kept; default 1).
 set -euo pipefail
 
@@ -901,6 +902,8 @@ wait_port() {
 
 FEATURES=(none tracing-info tracing-info-default tracing-warn listeners translations translations-lang auth
     cache-memory cache-redis lock-memory lock-redis rate-memory rate-redis dto20 result10k session progress)
+# BENCH_FEATURES="none auth ..." measures only those (the report then shows only those rows).
+[ -n "${BENCH_FEATURES:-}" ] && read -r -a FEATURES <<<"$BENCH_FEATURES"
 
 # The marginal cost of each feature: the minimal server (`bench-features none`) with one feature
 # added, pinned to core 1 like the http stage's servers. Server CPU per request under wrk -c32

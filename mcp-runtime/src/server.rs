@@ -142,6 +142,8 @@ pub struct ServerBuilder {
     config: Config,
     /// The static tokens given so far (`api_token`, `api_tokens`).
     tokens: Vec<crate::transport::auth::ApiToken>,
+    /// The validator they make, when it is the server's.
+    statics: Option<Arc<crate::transport::auth::StaticTokens>>,
     env: Option<Environment>,
     state: StateMap,
     extra: Vec<&'static MethodDef>,
@@ -291,9 +293,12 @@ impl ServerBuilder {
     ) -> Self {
         let mut tokens = std::mem::take(&mut self.tokens);
         tokens.extend(more);
-        let validator = crate::transport::auth::StaticTokens::of(tokens.iter().cloned());
-        self = self.token_validator(Arc::new(validator));
+        let validator = Arc::new(crate::transport::auth::StaticTokens::of(
+            tokens.iter().cloned(),
+        ));
+        self = self.token_validator(validator.clone());
         self.tokens = tokens;
+        self.statics = Some(validator);
         self
     }
 
@@ -301,6 +306,7 @@ impl ServerBuilder {
     /// instead of static tokens.
     pub fn token_validator(mut self, v: Arc<dyn crate::transport::auth::TokenValidator>) -> Self {
         self.tokens.clear();
+        self.statics = None;
         Arc::make_mut(&mut self.config.auth).validator = v;
         self
     }
@@ -763,6 +769,7 @@ impl ServerBuilder {
                     limits: config.limits,
                     hosts: config.hosts,
                     auth: config.auth,
+                    statics: self.statics,
                     callbacks,
                     callback_hosts,
                     shares,
@@ -815,6 +822,7 @@ impl Server {
             sessions: None,
             callbacks: None,
             tokens: Vec::new(),
+            statics: None,
             #[cfg(feature = "redis")]
             redis: None,
             listeners: Listeners::default(),

@@ -22,7 +22,9 @@ pub(crate) trait Held: Send + Sync {
     fn held(&self) -> Vec<(String, usize)>;
 }
 
-impl<K: Display + Eq + Hash + Send> Held for Mutex<HashMap<K, usize>> {
+impl<K: Display + Eq + Hash + Send, S: std::hash::BuildHasher + Send> Held
+    for Mutex<HashMap<K, usize, S>>
+{
     fn held(&self) -> Vec<(String, usize)> {
         self.lock()
             .map(|m| m.iter().map(|(k, n)| (k.to_string(), *n)).collect())

@@ -8,8 +8,11 @@ use std::sync::{Arc, Mutex};
 
 use crate::context::Caller;
 
-/// The places each holder holds (one holding none has no entry).
-type Counts<K> = Arc<Mutex<HashMap<K, usize>>>;
+/// The places each holder holds (one holding none has no entry). Hashed with foldhash, seeded
+/// per process: a place is taken and given back on every session call and progress stream,
+/// and SipHash over the holder was most of that cost; the map holds at most the ceiling's
+/// count of holders, each of them a caller the edge identified.
+type Counts<K> = Arc<Mutex<HashMap<K, usize, foldhash::fast::RandomState>>>;
 
 /// A count of places taken, at most `max`, and at most `share` by one caller. Places are
 /// only ever tried for, never waited on: a counter does what a semaphore would without its
@@ -44,7 +47,7 @@ impl<K: Clone + Eq + Hash + std::fmt::Display + Send + Sync + 'static> Places<K>
         kind: &'static str,
     ) -> Self {
         if let Some(shares) = shares {
-            let held: Arc<Mutex<HashMap<K, usize>>> = self.by_caller.clone();
+            let held = self.by_caller.clone();
             let held: Arc<dyn crate::core::shares::Held> = held;
             shares.register(kind, Arc::downgrade(&held));
             self.shared = Some((shares.clone(), kind));

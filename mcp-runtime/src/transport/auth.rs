@@ -169,6 +169,32 @@ impl ApiToken {
 #[derive(Clone, Default)]
 pub struct StaticTokens {
     tokens: Vec<ApiToken>,
+    /// What each token grants (same order), built once: the server's own guard reads these
+    /// instead of a decision, so a request neither rebuilds its identity nor hashes its
+    /// token for its caller.
+    grants: Vec<Arc<Grant>>,
+}
+
+/// What a static token lets its holder in as, and who the holder is for the shares.
+#[derive(Clone)]
+pub(crate) struct Grant {
+    pub identity: Option<Arc<crate::context::Identity>>,
+    pub caller: crate::context::Caller,
+}
+
+impl Grant {
+    fn of(token: &ApiToken) -> Self {
+        let identity = match token.decision() {
+            AuthDecision::Identified(i) => Some(Arc::new(i)),
+            _ => None,
+        };
+        let caller = match identity.as_deref() {
+            Some(i) if !i.subject.is_empty() => crate::context::Caller::subject(&i.subject),
+            // The same digest a request's token gets (`ApiToken::new` took it as a `str`).
+            _ => crate::context::Caller::token(&String::from_utf8_lossy(&token.token)),
+        };
+        Self { identity, caller }
+    }
 }
 
 impl std::fmt::Debug for StaticTokens {
@@ -187,9 +213,9 @@ impl StaticTokens {
 
     /// These tokens, each with whom it stands for (empty ones are ignored).
     pub fn of(tokens: impl IntoIterator<Item = ApiToken>) -> Self {
-        Self {
-            tokens: tokens.into_iter().filter(|t| !t.token.is_empty()).collect(),
-        }
+        let tokens: Vec<ApiToken> = tokens.into_iter().filter(|t| !t.token.is_empty()).collect();
+        let grants = tokens.iter().map(|t| Arc::new(Grant::of(t))).collect();
+        Self { tokens, grants }
     }
 
     /// Tokens from a comma-separated list (an environment variable's value).
@@ -197,11 +223,11 @@ impl StaticTokens {
         Self::new(csv.split(','))
     }
 
-    fn decide(&self, token: &str) -> AuthDecision {
+    /// Which of these `token` is, compared against every one without stopping early, so that
+    /// timing tells nothing of which one (if any) matched.
+    fn find(&self, token: &str) -> Option<usize> {
         use subtle::ConditionallySelectable as _;
         let given = token.as_bytes();
-        // Compare against every token, without stopping early, so timing tells nothing of
-        // which one (if any) matched.
         let mut found = subtle::Choice::from(0u8);
         let mut which = 0u64;
         for (i, t) in self.tokens.iter().enumerate() {
@@ -209,13 +235,18 @@ impl StaticTokens {
             which = u64::conditional_select(&which, &(i as u64), eq);
             found |= eq;
         }
-        if bool::from(found) {
-            self.tokens
-                .get(usize::try_from(which).unwrap_or(usize::MAX))
-                .map_or(AuthDecision::Invalid, ApiToken::decision)
-        } else {
-            AuthDecision::Invalid
-        }
+        bool::from(found).then(|| usize::try_from(which).ok())?
+    }
+
+    fn decide(&self, token: &str) -> AuthDecision {
+        self.find(token)
+            .and_then(|i| self.tokens.get(i))
+            .map_or(AuthDecision::Invalid, ApiToken::decision)
+    }
+
+    /// What `token` grants, built once; `None` for a token that is not one of these.
+    pub(crate) fn grant(&self, token: &str) -> Option<&Arc<Grant>> {
+        self.grants.get(self.find(token)?)
     }
 }
 
@@ -280,16 +311,32 @@ pub(crate) struct Guard {
     /// Where the token is: `Authorization` (MCP), else the configured header, parsed once
     /// (`None`: a name no request can carry).
     pub token_header: Option<HeaderName>,
+    /// The server's static tokens, when they are its validator: their grants are read
+    /// instead of asking the validator.
+    pub statics: Option<Arc<StaticTokens>>,
 }
 
 /// What a route's auth decided about one request.
 pub(crate) enum Verdict {
     /// Let through; who is calling, when the token says.
     Pass(Option<Arc<crate::context::Identity>>),
+    /// Let through with a static token's grant (who is calling and who the caller is, built
+    /// once).
+    Granted(Arc<Grant>),
     /// Refused: the answer (the route adds its CORS headers).
     Refuse(Box<Response>),
     /// The validator must be awaited: [`settle`].
     Wait(Box<Pending>),
+}
+
+/// What a request the auth let through showed of itself.
+#[derive(Default)]
+pub(crate) struct Passed {
+    /// Who is calling, when the token says.
+    pub identity: Option<Arc<crate::context::Identity>>,
+    /// Who the request's shares count against, when the auth knows it already (a static
+    /// token's, computed once); else it is computed from the identity and the token.
+    pub caller: Option<crate::context::Caller>,
 }
 
 /// A token an asynchronous validator has yet to decide on.
@@ -300,14 +347,19 @@ pub(crate) struct Pending {
     metadata: Option<String>,
 }
 
-/// The identity a request calls with, or the answer refusing it; awaits the validator only
+/// What a request showed of itself, or the answer refusing it; awaits the validator only
 /// when it could not decide at once. No verdict (an unprotected route) lets everything in.
-pub(crate) async fn settle(
-    verdict: Option<Verdict>,
-) -> Result<Option<Arc<crate::context::Identity>>, Response> {
+pub(crate) async fn settle(verdict: Option<Verdict>) -> Result<Passed, Response> {
     match verdict {
-        None => Ok(None),
-        Some(Verdict::Pass(identity)) => Ok(identity),
+        None => Ok(Passed::default()),
+        Some(Verdict::Pass(identity)) => Ok(Passed {
+            identity,
+            caller: None,
+        }),
+        Some(Verdict::Granted(g)) => Ok(Passed {
+            identity: g.identity.clone(),
+            caller: Some(g.caller.clone()),
+        }),
         Some(Verdict::Refuse(answer)) => Err(*answer),
         Some(Verdict::Wait(p)) => {
             let Pending {
@@ -318,6 +370,10 @@ pub(crate) async fn settle(
             let decision = guard.config.validator.validate(guard.request(&token)).await;
             guard
                 .decided(decision, || metadata)
+                .map(|identity| Passed {
+                    identity,
+                    caller: None,
+                })
                 .map_err(|answer| *answer)
         }
     }
@@ -344,15 +400,17 @@ pub(crate) async fn admit(
     let origin = policy
         .admit(&parts.method, &parts.headers)
         .map_err(IntoResponse::into_response)?;
-    let identity = match auth {
-        None => None,
+    let Passed { identity, caller } = match auth {
+        None => Passed::default(),
         Some(g) => match settle(Some(g.check(parts))).await {
-            Ok(identity) => identity,
+            Ok(passed) => passed,
             Err(refused) => return Err(policy.finish(origin, refused)),
         },
     };
-    let token = auth.and_then(|g| g.token(parts));
-    let caller = crate::edge::caller::of(parts, &policy.proxies, identity.as_deref(), token);
+    let caller = caller.or_else(|| {
+        let token = auth.and_then(|g| g.token(parts));
+        crate::edge::caller::of(parts, &policy.proxies, identity.as_deref(), token)
+    });
     Ok(Admitted {
         origin,
         identity,
@@ -381,6 +439,14 @@ impl Guard {
         else {
             return Verdict::Refuse(Box::new(self.refuse(self.metadata(parts), None)));
         };
+        if let Some(statics) = &self.statics {
+            return match statics.grant(token) {
+                Some(g) => Verdict::Granted(g.clone()),
+                None => Verdict::Refuse(Box::new(
+                    self.refuse(self.metadata(parts), Some(AuthDecision::Invalid)),
+                )),
+            };
+        }
         match self.config.validator.validate_now(self.request(token)) {
             Some(decision) => match self.decided(decision, || self.metadata(parts)) {
                 Ok(identity) => Verdict::Pass(identity),
@@ -567,5 +633,34 @@ mod tests {
             AuthDecision::Invalid,
             "no tokens: fail closed"
         );
+    }
+
+    /// The grants the server's guard reads decide as the validator does, and name the caller
+    /// as a request's token and identity would.
+    #[test]
+    fn grants_are_the_decisions_built_once() {
+        use crate::context::{Caller, Identity};
+        let t = StaticTokens::of([
+            ApiToken::new("anon"),
+            ApiToken::new("ci").subject("ci").scopes(["admin"]),
+            ApiToken::new("scoped").scopes(["read"]),
+        ]);
+        let anon = t.grant("anon").expect("a token");
+        assert_eq!(anon.identity, None);
+        assert_eq!(anon.caller, Caller::token("anon"));
+        let ci = t.grant("ci").expect("a token");
+        assert_eq!(
+            ci.identity.as_deref(),
+            Some(&Identity::new("ci", ["admin"]))
+        );
+        assert_eq!(ci.caller, Caller::subject("ci"));
+        // Scopes without a subject: identified, but known by the token.
+        let scoped = t.grant("scoped").expect("a token");
+        assert_eq!(
+            scoped.identity.as_deref(),
+            Some(&Identity::new("", ["read"]))
+        );
+        assert_eq!(scoped.caller, Caller::token("scoped"));
+        assert!(t.grant("c").is_none() && t.grant("").is_none());
     }
 }

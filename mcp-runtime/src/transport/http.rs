@@ -186,6 +186,7 @@ fn guard(
             Face::Mcp => Some(header::AUTHORIZATION),
             Face::JsonRpc => header::HeaderName::from_bytes(server.auth.header.as_bytes()).ok(),
         },
+        statics: server.statics.clone(),
     })
 }
 
@@ -210,9 +211,11 @@ fn rpc_post(
     let who = ep.limited.then(|| {
         Box::new(Who {
             address: crate::edge::caller::client_address(&parts, &ep.policy.proxies),
+            // A static token's caller comes with its grant.
             token: ep
                 .auth
                 .as_ref()
+                .filter(|g| g.statics.is_none())
                 .and_then(|g| g.token(&parts))
                 .map(str::to_owned),
         })
@@ -278,19 +281,26 @@ async fn rpc_post_inner(
         Ok(origin) => origin,
         Err(refused) => return refused.into_response(),
     };
-    let identity = match super::auth::settle(verdict).await {
-        Ok(identity) => identity,
+    let super::auth::Passed {
+        identity,
+        caller: known,
+    } = match super::auth::settle(verdict).await {
+        Ok(passed) => passed,
         Err(refused) => return ep.policy.finish(origin, refused),
     };
+    // Boxed: this future is boxed for every request, and most calls are not limited. Made
+    // before the body is read, so that what it is made of is not held across that wait.
+    let caller = who.and_then(|w| {
+        known
+            .or_else(|| {
+                crate::edge::caller::choose(identity.as_deref(), w.token.as_deref(), w.address)
+            })
+            .map(Box::new)
+    });
     let body = match ep.policy.read(body).await {
         Ok(b) => b,
         Err(answer) => return ep.policy.finish(origin, answer),
     };
-    // Boxed: this future is boxed for every request, and most calls are not limited.
-    let caller = who.and_then(|w| {
-        crate::edge::caller::choose(identity.as_deref(), w.token.as_deref(), w.address)
-            .map(Box::new)
-    });
     let core = &ep.server.core;
     let after = core.has_post_response().then(|| core.after_response());
     let asked = asked.as_deref();

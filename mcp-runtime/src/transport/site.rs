@@ -24,6 +24,8 @@ pub(crate) struct Site {
     pub limits: Limits,
     pub hosts: HostPolicy,
     pub auth: Arc<super::auth::AuthConfig>,
+    /// The static tokens, when they are the validator (read by the guards directly).
+    pub statics: Option<Arc<super::auth::StaticTokens>>,
     /// Webhooks of asynchronous JSON-RPC calls (`$rpc.callback`), if configured.
     pub callbacks: Option<Arc<dyn crate::jsonrpc::callback::CallbackClient>>,
     /// The callbacks in flight per destination host ([`Limits::callbacks_per_host`]).
