@@ -204,6 +204,11 @@ else
     step "iproute2, util-linux (apt)" install_netns
 fi
 
+# The public API lister's crates (tests/public-api, outside the workspace), fetched now so that
+# tests/tests/public_api.rs builds it offline.
+step "crates of tests/public-api (cargo fetch)" \
+    cargo fetch --locked --manifest-path "$ROOT/tests/public-api/Cargo.toml"
+
 log "python $("$VENV/bin/python" --version 2>&1 | cut -d' ' -f2) with mcp $("$VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("mcp"))')"
 log "node $("$NODE22" --version)"
 log "npm peers: $(cd "$NPM_DIR" && "$NODE22" -e '

@@ -1,0 +1,105 @@
+//! mcp-runtime's public API is what `mcp-runtime/public-api.txt` says (issue 38): every change
+//! to it shows in a review as a change to that file.
+//!
+//! The list is `cargo public-api`'s, made here without that tool's nightly toolchain: rustdoc
+//! writes the crate's JSON (`RUSTC_BOOTSTRAP=1`, as the pinned toolchain's rustdoc has the
+//! format behind `-Z`), and `tests/public-api` (the `public-api` crate, outside the workspace)
+//! lists its items. Every feature a user can turn on is documented, not `test-util` (this
+//! repository's own: `test_util` is not an API anyone may rely on).
+//!
+//! After a deliberate change: `UPDATE_PUBLIC_API=1 cargo nextest run -p tests public_api`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const FEATURES: &str = "redis,webhooks,jwt,anyhow,fmt";
+
+/// This build's target directory: `CARGO_TARGET_DIR`, or the one holding this test binary
+/// (`<target>/debug/deps/public_api-<hash>`).
+fn target_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
+        return PathBuf::from(dir);
+    }
+    let exe = std::env::current_exe().expect("the test binary's path");
+    exe.ancestors()
+        .nth(3)
+        .expect("<target>/debug/deps/<binary>")
+        .to_path_buf()
+}
+
+fn run(cmd: &mut Command, what: &str) -> String {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert!(
+        out.status.success(),
+        "{what} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+#[test]
+fn the_public_api_is_the_one_in_the_repository() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the workspace")
+        .to_path_buf();
+    // A directory of its own: rustdoc's JSON needs `RUSTC_BOOTSTRAP`, which cargo counts in
+    // its fingerprints, so sharing the build's would rebuild the dependencies both ways.
+    let target = target_dir().join("public-api");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    run(
+        Command::new(&cargo)
+            .args(["rustdoc", "--offline", "--locked", "-p", "mcp-runtime", "--lib"])
+            .args(["--features", FEATURES, "--quiet", "--"])
+            .args(["-Z", "unstable-options", "--output-format", "json"])
+            .current_dir(&root)
+            .env("RUSTC_BOOTSTRAP", "1")
+            .env("CARGO_TARGET_DIR", &target),
+        "cargo rustdoc (JSON) of mcp-runtime",
+    );
+    let json = target.join("doc").join("mcp_runtime.json");
+    let listed = run(
+        Command::new(&cargo)
+            .args(["run", "--offline", "--locked", "--quiet", "--manifest-path"])
+            .arg(root.join("tests/public-api/Cargo.toml"))
+            .arg("--")
+            .arg(&json)
+            // Apart again: its dependencies' features differ, and one directory would have
+            // each build undo the other's.
+            .env("CARGO_TARGET_DIR", target.join("lister")),
+        "tests/public-api",
+    );
+    let api = listed;
+    // The lister read the crate: its root, its server and its macros are there.
+    for item in [
+        "pub mod mcp_runtime",
+        "pub struct mcp_runtime::Server",
+        "pub use mcp_runtime::rpc_method",
+    ] {
+        assert!(api.lines().any(|l| l == item), "{item} is not listed");
+    }
+
+    let snapshot = root.join("mcp-runtime/public-api.txt");
+    if std::env::var_os("UPDATE_PUBLIC_API").is_some() {
+        std::fs::write(&snapshot, &api).expect("public-api.txt written");
+        return;
+    }
+    let kept = std::fs::read_to_string(&snapshot).unwrap_or_default();
+    if kept == api {
+        return;
+    }
+    let old: std::collections::BTreeSet<&str> = kept.lines().collect();
+    let new: std::collections::BTreeSet<&str> = api.lines().collect();
+    let mut diff = String::new();
+    for l in old.difference(&new) {
+        diff.push_str(&format!("- {l}\n"));
+    }
+    for l in new.difference(&old) {
+        diff.push_str(&format!("+ {l}\n"));
+    }
+    panic!(
+        "mcp-runtime's public API changed (a line's order, if nothing below):\n{diff}\n\
+         If that is meant: UPDATE_PUBLIC_API=1 cargo nextest run -p tests public_api"
+    );
+}
