@@ -376,9 +376,9 @@ pub fn mcp_in_process(ep: &McpEndpoint, body: &[u8]) -> AnswerBody {
         if let Err(a) = ep.check_modern_meta(&msg) {
             return a.body;
         }
-        Era::Modern
+        Era::latest_stateless()
     } else {
-        Era::Handshake("2025-11-25")
+        Era::latest_handshake()
     };
     run_ready(ep.handle(msg, era, CallExtras::default())).body
 }

@@ -12,7 +12,7 @@ use mcp_runtime::test_util::Message;
 
 fuzz_target!(|data: &[u8]| {
     let ep = common::server().mcp_endpoint("mcp", 1).expect("endpoint");
-    for era in [Era::Handshake("2025-03-26"), Era::Handshake("2025-11-25"), Era::Modern] {
+    for era in ["2025-03-26", "2025-11-25", "2026-07-28"].map(|v| Era::of(v).expect("a revision")) {
         let Ok(msg) = Message::read(data) else { return };
         if era.is_modern() && ep.check_modern_meta(&msg).is_err() {
             continue;

@@ -677,7 +677,7 @@ async fn every_page(ep: &McpEndpoint, kind: McpList, lang: &str) -> Result<Value
     loop {
         let first = cursor.is_none();
         let mut params = json!({ "_meta": {
-            protocol::META_PROTOCOL_VERSION: protocol::MODERN_VERSIONS[0],
+            protocol::META_PROTOCOL_VERSION: Era::latest_stateless().version(),
             protocol::META_CLIENT_CAPABILITIES: {},
         }});
         if let Some(c) = cursor.take() {
@@ -688,7 +688,7 @@ async fn every_page(ep: &McpEndpoint, kind: McpList, lang: &str) -> Result<Value
             language: Some(lang.clone()),
             ..CallExtras::default()
         };
-        let answer = ep.handle(msg, Era::Modern, extras).await;
+        let answer = ep.handle(msg, Era::latest_stateless(), extras).await;
         let mut reply: Value = serde_json::from_slice(&answer.body.into_vec())
             .map_err(|e| format!("{method} answered invalid JSON: {e}"))?;
         if let Some(e) = reply.get("error") {

@@ -74,7 +74,7 @@ impl Client {
             group: group.to_owned(),
             version,
             language: None,
-            era: Era::Modern,
+            era: Era::latest_stateless(),
             identity: None,
         }
     }
@@ -88,10 +88,7 @@ impl Client {
     /// Speaks the MCP revision `version` (default 2026-07-28); a handshake-era one is used as
     /// if `initialize` had negotiated it, without a session.
     pub fn protocol_version(mut self, version: &str) -> Self {
-        self.era = match protocol::handshake_version(version) {
-            Some(v) => Era::Handshake(v),
-            None => Era::Modern,
-        };
+        self.era = Era::of(version).unwrap_or_else(Era::latest_stateless);
         self
     }
 
@@ -156,19 +153,19 @@ impl Client {
             Value::Null => json!({}),
             p => p,
         };
-        if self.era.is_modern()
+        if self.era.stateless()
             && let Value::Object(p) = &mut params
         {
             let meta = p.entry("_meta").or_insert_with(|| json!({}));
             if let Value::Object(m) = meta {
                 m.entry(protocol::META_PROTOCOL_VERSION)
-                    .or_insert_with(|| protocol::MODERN_VERSIONS[0].into());
+                    .or_insert_with(|| self.era.version().into());
                 m.entry(protocol::META_CLIENT_CAPABILITIES)
                     .or_insert_with(|| json!({}));
             }
         }
         let mut msg = Message::new(Some(json!(1)), method, Some(params));
-        if self.era.is_modern()
+        if self.era.stateless()
             && let Err(answer) = ep.check_modern_meta(&msg)
         {
             return outcome(&answer.body.into_vec());

@@ -696,13 +696,7 @@ fn transports_carry_messages_without_naming_mcp_methods_or_revisions() {
         .iter()
         .any(|m| s == *m || (m.ends_with('/') && s.starts_with(m)))
     };
-    let revision = |s: &str| {
-        let b = s.as_bytes();
-        b.len() == 10
-            && b[4] == b'-'
-            && b[7] == b'-'
-            && s.chars().filter(char::is_ascii_digit).count() == 8
-    };
+    let revision = is_revision;
     let all = literals();
     let found: Vec<String> = all
         .iter()
@@ -718,6 +712,38 @@ fn transports_carry_messages_without_naming_mcp_methods_or_revisions() {
     // The scan sees what is there: the engine spells them.
     let engine = &all[&vec!["mcp".to_owned(), "engine".to_owned()]];
     assert!(engine.strings.iter().any(|s| s == "subscriptions/listen"));
+}
+
+/// A revision string (`2025-06-18`; MCP's are from 2024 on, so no other date looks like one).
+fn is_revision(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 10
+        && s.starts_with("20")
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && s.chars().filter(char::is_ascii_digit).count() == 8
+}
+
+#[test]
+fn each_revision_is_spelled_only_in_its_own_module() {
+    let all = literals();
+    let mut found = Vec::new();
+    let mut seen = 0;
+    for (m, l) in &all {
+        let own = m.len() == 3 && m[0] == "mcp" && m[1] == "protocol" && m[2].starts_with('r');
+        for s in l.strings.iter().filter(|s| is_revision(s)) {
+            if own {
+                seen += 1;
+                // Its module's name is its revision (`r2025_06_18`).
+                assert_eq!(m[2][1..].replace('_', "-"), *s, "{}", name(m));
+            } else {
+                found.push(format!("{}: {s:?}", name(m)));
+            }
+        }
+    }
+    assert!(found.is_empty(), "a revision spelled outside its module: {found:?}");
+    // The scan sees what is there: each revision module spells its own.
+    assert!(seen >= 5, "{seen} revision modules seen");
 }
 
 #[test]

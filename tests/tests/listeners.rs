@@ -108,7 +108,7 @@ async fn a_response_listener_changes_the_result_on_both_faces() {
     let a = ep
         .handle(
             msg,
-            mcp_runtime::test_util::Era::Handshake("2025-11-25"),
+            mcp_runtime::test_util::Era::of("2025-11-25").expect("a revision"),
             Default::default(),
         )
         .await;
@@ -120,7 +120,11 @@ async fn a_response_listener_changes_the_result_on_both_faces() {
     // MCP: a rejection by a listener is a tool error, like any pipeline error.
     let msg = mcp_runtime::test_util::Message::read(json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"L.echo","arguments":{"text":"forbidden"}}}).to_string().as_bytes()).expect("a request");
     let a = ep
-        .handle(msg, mcp_runtime::test_util::Era::Modern, Default::default())
+        .handle(
+            msg,
+            mcp_runtime::test_util::Era::latest_stateless(),
+            Default::default(),
+        )
         .await;
     let v: Value = serde_json::from_slice(&a.body.to_vec()).unwrap();
     assert_eq!(v["result"]["isError"], true);

@@ -50,7 +50,14 @@ fn the_public_api_is_the_one_in_the_repository() {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     run(
         Command::new(&cargo)
-            .args(["rustdoc", "--offline", "--locked", "-p", "mcp-runtime", "--lib"])
+            .args([
+                "rustdoc",
+                "--offline",
+                "--locked",
+                "-p",
+                "mcp-runtime",
+                "--lib",
+            ])
             .args(["--features", FEATURES, "--quiet", "--"])
             .args(["-Z", "unstable-options", "--output-format", "json"])
             .current_dir(&root)

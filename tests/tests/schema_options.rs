@@ -20,7 +20,7 @@ async fn tools_of(builder: ServerBuilder, group: &str) -> Value {
     let a = ep
         .handle(
             msg,
-            mcp_runtime::test_util::Era::Handshake("2025-11-25"),
+            mcp_runtime::test_util::Era::of("2025-11-25").expect("a revision"),
             Default::default(),
         )
         .await;

@@ -23,7 +23,7 @@ use crate::mcp::cancel::{Registered, Running};
 use crate::mcp::handler::{McpEndpoint, Message, error_body, set_level_param};
 use crate::mcp::input::{Capabilities, StreamInput, Waiters, kept_capabilities};
 use crate::mcp::listen::Filter;
-use crate::mcp::protocol::{self, Era};
+use crate::mcp::protocol::{Era, Op};
 
 /// What a message asks of the protocol, before any face sees it: the methods the engine
 /// itself decides on, and the calls it hands to the faces.
@@ -92,7 +92,7 @@ pub(crate) enum Route {
     Modern,
     /// The handshake era, at the revision the `MCP-Protocol-Version` header names, if it names
     /// a known one (else the session's, or the default).
-    Handshake(Option<&'static str>),
+    Handshake(Option<Era>),
 }
 
 /// The era of a message that arrived over HTTP with `header` as its `MCP-Protocol-Version`,
@@ -102,7 +102,7 @@ pub(crate) enum Route {
 /// whatever its header (one carrying the modern `_meta` is a 2026-07-28 request, where the
 /// method is gone).
 pub(crate) fn route(msg: &Message, header: Option<&str>, on_session: bool) -> Route {
-    let handshake_header = header.and_then(protocol::handshake_version);
+    let handshake_header = header.and_then(Era::handshake);
     let on_session = on_session && handshake_header.is_some();
     let modern = !on_session
         && (msg.meta_version().is_some()
@@ -118,7 +118,7 @@ pub(crate) fn route(msg: &Message, header: Option<&str>, on_session: bool) -> Ro
 
 /// Whether an `MCP-Protocol-Version` header names a modern revision (no session, no `GET`).
 pub(crate) fn is_modern_header(header: Option<&str>) -> bool {
-    header.is_some_and(|v| protocol::handshake_version(v).is_none())
+    header.is_some_and(|v| Era::handshake(v).is_none())
 }
 
 /// What the adapter does for the engine.
@@ -201,7 +201,7 @@ const CONNECTION: &str = "connection";
 pub(crate) struct Connection {
     ep: Arc<McpEndpoint>,
     /// The revision `initialize` negotiated.
-    negotiated: Option<&'static str>,
+    negotiated: Option<Era>,
     log_level: Option<LogLevel>,
     /// The capabilities the client's `initialize` declared (calls may ask the client).
     client_caps: Value,
@@ -306,10 +306,12 @@ impl Connection {
                 out.push(Effect::Send(a.body.into_vec()));
                 return;
             }
-            Era::Modern
+            msg.meta_version()
+                .and_then(Era::stateless_of)
+                .unwrap_or_else(Era::latest_stateless)
         } else {
             if kind == Kind::Initialize {
-                self.negotiated = Some(protocol::negotiate(msg.requested_version()));
+                self.negotiated = Some(Era::negotiate(msg.requested_version()));
                 self.client_caps =
                     kept_capabilities(msg.params.as_ref().and_then(|p| p.get("capabilities")));
             }
@@ -319,15 +321,15 @@ impl Connection {
             {
                 self.log_level = Some(level);
             }
-            Era::Handshake(self.negotiated.unwrap_or(protocol::LATEST_HANDSHAKE))
+            self.negotiated.unwrap_or_else(Era::latest_handshake)
         };
         let offered = self.ep.offered();
-        match (era, kind) {
-            (Era::Handshake(_), Kind::Initialize) if !self.watching => {
+        match era.op(&msg.method) {
+            Some(Op::Initialize) if !self.watching => {
                 self.watching = true;
                 out.push(Effect::WatchSession(Filter::session(offered, Vec::new())));
             }
-            (Era::Handshake(_), Kind::Subscription) if offered.resources => {
+            Some(Op::Subscription) if offered.resources => {
                 // A subscription adds a URI or none, an unsubscription removes one or none.
                 let before = self.subscriptions.len();
                 let answer = match self
@@ -343,7 +345,7 @@ impl Connection {
                 out.push(Effect::Send(answer.body.into_vec()));
                 return;
             }
-            (Era::Modern, Kind::Listen) => return self.listen(msg, out),
+            Some(Op::Listen) => return self.listen(msg, out),
             _ => {}
         }
         // Past the bound a call is refused, not queued: reading must go on, since the calls
@@ -361,8 +363,7 @@ impl Connection {
             self.running
                 .register(CONNECTION, id, self.ep.limits.detached_calls)
         });
-        let asks = matches!(era, Era::Handshake(_))
-            .then(|| (self.client_caps.clone(), self.waiters.clone()));
+        let asks = (!era.stateless()).then(|| (self.client_caps.clone(), self.waiters.clone()));
         out.push(Effect::Call(Box::new(Call {
             ep: self.ep.clone(),
             msg,
@@ -549,12 +550,12 @@ mod tests {
         let mut c = connection();
         let answer = initialize(&mut c, json!({})).await;
         assert_eq!(answer["result"]["protocolVersion"], "2025-06-18");
-        assert_eq!(c.negotiated, Some("2025-06-18"));
+        assert_eq!(c.negotiated.map(Era::version), Some("2025-06-18"));
         // A second `initialize` does not start a second watch.
         let again = receive(&mut c, request(2, "initialize", json!({})));
         assert!(matches!(&again[..], [Effect::Call(_)]));
         let call = call_of(receive(&mut c, request(3, "tools/list", json!({}))));
-        assert_eq!(call.era, Era::Handshake("2025-11-25"));
+        assert_eq!(call.era.version(), "2025-11-25");
     }
 
     #[tokio::test]
@@ -739,14 +740,14 @@ mod tests {
         assert_eq!(route(&list, None, false), Route::Handshake(None));
         assert_eq!(
             route(&list, Some("2025-06-18"), false),
-            Route::Handshake(Some("2025-06-18"))
+            Route::Handshake(Era::handshake("2025-06-18"))
         );
         assert_eq!(route(&list, Some("2026-07-28"), false), Route::Modern);
         assert_eq!(route(&msg("tools/list", true), None, false), Route::Modern);
         // A session with a handshake header stays on its era, whatever the body says.
         assert_eq!(
             route(&msg("tools/list", true), Some("2025-06-18"), true),
-            Route::Handshake(Some("2025-06-18"))
+            Route::Handshake(Era::handshake("2025-06-18"))
         );
         // A plain `initialize` is the handshake's whatever its header.
         assert_eq!(

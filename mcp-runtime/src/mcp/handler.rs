@@ -12,7 +12,7 @@ pub use crate::edge::write::AnswerBody;
 use super::meta::{Meta, NONE as NO_META};
 use super::pages::ListPages;
 use super::protocol::{
-    self, Era, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, META_SERVER_INFO,
+    Era, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, META_SERVER_INFO, Op, TaskForm,
 };
 use super::session::{EventStreams, SessionStore};
 use super::tools::{ListOptions, ToolPages};
@@ -358,20 +358,6 @@ pub fn set_level_param(msg: &Message) -> Result<super::LogLevel, RpcError> {
         .map_err(|e: crate::log_level::UnknownLevel| RpcError::invalid_params(e.to_string()))
 }
 
-/// The HTTP status of an error on the modern era (the handshake era always uses 200).
-pub fn modern_status(code: i32) -> u16 {
-    match code {
-        codes::METHOD_NOT_FOUND => 404,
-        codes::INVALID_PARAMS
-        | codes::INVALID_REQUEST
-        | codes::PARSE_ERROR
-        | codes::HEADER_MISMATCH
-        | codes::MISSING_CLIENT_CAPABILITY
-        | codes::UNSUPPORTED_PROTOCOL_VERSION => 400,
-        _ => 200,
-    }
-}
-
 /// A JSON-RPC error response.
 pub(crate) fn error_body(
     id: Option<&Value>,
@@ -456,7 +442,7 @@ impl McpEndpoint {
         let capabilities = serves.capabilities(true, true, false);
         let mut discover = format!(
             "\"supportedVersions\":{},\"capabilities\":{}",
-            json!(protocol::MODERN_VERSIONS),
+            json!(Era::stateless_versions()),
             capabilities
         );
         if let Some(i) = &opts.instructions {
@@ -532,7 +518,7 @@ impl McpEndpoint {
         let mut out = Vec::with_capacity(len + self.meta_member.len() + 96);
         write::open_result(&mut out, Id::from(id));
         out.push(b'{');
-        if era.is_modern() {
+        if era.typed_results() {
             out.extend_from_slice(b"\"resultType\":\"complete\"");
             if members {
                 out.push(b',');
@@ -543,7 +529,7 @@ impl McpEndpoint {
 
     /// Ends a result begun by [`Self::open_result`] (the modern `_meta` stamp, then `}}`).
     pub(crate) fn close_result(&self, mut out: Vec<u8>, era: Era) -> Answer {
-        if era.is_modern() {
+        if era.typed_results() {
             out.push(b',');
             out.extend_from_slice(self.meta_member.as_bytes());
         }
@@ -560,7 +546,7 @@ impl McpEndpoint {
     fn ok_shared(&self, id: Option<&Value>, era: Era, rest: &Bytes) -> Answer {
         let mut head = Vec::with_capacity(64);
         write::open_result(&mut head, Id::from(id));
-        head.extend_from_slice(if era.is_modern() {
+        head.extend_from_slice(if era.typed_results() {
             b"{\"resultType\":\"complete\","
         } else {
             b"{"
@@ -581,15 +567,7 @@ impl McpEndpoint {
         message: &str,
         data: Option<&Value>,
     ) -> Answer {
-        let status = if code == codes::INVALID_TOKEN {
-            403
-        } else if code == codes::RATE_LIMITED {
-            429
-        } else if era.is_modern() {
-            modern_status(code)
-        } else {
-            200
-        };
+        let status = era.status(code);
         let retry_after = (code == codes::RATE_LIMITED)
             .then(|| data?.get("retryAfterMs")?.as_u64())
             .flatten()
@@ -671,7 +649,8 @@ impl McpEndpoint {
                 "params._meta is missing the required envelope key(s): {}",
                 missing.join(", ")
             );
-            return Err(self.error(id, Era::Modern, codes::INVALID_PARAMS, &message, None));
+            let era = Era::latest_stateless();
+            return Err(self.error(id, era, codes::INVALID_PARAMS, &message, None));
         }
         Ok(())
     }
@@ -680,11 +659,11 @@ impl McpEndpoint {
     pub fn check_modern_version(&self, msg: &Message) -> Result<(), Answer> {
         let id = msg.id.as_ref();
         let requested = msg.meta_version().unwrap_or_default();
-        if !protocol::MODERN_VERSIONS.contains(&requested) {
-            let data = json!({ "supported": protocol::MODERN_VERSIONS, "requested": requested });
+        if Era::stateless_of(requested).is_none() {
+            let data = json!({ "supported": Era::stateless_versions(), "requested": requested });
             return Err(self.error(
                 id,
-                Era::Modern,
+                Era::latest_stateless(),
                 codes::UNSUPPORTED_PROTOCOL_VERSION,
                 "Unsupported protocol version",
                 Some(&data),
@@ -718,7 +697,7 @@ impl McpEndpoint {
         era: Era,
         extras: &mut CallExtras,
     ) -> (Answer, Option<Value>) {
-        if era.is_modern() {
+        if era.stateless() {
             // 2026-07-28: logs only when this request asks for them (`_meta` level).
             match msg.meta().log_level() {
                 Ok(level) => extras.log_level = level,
@@ -797,42 +776,41 @@ impl McpEndpoint {
             _ => {}
         }
         let id = msg.id.as_ref();
-        match (era, msg.method.as_str()) {
-            (Era::Handshake(_), "initialize") => {
+        let serves_tasks = self.serves.tasks;
+        match (era.op(&msg.method), msg.method.as_str()) {
+            (Some(Op::Initialize), _) => {
                 let requested = msg.requested_version();
                 // stdio gives every request a notifier: its connection is a live stream.
                 let live = self.sessions.is_some() || extras.notifier.is_some();
                 self.ok(
                     id,
                     era,
-                    self.initialize_members(protocol::negotiate(requested), live)
+                    self.initialize_members(Era::negotiate(requested), live)
                         .as_bytes(),
                 )
             }
-            (Era::Handshake(_), "ping") => self.ok(id, era, b""),
-            (Era::Modern, "tasks/get" | "tasks/update" | "tasks/cancel") if self.serves.tasks => {
-                return self.task_request(&msg, &extras).await;
+            (Some(Op::Ping), _) => self.ok(id, era, b""),
+            (Some(Op::ExtensionTask), _) if serves_tasks => {
+                return self.task_request(&msg, era, &extras).await;
             }
-            (Era::Modern, "server/discover") => self.ok(id, era, self.discover_members.as_bytes()),
-            (Era::Handshake(v), "tools/list") if protocol::has_tasks(v) => {
+            (Some(Op::ExperimentalTask), _) if serves_tasks => {
+                return self.handshake_task_request(&msg, era, &extras).await;
+            }
+            (Some(Op::Discover), _) => self.ok(id, era, self.discover_members.as_bytes()),
+            // The level is kept by the transport's session (none here: nothing is sent).
+            (Some(Op::SetLevel), _) => match set_level_param(&msg) {
+                Ok(_) => self.ok(id, era, b""),
+                Err(e) => self.error(id, era, e.code(), e.message(), None),
+            },
+            (None, "tools/list") if era.tasks() == TaskForm::Experimental => {
                 self.list(&msg, era, &extras, |l| {
                     l.tools_handshake.as_ref().unwrap_or(&l.tools)
                 })
             }
-            (_, "tools/list") => self.list(&msg, era, &extras, |l| &l.tools),
-            (Era::Handshake(v), "tasks/get" | "tasks/result" | "tasks/cancel" | "tasks/list")
-                if self.serves.tasks && protocol::has_tasks(v) =>
-            {
-                return self.handshake_task_request(&msg, era, &extras).await;
-            }
-            (_, "resources/list") => self.list(&msg, era, &extras, |l| &l.resources),
-            (_, "resources/templates/list") => self.list(&msg, era, &extras, |l| &l.templates),
-            (_, "prompts/list") => self.list(&msg, era, &extras, |l| &l.prompts),
-            // The level is kept by the transport's session (none here: nothing is sent).
-            (Era::Handshake(_), "logging/setLevel") => match set_level_param(&msg) {
-                Ok(_) => self.ok(id, era, b""),
-                Err(e) => self.error(id, era, e.code(), e.message(), None),
-            },
+            (None, "tools/list") => self.list(&msg, era, &extras, |l| &l.tools),
+            (None, "resources/list") => self.list(&msg, era, &extras, |l| &l.resources),
+            (None, "resources/templates/list") => self.list(&msg, era, &extras, |l| &l.templates),
+            (None, "prompts/list") => self.list(&msg, era, &extras, |l| &l.prompts),
             (_, m) => self.method_not_found(id, era, m),
         }
     }
@@ -853,11 +831,12 @@ impl McpEndpoint {
 
     /// The members of an initialize result for `version`; `live`: the connection can carry
     /// change notifications (a stateful endpoint's `GET` stream, stdio).
-    pub fn initialize_members(&self, version: &str, live: bool) -> String {
+    pub fn initialize_members(&self, era: Era, live: bool) -> String {
         let mut s = format!(
-            "\"protocolVersion\":\"{version}\",\"capabilities\":{},\"serverInfo\":{}",
+            "\"protocolVersion\":\"{}\",\"capabilities\":{},\"serverInfo\":{}",
+            era.version(),
             self.serves
-                .capabilities(live, false, protocol::has_tasks(version)),
+                .capabilities(live, false, era.tasks() == TaskForm::Experimental),
             self.server_info
         );
         if let Some(i) = &self.opts.instructions {
@@ -913,7 +892,7 @@ impl McpEndpoint {
             Ok(page) => self.ok_shared(
                 id,
                 era,
-                if era.is_modern() {
+                if era.typed_results() {
                     &page.modern
                 } else {
                     &page.legacy
@@ -1121,7 +1100,7 @@ impl McpEndpoint {
             Ok(Output::Tool(raw)) => {
                 let s = raw.get();
                 let inner = s.get(1..s.len().saturating_sub(1)).unwrap_or("");
-                if inner.trim().is_empty() && era.is_modern() {
+                if inner.trim().is_empty() && era.typed_results() {
                     members.pop(); // the `,` after `resultType`: no members follow
                 }
                 members.extend_from_slice(inner.as_bytes());

@@ -157,11 +157,7 @@ impl McpEndpoint {
     /// Resource not found: -32002 on the handshake era, -32602 on 2026-07-28 (SEP-2164);
     /// `data.uri` either way.
     pub(crate) fn resource_not_found(&self, id: Option<&Value>, era: Era, uri: &str) -> Answer {
-        let code = if era.is_modern() {
-            codes::INVALID_PARAMS
-        } else {
-            codes::RESOURCE_NOT_FOUND
-        };
+        let code = era.resource_not_found();
         let data = serde_json::json!({ "uri": shown(uri) });
         self.error(id, era, code, "Resource not found", Some(&data))
     }
@@ -208,7 +204,7 @@ impl McpEndpoint {
         members.extend_from_slice(b"\"contents\":");
         // Values of strings and maps: serialization cannot fail.
         let _ = serde_json::to_writer(&mut members, &contents);
-        if era.is_modern() {
+        if era.typed_results() {
             // The hint follows the server's own cache rule for the resource; a protected
             // group's reads are the caller's.
             let ttl = r.call.def.cache.map_or(0, |c| c.ttl_ms);

@@ -16,7 +16,7 @@ use serde_json::{Map, Value, json};
 
 use super::handler::{Answer, McpEndpoint, Message};
 use super::input::{Round, check_answer, missing_capability, supports};
-use super::protocol::{Era, TASKS_EXTENSION};
+use super::protocol::{Era, TASKS_EXTENSION, TaskForm};
 use crate::context::{CallExtras, CancelSignal, ClientInput, InputRequest};
 use crate::core::{TaskOutcome, TaskStatus, TaskView, Tasks};
 use crate::edge::write::{self, Id};
@@ -43,7 +43,7 @@ fn anonymous(extras: &CallExtras) -> bool {
 
 /// The members of a 2025-11-25 task notification (`notifications/tasks/status`): the flat task.
 pub(crate) fn status_members(v: &TaskView) -> Map<String, Value> {
-    task_members(v, Era::Handshake("2025-11-25"))
+    task_members(v, TaskForm::Experimental)
 }
 
 /// -32021: the client must declare the extension.
@@ -204,12 +204,8 @@ fn timestamp(t: std::time::SystemTime) -> String {
 
 /// The members every task view has (`Task`), without `resultType`; 2025-11-25 names its
 /// times `ttl` and `pollInterval`.
-fn task_members(v: &TaskView, era: Era) -> Map<String, Value> {
-    let (ttl, poll) = if era.is_modern() {
-        ("ttlMs", "pollIntervalMs")
-    } else {
-        ("ttl", "pollInterval")
-    };
+fn task_members(v: &TaskView, form: TaskForm) -> Map<String, Value> {
+    let (ttl, poll) = form.time_names();
     let mut m = Map::new();
     m.insert("taskId".into(), v.id.clone().into());
     m.insert("status".into(), v.status.as_str().into());
@@ -225,7 +221,7 @@ fn task_members(v: &TaskView, era: Era) -> Map<String, Value> {
 
 /// The members of a `DetailedTask` (`tasks/get`, notifications).
 pub(crate) fn detailed_members(v: &TaskView) -> Map<String, Value> {
-    let mut m = task_members(v, Era::Modern);
+    let mut m = task_members(v, TaskForm::Extension);
     match v.status {
         TaskStatus::InputRequired => {
             m.insert(
@@ -285,10 +281,7 @@ impl McpEndpoint {
         era: Era,
         extras: &mut CallExtras,
     ) -> Answer {
-        if let Era::Handshake(v) = era
-            && super::protocol::has_tasks(v)
-            && msg.method == "tools/call"
-        {
+        if era.tasks() == TaskForm::Experimental && msg.method == "tools/call" {
             let (name, support) = match msg.param_name().and_then(|n| self.catalog.get(n)) {
                 Some(i) => (i.def.name, i.def.task),
                 None => ("", TaskSupport::Forbidden),
@@ -321,7 +314,7 @@ impl McpEndpoint {
                 _ => {}
             }
         }
-        if era.is_modern() && msg.method == "tools/call" {
+        if era.tasks() == TaskForm::Extension && msg.method == "tools/call" {
             let support = msg
                 .param_name()
                 .and_then(|n| self.catalog.get(n))
@@ -335,15 +328,19 @@ impl McpEndpoint {
                 }
                 (_, true) => {
                     let (msg, extras) = (std::mem::take(msg), std::mem::take(extras));
-                    return Box::pin(self.tools_call_task(msg, extras)).await;
+                    return Box::pin(self.tools_call_task(msg, era, extras)).await;
                 }
             }
         }
         self.handle_traced(msg, era, extras).await.0
     }
 
-    async fn tools_call_task(self: &Arc<Self>, mut msg: Message, mut extras: CallExtras) -> Answer {
-        let era = Era::Modern;
+    async fn tools_call_task(
+        self: &Arc<Self>,
+        mut msg: Message,
+        era: Era,
+        mut extras: CallExtras,
+    ) -> Answer {
         let id = msg.id.clone();
         let caps = msg.meta().capabilities();
         let Some(Value::Object(params)) = msg.params.as_mut() else {
@@ -397,7 +394,7 @@ impl McpEndpoint {
         let mut out = Vec::with_capacity(384);
         write::open_result(&mut out, Id::from(id.as_ref()));
         out.extend_from_slice(b"{\"resultType\":\"task\",");
-        out.extend_from_slice(&members_bytes(&task_members(&view, era)));
+        out.extend_from_slice(&members_bytes(&task_members(&view, era.tasks())));
         self.close_result(out, era)
     }
 
@@ -449,7 +446,8 @@ impl McpEndpoint {
         });
         let mut members = b"\"task\":".to_vec();
         members.extend_from_slice(
-            &serde_json::to_vec(&task_members(&view, era)).unwrap_or_else(|_| b"{}".to_vec()),
+            &serde_json::to_vec(&task_members(&view, era.tasks()))
+                .unwrap_or_else(|_| b"{}".to_vec()),
         );
         self.ok(id.as_ref(), era, &members)
     }
@@ -481,7 +479,7 @@ impl McpEndpoint {
                 .tasks()
                 .list_of(&owner)
                 .iter()
-                .map(|v| Value::Object(task_members(v, era)))
+                .map(|v| Value::Object(task_members(v, era.tasks())))
                 .collect();
             let mut members = b"\"tasks\":".to_vec();
             members.extend_from_slice(&serde_json::to_vec(&list).unwrap_or_default());
@@ -531,15 +529,20 @@ impl McpEndpoint {
             }
         };
         match view {
-            Ok(v) => self.ok(id, era, &members_bytes(&task_members(&v, era))),
+            Ok(v) => self.ok(id, era, &members_bytes(&task_members(&v, era.tasks()))),
             Err(e) => fail(e),
         }
     }
 
     /// `tasks/get`, `tasks/update` and `tasks/cancel` (2026-07-28).
-    pub(crate) async fn task_request(&self, msg: &Message, extras: &CallExtras) -> Answer {
+    pub(crate) async fn task_request(
+        &self,
+        msg: &Message,
+        era: Era,
+        extras: &CallExtras,
+    ) -> Answer {
         let owner = self.task_owner(extras);
-        let (id, era) = (msg.id.as_ref(), Era::Modern);
+        let id = msg.id.as_ref();
         let fail = |e: RpcError| self.error(id, era, e.code(), e.message(), e.raw_data());
         if !msg.meta().declares_tasks() {
             return fail(extension_required(&format!("`{}`", msg.method)));

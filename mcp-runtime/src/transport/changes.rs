@@ -15,7 +15,7 @@ use crate::core::Change;
 use crate::edge::write;
 use crate::mcp::handler::{McpEndpoint, Message};
 use crate::mcp::listen::Filter;
-use crate::mcp::protocol::Era;
+use crate::mcp::protocol::{Era, TaskForm};
 use crate::mcp::session::{SessionState, SessionStore};
 
 /// Sends the changes `filter` lets through until the time limit or the client goes. Resource
@@ -84,7 +84,7 @@ where
 
 /// `subscriptions/listen` (2026-07-28): the acknowledgement first, then the changes the filter
 /// asks for, each tagged with the request's id; a final result when the server ends it.
-pub(crate) fn listen(route: &McpRoute, msg: &Message, caller: &Caller) -> Response {
+pub(crate) fn listen(route: &McpRoute, msg: &Message, era: Era, caller: &Caller) -> Response {
     let ep = &route.ep;
     let id = msg.id.clone().unwrap_or(Value::Null);
     let filter = match Filter::listen(
@@ -102,7 +102,7 @@ pub(crate) fn listen(route: &McpRoute, msg: &Message, caller: &Caller) -> Respon
             f
         }
         Err(e) => {
-            return answer_response(ep.error(Some(&id), Era::Modern, e.code(), e.message(), None));
+            return answer_response(ep.error(Some(&id), era, e.code(), e.message(), None));
         }
     };
     let Some(slot) = route.detached.stream(caller.who().as_ref()) else {
@@ -133,7 +133,8 @@ pub(crate) fn session_stream(
         return busy();
     };
     let mut filter = Filter::session(route.ep.offered(), state.subscriptions);
-    if crate::mcp::protocol::has_tasks(&state.version) {
+    // A session on a revision with experimental tasks is told of its tasks' changes.
+    if Era::handshake(&state.version).is_some_and(|e| e.tasks() == TaskForm::Experimental) {
         filter.task_owner = task_owner;
         filter.all_tasks = true;
     }

@@ -28,7 +28,7 @@ use crate::error::codes;
 use crate::mcp::LogLevel;
 use crate::mcp::engine::{self, Kind, Route};
 use crate::mcp::handler::{Answer, McpEndpoint, Message, error_body, set_level_param};
-use crate::mcp::protocol::{self, Era};
+use crate::mcp::protocol::{Era, Op};
 use crate::mcp::session::{Found, SessionState, SessionStore};
 use serde_json::Value;
 
@@ -413,7 +413,7 @@ async fn on_store(
     headers: &HeaderMap,
     accept: Accept,
     msg: &mut Message,
-    version: Option<&'static str>,
+    version: Option<Era>,
     caller: &Caller,
 ) -> Response {
     let ep = &route.ep;
@@ -425,7 +425,7 @@ async fn on_store(
         Ok((sid, text)) => {
             // Read in place: only the two requests that change the state copy it out.
             let (stored_version, log_level) = SessionState::call_view(&text);
-            let version = version.or_else(|| protocol::handshake_version(stored_version));
+            let version = version.or_else(|| Era::handshake(stored_version));
             let kind = Kind::of(&msg.method);
             if kind == Kind::SetLevel {
                 let state = SessionState::parse(&text);
@@ -433,7 +433,7 @@ async fn on_store(
                 return Box::pin(set_level(ep, store, sid, state, msg, version, caller)).await;
             }
             if kind == Kind::Subscription && ep.offered().resources {
-                let era = Era::Handshake(version.unwrap_or(protocol::DEFAULT_NEGOTIATED));
+                let era = version.unwrap_or_else(Era::assumed);
                 let state = SessionState::parse(&text);
                 let msg = std::mem::take(msg);
                 return Box::pin(super::changes::subscribe(
@@ -460,12 +460,12 @@ async fn initialize_session(
     msg: Message,
     caller: &Caller,
 ) -> Response {
-    let negotiated = protocol::negotiate(msg.requested_version());
+    let negotiated = Era::negotiate(msg.requested_version());
     let caps = crate::mcp::input::kept_capabilities(
         msg.params.as_ref().and_then(|p| p.get("capabilities")),
     );
     let state = SessionState {
-        version: negotiated.to_owned(),
+        version: negotiated.version().to_owned(),
         owner: Some(crate::core::tasks::owner(
             &ep.catalog,
             caller.identity.as_deref(),
@@ -508,10 +508,10 @@ async fn set_level(
     sid: &str,
     mut state: SessionState,
     msg: Message,
-    version: Option<&'static str>,
+    version: Option<Era>,
     caller: &Caller,
 ) -> Response {
-    let era = Era::Handshake(version.unwrap_or(protocol::DEFAULT_NEGOTIATED));
+    let era = version.unwrap_or_else(Era::assumed);
     if let Ok(level) = set_level_param(&msg) {
         state.log_level = Some(level);
         match store.set(sid, &state.to_text()).await {
@@ -526,11 +526,8 @@ async fn set_level(
 
 /// `initialize`: the negotiated revision's result (a session, if any, is the caller's).
 async fn initialize(ep: &McpEndpoint, msg: Message, caller: &Caller) -> Response {
-    let negotiated = protocol::negotiate(msg.requested_version());
-    answer_response(
-        ep.handle(msg, Era::Handshake(negotiated), caller.extras())
-            .await,
-    )
+    let negotiated = Era::negotiate(msg.requested_version());
+    answer_response(ep.handle(msg, negotiated, caller.extras()).await)
 }
 
 /// What a handshake-era call gets from its session, if the endpoint keeps them.
@@ -549,7 +546,7 @@ async fn handshake_request(
     route: &McpRoute,
     accept: Accept,
     msg: &mut Message,
-    version: Option<&'static str>,
+    version: Option<Era>,
     call: HandshakeCall,
     caller: &Caller,
 ) -> Response {
@@ -572,7 +569,7 @@ async fn handshake_request(
         }
         None => caller,
     };
-    let era = Era::Handshake(version.unwrap_or(protocol::DEFAULT_NEGOTIATED));
+    let era = version.unwrap_or_else(Era::assumed);
     // An invalid token is answered in JSON (by the face's check), never on a stream.
     let wants_progress = msg
         .progress_token()
@@ -776,8 +773,12 @@ async fn modern_request(
     if let Err(a) = ep.check_modern_keys(msg) {
         return answer_response(a);
     }
-    let mismatch =
-        |m: &str| answer_response(ep.error(id, Era::Modern, codes::HEADER_MISMATCH, m, None));
+    // What the envelope names, once it is checked; until then, answered as the newest.
+    let era = msg
+        .meta_version()
+        .and_then(Era::stateless_of)
+        .unwrap_or_else(Era::latest_stateless);
+    let mismatch = |m: &str| answer_response(ep.error(id, era, codes::HEADER_MISMATCH, m, None));
     if header(headers, VERSION) != msg.meta_version() {
         return mismatch(
             "mcp-protocol-version header does not match the request envelope's protocol version",
@@ -812,18 +813,18 @@ async fn modern_request(
     {
         return mismatch(&m);
     }
-    let kind = Kind::of(&msg.method);
-    if kind == Kind::Listen {
-        return super::changes::listen(route, msg, caller);
+    if era.op(&msg.method) == Some(Op::Listen) {
+        return super::changes::listen(route, msg, era, caller);
     }
+    let kind = Kind::of(&msg.method);
     let wants_progress = msg
         .progress_token()
         .is_some_and(|t| ep.progress_token_ok(t));
     let wants_logs = matches!(msg.meta().log_level(), Ok(Some(_)));
     if kind == Kind::Call && (wants_progress || wants_logs) && accept.sse {
-        return stream_or_json(route, msg, Era::Modern, None, None, caller).await;
+        return stream_or_json(route, msg, era, None, None, caller).await;
     }
-    json_answer(ep, msg, Era::Modern, None, caller).await
+    json_answer(ep, msg, era, None, caller).await
 }
 
 /// A batch: only 2025-03-26 allows them ("MUST support receiving"); answered as one array by
@@ -848,8 +849,11 @@ async fn batch<'b>(
             Err(answer) => return answer,
         }
     }
-    let batching = version.as_deref().unwrap_or(protocol::DEFAULT_NEGOTIATED);
-    let Some(era) = protocol::batching(batching).filter(|_| !items.is_empty()) else {
+    let era = match version.as_deref() {
+        Some(v) => Era::of(v),
+        None => Some(Era::assumed()),
+    };
+    let Some(era) = era.filter(|e| e.batches() && !items.is_empty()) else {
         return reject();
     };
     let depth = ep.limits.depth;

@@ -1,0 +1,87 @@
+//! What a revision is: the table each revision's module fills in.
+
+/// What one revision is.
+#[derive(Debug)]
+pub(crate) struct Revision {
+    /// The revision string (`2025-06-18`).
+    pub version: &'static str,
+    /// Stateless: every request carries the revision and the client's capabilities in its
+    /// `_meta` (and its log level, if it wants logs); no `initialize`, no session.
+    pub stateless: bool,
+    /// Results carry `resultType` and the server-info `_meta` stamp; a read carries its cache
+    /// hints.
+    pub typed_results: bool,
+    /// A JSON-RPC batch in one POST is accepted.
+    pub batches: bool,
+    /// The form tasks take.
+    pub tasks: TaskForm,
+    /// The code of a resource that is not there.
+    pub resource_not_found: i32,
+    /// The HTTP status of an error answer with this code (a refusal of auth or of a rate
+    /// limit has its own, on every revision).
+    pub status: fn(i32) -> u16,
+    /// The methods of this revision besides those every revision has (`tools/*`,
+    /// `resources/list`, `resources/read`, `resources/templates/list`, `prompts/*`,
+    /// `completion/complete`).
+    pub op: fn(&str) -> Option<Op>,
+}
+
+/// The form tasks take in a revision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TaskForm {
+    /// None.
+    None,
+    /// 2025-11-25's experimental tasks: `params.task` on `tools/call`, `tasks/get`,
+    /// `tasks/result`, `tasks/cancel`, `tasks/list`; times named `ttl` and `pollInterval`.
+    Experimental,
+    /// The tasks extension (2026-07-28): declared in the request's capabilities,
+    /// `tasks/get`, `tasks/update`, `tasks/cancel`; times named `ttlMs` and `pollIntervalMs`.
+    Extension,
+}
+
+impl TaskForm {
+    /// The names of a task's time to live and poll interval.
+    pub(crate) fn time_names(self) -> (&'static str, &'static str) {
+        match self {
+            TaskForm::Extension => ("ttlMs", "pollIntervalMs"),
+            TaskForm::None | TaskForm::Experimental => ("ttl", "pollInterval"),
+        }
+    }
+}
+
+/// A method some revisions have and others do not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Op {
+    /// `initialize`: negotiates the revision and begins the session.
+    Initialize,
+    /// `ping`.
+    Ping,
+    /// `logging/setLevel`: the session's log level.
+    SetLevel,
+    /// `resources/subscribe`, `resources/unsubscribe`: the session's subscriptions.
+    Subscription,
+    /// `subscriptions/listen`: a stream of change notices.
+    Listen,
+    /// `server/discover`: what the server offers, without a session.
+    Discover,
+    /// A task method of [`TaskForm::Experimental`].
+    ExperimentalTask,
+    /// A task method of [`TaskForm::Extension`].
+    ExtensionTask,
+}
+
+/// The methods of a handshake revision besides the common ones.
+pub(super) fn handshake_op(method: &str) -> Option<Op> {
+    match method {
+        "initialize" => Some(Op::Initialize),
+        "ping" => Some(Op::Ping),
+        "logging/setLevel" => Some(Op::SetLevel),
+        "resources/subscribe" | "resources/unsubscribe" => Some(Op::Subscription),
+        _ => None,
+    }
+}
+
+/// Every error is HTTP 200 on the handshake revisions (the JSON-RPC error says it all).
+pub(super) fn always_ok(_code: i32) -> u16 {
+    200
+}
