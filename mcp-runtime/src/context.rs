@@ -560,7 +560,7 @@ impl RequestContext {
             tracing::debug!(request_id = %self.inner.id, progress, "progress not sent: no progress token");
             return false;
         };
-        n.notify(progress_notification(token, progress, total, message));
+        n.notify(crate::wire::progress(token, progress, total, message));
         true
     }
 
@@ -593,16 +593,14 @@ impl RequestContext {
         if level < min {
             return false;
         }
-        let msg = Notification {
-            jsonrpc: "2.0",
-            method: "notifications/message",
-            params: LogParams {
-                level: level.as_str(),
-                logger,
-                data,
-            },
+        let params = LogParams {
+            level: level.as_str(),
+            logger,
+            data,
         };
-        let Ok(message) = serde_json::to_vec(&msg) else {
+        let mut message = Vec::with_capacity(128);
+        if crate::wire::notification(&mut message, "notifications/message", Some(&params)).is_err()
+        {
             tracing::warn!(request_id = %self.inner.id, "log not sent: the data does not serialize");
             return false;
         };
@@ -797,54 +795,6 @@ pub(crate) fn missing_state<T>() -> RpcError {
 
 /// A notification as it goes on the wire, serialized straight from its parts: no `Value` tree
 /// (a map, a hash and an allocation per member), since a call may log many times.
-#[derive(serde::Serialize)]
-struct Notification<P> {
-    jsonrpc: &'static str,
-    method: &'static str,
-    params: P,
-}
-
-/// A `notifications/progress`, written around its four values: the member names are
-/// constants, so only the values go through serde_json (a progress or total that is not
-/// finite is `null`, as a `Value` made from it would be). Writing into a Vec cannot fail.
-fn progress_notification(
-    token: &serde_json::Value,
-    progress: f64,
-    total: Option<f64>,
-    message: Option<&str>,
-) -> Vec<u8> {
-    let mut out = Vec::with_capacity(128);
-    out.extend_from_slice(
-        br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"#,
-    );
-    let _ = serde_json::to_writer(&mut out, token);
-    out.extend_from_slice(br#","progress":"#);
-    write_f64(&mut out, progress);
-    if let Some(t) = total {
-        out.extend_from_slice(br#","total":"#);
-        write_f64(&mut out, t);
-    }
-    if let Some(m) = message {
-        out.extend_from_slice(br#","message":"#);
-        let _ = serde_json::to_writer(&mut out, m);
-    }
-    out.extend_from_slice(b"}}");
-    out
-}
-
-/// A number as serde_json writes an `f64`. Progress is mostly whole counts, written here as
-/// an integer and `.0` (serde_json's float formatter costs ten times that).
-fn write_f64(out: &mut Vec<u8>, x: f64) {
-    // Whole, and small enough that serde_json writes it without an exponent; -0.0 keeps
-    // its sign through the float path.
-    if x.trunc() == x && x.abs() < 1e15 && (x != 0.0 || x.is_sign_positive()) {
-        let _ = serde_json::to_writer(&mut *out, &(x as i64));
-        out.extend_from_slice(b".0");
-    } else {
-        let _ = serde_json::to_writer(out, &x);
-    }
-}
-
 /// `notifications/message` params.
 #[derive(serde::Serialize)]
 struct LogParams<'a, D> {
@@ -857,39 +807,6 @@ struct LogParams<'a, D> {
 #[cfg(test)]
 mod tests {
     use super::RequestId;
-
-    #[test]
-    fn notifications_are_written_as_their_json_values_were() {
-        use super::{LogParams, Notification, progress_notification};
-        let token = serde_json::json!("t");
-        let progress = |total, message| {
-            String::from_utf8(progress_notification(&token, 1.0, total, message)).unwrap()
-        };
-        fn text<T: serde::Serialize>(v: &T) -> String {
-            serde_json::to_string(v).unwrap()
-        }
-        assert_eq!(
-            progress(Some(f64::NAN), Some("a\"b")),
-            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1.0,"total":null,"message":"a\"b"}}"#
-        );
-        assert_eq!(
-            progress(None, None),
-            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1.0}}"#
-        );
-        let log = Notification {
-            jsonrpc: "2.0",
-            method: "notifications/message",
-            params: LogParams {
-                level: "info",
-                logger: Some("db"),
-                data: serde_json::json!({"b": 1, "a": [true]}),
-            },
-        };
-        assert_eq!(
-            text(&log),
-            r#"{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"db","data":{"b":1,"a":[true]}}}"#
-        );
-    }
 
     /// A signal set before, while, or after `cancelled()` waits wakes it; each clone sees it.
     #[tokio::test]
@@ -918,37 +835,6 @@ mod tests {
                 .unwrap();
         }
         assert!(signal.clone().is_cancelled());
-    }
-
-    #[test]
-    fn numbers_are_written_as_serde_json_writes_an_f64() {
-        for x in [
-            0.0,
-            -0.0,
-            1.0,
-            -1.0,
-            0.5,
-            2.25,
-            100.0,
-            1e14 + 1.0,
-            999_999_999_999_999.0,
-            1e15,
-            -1e15,
-            1e16,
-            1e300,
-            f64::MIN_POSITIVE,
-            f64::NAN,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-        ] {
-            let mut ours = Vec::new();
-            super::write_f64(&mut ours, x);
-            assert_eq!(
-                String::from_utf8(ours).unwrap(),
-                serde_json::to_string(&x).unwrap(),
-                "{x:?}"
-            );
-        }
     }
 
     #[test]

@@ -68,6 +68,7 @@ pub mod server;
 mod test_redis;
 pub mod transport;
 pub(crate) mod uri_template;
+mod wire;
 
 pub use catalog::{Catalog, CatalogError, MethodInfo, SchemaError};
 pub use client::Client;

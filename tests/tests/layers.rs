@@ -19,6 +19,7 @@ const LAYERS: &[&[&str]] = &[
     &[
         "env",
         "ids",
+        "wire",
         "error",
         "group",
         "output",
@@ -635,6 +636,12 @@ impl VisitMut for Literals {
         self.strings.push(s.value());
     }
 
+    // Byte strings too: the writers write JSON as bytes.
+    fn visit_lit_byte_str_mut(&mut self, s: &mut syn::LitByteStr) {
+        self.strings
+            .push(String::from_utf8_lossy(&s.value()).into_owned());
+    }
+
     fn visit_expr_unary_mut(&mut self, e: &mut syn::ExprUnary) {
         if let (syn::UnOp::Neg(_), syn::Expr::Lit(l)) = (&e.op, &*e.expr)
             && let syn::Lit::Int(i) = &l.lit
@@ -674,6 +681,24 @@ fn literals() -> BTreeMap<ModPath, Literals> {
         .collect()
 }
 
+/// The non-test string literals of the modules `module` picks that `bad` matches, each as
+/// `module: "literal"`.
+fn strings_where(
+    all: &BTreeMap<ModPath, Literals>,
+    module: impl Fn(&ModPath) -> bool,
+    bad: impl Fn(&str) -> bool,
+) -> Vec<String> {
+    all.iter()
+        .filter(|(m, _)| module(m))
+        .flat_map(|(m, l)| {
+            l.strings
+                .iter()
+                .filter(|s| bad(s))
+                .map(move |s| format!("{}: {s:?}", name(m)))
+        })
+        .collect()
+}
+
 #[test]
 fn transports_carry_messages_without_naming_mcp_methods_or_revisions() {
     let method = |s: &str| {
@@ -696,18 +721,12 @@ fn transports_carry_messages_without_naming_mcp_methods_or_revisions() {
         .iter()
         .any(|m| s == *m || (m.ends_with('/') && s.starts_with(m)))
     };
-    let revision = is_revision;
     let all = literals();
-    let found: Vec<String> = all
-        .iter()
-        .filter(|(m, _)| m.first().is_some_and(|t| t == "transport"))
-        .flat_map(|(m, l)| {
-            l.strings
-                .iter()
-                .filter(|s| method(s) || revision(s))
-                .map(move |s| format!("{}: {s:?}", name(m)))
-        })
-        .collect();
+    let found = strings_where(
+        &all,
+        |m| m.first().is_some_and(|t| t == "transport"),
+        |s| method(s) || is_revision(s),
+    );
     assert!(found.is_empty(), "MCP spelled under transport/: {found:?}");
     // The scan sees what is there: the engine spells them.
     let engine = &all[&vec!["mcp".to_owned(), "engine".to_owned()]];
@@ -741,9 +760,29 @@ fn each_revision_is_spelled_only_in_its_own_module() {
             }
         }
     }
-    assert!(found.is_empty(), "a revision spelled outside its module: {found:?}");
+    assert!(
+        found.is_empty(),
+        "a revision spelled outside its module: {found:?}"
+    );
     // The scan sees what is there: each revision module spells its own.
     assert!(seen >= 5, "{seen} revision modules seen");
+}
+
+#[test]
+fn json_rpc_envelopes_are_written_only_by_the_wire_writer() {
+    let all = literals();
+    let found = strings_where(
+        &all,
+        |m| m.as_slice() != ["wire"],
+        |s| s.contains("\"jsonrpc\""),
+    );
+    assert!(
+        found.is_empty(),
+        "an envelope written outside wire: {found:?}"
+    );
+    // The scan sees what is there: the writer spells it.
+    let wire = &all[&vec!["wire".to_owned()]];
+    assert!(wire.strings.iter().any(|s| s.contains("\"jsonrpc\"")));
 }
 
 #[test]

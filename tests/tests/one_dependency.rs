@@ -7,21 +7,7 @@
 //! It runs `cargo test --offline --locked` on that crate with this build's target directory, so
 //! only `mcp-runtime` (without the workspace's `redis` feature) and the crate itself are built.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-/// This build's target directory: `CARGO_TARGET_DIR`, or the one holding this test binary
-/// (`<target>/debug/deps/one_dependency-<hash>`).
-fn target_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
-        return PathBuf::from(dir);
-    }
-    let exe = std::env::current_exe().expect("the test binary's path");
-    exe.ancestors()
-        .nth(3)
-        .expect("<target>/debug/deps/<binary>")
-        .to_path_buf()
-}
+use std::path::Path;
 
 #[test]
 fn a_crate_with_only_mcp_runtime_serde_and_tokio_compiles_and_tests_the_quick_start() {
@@ -45,11 +31,10 @@ fn a_crate_with_only_mcp_runtime_serde_and_tokio_compiles_and_tests_the_quick_st
     let dev = table("[dev-dependencies]");
     assert_eq!(dev, ["thiserror", "axum"], "{manifest}");
 
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let out = Command::new(cargo)
+    let out = tests::cargo()
         .args(["test", "--offline", "--locked", "--quiet"])
         .current_dir(&dir)
-        .env("CARGO_TARGET_DIR", target_dir())
+        .env("CARGO_TARGET_DIR", tests::target_dir())
         .output()
         .expect("cargo runs");
     assert!(

@@ -9,23 +9,9 @@
 //!
 //! After a deliberate change: `UPDATE_PUBLIC_API=1 cargo nextest run -p tests public_api`.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const FEATURES: &str = "redis,webhooks,jwt,anyhow,fmt";
-
-/// This build's target directory: `CARGO_TARGET_DIR`, or the one holding this test binary
-/// (`<target>/debug/deps/public_api-<hash>`).
-fn target_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
-        return PathBuf::from(dir);
-    }
-    let exe = std::env::current_exe().expect("the test binary's path");
-    exe.ancestors()
-        .nth(3)
-        .expect("<target>/debug/deps/<binary>")
-        .to_path_buf()
-}
 
 fn run(cmd: &mut Command, what: &str) -> String {
     let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -40,16 +26,12 @@ fn run(cmd: &mut Command, what: &str) -> String {
 
 #[test]
 fn the_public_api_is_the_one_in_the_repository() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the workspace")
-        .to_path_buf();
+    let root = tests::workspace();
     // A directory of its own: rustdoc's JSON needs `RUSTC_BOOTSTRAP`, which cargo counts in
     // its fingerprints, so sharing the build's would rebuild the dependencies both ways.
-    let target = target_dir().join("public-api");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let target = tests::target_dir().join("public-api");
     run(
-        Command::new(&cargo)
+        tests::cargo()
             .args([
                 "rustdoc",
                 "--offline",
@@ -60,14 +42,14 @@ fn the_public_api_is_the_one_in_the_repository() {
             ])
             .args(["--features", FEATURES, "--quiet", "--"])
             .args(["-Z", "unstable-options", "--output-format", "json"])
-            .current_dir(&root)
+            .current_dir(root)
             .env("RUSTC_BOOTSTRAP", "1")
             .env("CARGO_TARGET_DIR", &target),
         "cargo rustdoc (JSON) of mcp-runtime",
     );
     let json = target.join("doc").join("mcp_runtime.json");
     let listed = run(
-        Command::new(&cargo)
+        tests::cargo()
             .args(["run", "--offline", "--locked", "--quiet", "--manifest-path"])
             .arg(root.join("tests/public-api/Cargo.toml"))
             .arg("--")

@@ -23,8 +23,8 @@ use serde_json::value::RawValue;
 use crate::catalog::Catalog;
 use crate::context::{CallExtras, CancelSignal, Face};
 use crate::core::{CallRequest, Core, TaskOutcome};
-use crate::edge::write::{self, Id};
 use crate::error::RpcError;
+use crate::wire::{self, Id};
 
 /// The request headers copied to the callback.
 pub const TRACE_HEADERS: [&str; 5] = [
@@ -250,11 +250,11 @@ pub(crate) async fn start(
         let mut out = Vec::with_capacity(128);
         let outcome = match &result {
             Ok(o) => {
-                write::result(&mut out, id, o.as_json().get());
+                wire::result(&mut out, id, o.as_json().get());
                 TaskOutcome::Result(serde_json::from_str(o.as_json().get()).unwrap_or_default())
             }
             Err(e) => {
-                write::rpc_error(&mut out, id, e, core.env());
+                wire::rpc_error(&mut out, id, e, core.env());
                 TaskOutcome::Error(e.to_wire(core.env()))
             }
         };

@@ -12,8 +12,8 @@
 use std::sync::{Arc, OnceLock};
 
 use crate::catalog::Catalog;
-use crate::edge::write::{self, Id};
 use crate::i18n::Translations;
+use crate::wire::{self, Id};
 
 use super::spliced::Spliced;
 
@@ -249,7 +249,7 @@ impl Discover<'_> {
         identity: Option<&crate::Identity>,
     ) {
         let docs = self.discovery.negotiate(self.accept_language, identity);
-        write::open_result(out, id);
+        wire::open_result(out, id);
         docs.openrpc()
             .write(out, &self.discovery.openrpc_url(self.prefix));
         out.push(b'}');

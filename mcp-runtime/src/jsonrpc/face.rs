@@ -8,9 +8,10 @@ use crate::context::{CallExtras, Face};
 use crate::core::events::AfterResponse;
 use crate::core::{CallRequest, Core};
 use crate::edge::read::{self, Body, Call, Dialect, Incoming};
-use crate::edge::write::{self, AnswerBody, Id};
+use crate::edge::write::AnswerBody;
 use crate::error::RpcError;
 use crate::limits::Limits;
+use crate::wire::{self, Id};
 
 use super::callback::{self, Async};
 use super::discovery::Discover;
@@ -128,19 +129,19 @@ pub(crate) async fn answer(
         Ok(Body::Batch(items)) => items,
         Err(e @ read::ReadError::Syntax) => {
             let mut out = Vec::new();
-            write::rpc_error(&mut out, Id::Null, &e.error(), env);
+            wire::rpc_error(&mut out, Id::Null, &e.error(), env);
             return one(dialect.parse_error_status, out);
         }
         Err(e) => {
             let mut out = Vec::new();
-            write::rpc_error(&mut out, Id::Null, &e.error(), env);
+            wire::rpc_error(&mut out, Id::Null, &e.error(), env);
             return one(200, out);
         }
     };
     if items.is_empty() {
         let mut out = Vec::new();
         let e = RpcError::invalid_request("Invalid Request: empty batch");
-        write::rpc_error(&mut out, Id::Null, &e, env);
+        wire::rpc_error(&mut out, Id::Null, &e, env);
         return one(200, out);
     }
     let after = &after;
@@ -180,7 +181,7 @@ async fn run_item(
         Ok(Incoming::Response(_)) => return None,
         Err(inv) => {
             let mut out = Vec::new();
-            write::rpc_error(&mut out, Id::from(inv.id), &inv.error, env);
+            wire::rpc_error(&mut out, Id::from(inv.id), &inv.error, env);
             return Some((Dialect::JSON_RPC.invalid_status, out, None));
         }
     };
@@ -310,11 +311,11 @@ fn written(
     let mut out = Vec::with_capacity(128);
     Some(match r {
         Ok(json) => {
-            write::result(&mut out, Id::Raw(id), json);
+            wire::result(&mut out, Id::Raw(id), json);
             (200, out, None)
         }
         Err(e) => {
-            write::rpc_error(&mut out, Id::Raw(id), e, env);
+            wire::rpc_error(&mut out, Id::Raw(id), e, env);
             (e.http_status(), out, e.retry_after())
         }
     })

@@ -20,10 +20,10 @@ use crate::catalog::{Catalog, MethodInfo};
 use crate::context::{CallExtras, Face};
 use crate::core::{CallRequest, Core};
 use crate::edge::read::{self, Dialect, Incoming};
-use crate::edge::write::{self, Id};
 use crate::error::{RpcError, codes};
 use crate::limits::Limits;
 use crate::output::Output;
+use crate::wire::{self, Id};
 
 /// How `tools/call` answers arguments that fail the tool's `inputSchema`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -365,7 +365,7 @@ pub(crate) fn error_body(
     message: &str,
     data: Option<&Value>,
 ) -> Vec<u8> {
-    write::error_body(Id::from(id), code, message, data)
+    wire::error_body(Id::from(id), code, message, data)
 }
 
 impl McpEndpoint {
@@ -516,7 +516,7 @@ impl McpEndpoint {
     /// is written into one buffer, never copied.
     fn open_result(&self, id: Option<&Value>, era: Era, len: usize, members: bool) -> Vec<u8> {
         let mut out = Vec::with_capacity(len + self.meta_member.len() + 96);
-        write::open_result(&mut out, Id::from(id));
+        wire::open_result(&mut out, Id::from(id));
         out.push(b'{');
         if era.typed_results() {
             out.extend_from_slice(b"\"resultType\":\"complete\"");
@@ -545,7 +545,7 @@ impl McpEndpoint {
     /// opening is written, the rest is shared.
     fn ok_shared(&self, id: Option<&Value>, era: Era, rest: &Bytes) -> Answer {
         let mut head = Vec::with_capacity(64);
-        write::open_result(&mut head, Id::from(id));
+        wire::open_result(&mut head, Id::from(id));
         head.extend_from_slice(if era.typed_results() {
             b"{\"resultType\":\"complete\","
         } else {
@@ -956,7 +956,7 @@ impl McpEndpoint {
         match input?.interrupted()? {
             Ok(Value::Object(members)) => {
                 let mut out = Vec::with_capacity(256 + self.meta_member.len());
-                write::open_result(&mut out, Id::from(id));
+                wire::open_result(&mut out, Id::from(id));
                 out.extend_from_slice(b"{\"resultType\":\"input_required\"");
                 for (k, v) in &members {
                     out.push(b',');
@@ -1092,7 +1092,7 @@ impl McpEndpoint {
                 // for both, not a doubling per few KB of a large result.
                 members.reserve(2 * raw.get().len() + 96);
                 members.extend_from_slice(b"\"content\":[{\"type\":\"text\",\"text\":");
-                crate::edge::write::json_string(&mut members, raw.get());
+                crate::wire::json_string(&mut members, raw.get());
                 members.extend_from_slice(b"}],\"structuredContent\":{\"result\":");
                 members.extend_from_slice(raw.get().as_bytes());
                 members.extend_from_slice(b"},\"isError\":false");

@@ -1259,9 +1259,8 @@ impl StreamInput {
             .input_requests
             .saturating_mul(self.limits.detached_calls);
         let (id, rx) = self.waiters.register(&self.session, max)?;
-        let msg = json!({"jsonrpc": "2.0", "id": id, "method": req.method, "params": req.params});
-        self.notifier
-            .notify(serde_json::to_vec(&msg).unwrap_or_default());
+        let msg = crate::wire::request_body(crate::wire::Id::Str(&id), req.method, &req.params);
+        self.notifier.notify(msg);
         // Until the answer comes, the request is withdrawn if the wait ends otherwise: the
         // time limit, or the call itself cancelled (its future dropped).
         let mut pending = Pending {
@@ -1290,6 +1289,14 @@ impl StreamInput {
     }
 }
 
+/// `notifications/cancelled` params.
+#[derive(serde::Serialize)]
+struct Cancelled<'a> {
+    #[serde(rename = "requestId")]
+    request_id: &'a str,
+    reason: &'a str,
+}
+
 /// A request sent to the client and not answered: withdrawn (`notifications/cancelled`, and
 /// its waiter forgotten) when dropped.
 struct Pending<'a> {
@@ -1304,11 +1311,12 @@ impl Drop for Pending<'_> {
             return;
         };
         self.input.waiters.forget(&id);
-        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-            "params": {"requestId": id, "reason": self.reason}});
-        self.input
-            .notifier
-            .notify(serde_json::to_vec(&cancel).unwrap_or_default());
+        let params = Cancelled {
+            request_id: &id,
+            reason: self.reason,
+        };
+        let cancel = crate::wire::notification_body("notifications/cancelled", Some(&params));
+        self.input.notifier.notify(cancel);
     }
 }
 

@@ -232,22 +232,13 @@ impl Filter {
         if let Some(m) = self.meta() {
             result.insert("_meta".into(), m);
         }
-        let id = self.subscription.clone().unwrap_or(Value::Null);
-        serde_json::to_vec(&json!({"jsonrpc": "2.0", "id": id, "result": result}))
-            .unwrap_or_default()
+        crate::wire::result_body(crate::wire::Id::from(self.subscription.as_ref()), &result)
     }
 }
 
+/// A notice (params left out when there are none).
 fn notification(method: &str, params: Map<String, Value>) -> Vec<u8> {
-    let mut out = Vec::with_capacity(96);
-    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":");
-    let _ = serde_json::to_writer(&mut out, method);
-    if !params.is_empty() {
-        out.extend_from_slice(b",\"params\":");
-        let _ = serde_json::to_writer(&mut out, &params);
-    }
-    out.push(b'}');
-    out
+    crate::wire::notification_body(method, (!params.is_empty()).then_some(&params))
 }
 
 #[cfg(test)]

@@ -19,9 +19,9 @@ use super::input::{Round, check_answer, missing_capability, supports};
 use super::protocol::{Era, TASKS_EXTENSION, TaskForm};
 use crate::context::{CallExtras, CancelSignal, ClientInput, InputRequest};
 use crate::core::{TaskOutcome, TaskStatus, TaskView, Tasks};
-use crate::edge::write::{self, Id};
 use crate::error::{RpcError, codes};
 use crate::record::TaskSupport;
+use crate::wire::{self, Id};
 
 impl McpEndpoint {
     /// Whose a task of this call is ([`crate::core::tasks::owner`]): on this endpoint, the
@@ -392,7 +392,7 @@ impl McpEndpoint {
             tasks.finish(&task_id, outcome);
         });
         let mut out = Vec::with_capacity(384);
-        write::open_result(&mut out, Id::from(id.as_ref()));
+        wire::open_result(&mut out, Id::from(id.as_ref()));
         out.extend_from_slice(b"{\"resultType\":\"task\",");
         out.extend_from_slice(&members_bytes(&task_members(&view, era.tasks())));
         self.close_result(out, era)

@@ -508,7 +508,7 @@ impl Guard {
                 RpcError::invalid_token()
             };
             let mut out = Vec::new();
-            crate::edge::write::rpc_error(&mut out, crate::edge::write::Id::Null, &err, &self.env);
+            crate::wire::rpc_error(&mut out, crate::wire::Id::Null, &err, &self.env);
             let status =
                 StatusCode::from_u16(err.http_status()).unwrap_or(StatusCode::UNAUTHORIZED);
             return super::respond::json_response(status, out);
@@ -533,8 +533,7 @@ impl Guard {
                 "Unauthorized: invalid token",
             ),
         };
-        let body =
-            crate::edge::write::error_body(crate::edge::write::Id::Null, code, message, None);
+        let body = crate::wire::error_body(crate::wire::Id::Null, code, message, None);
         let mut res = super::respond::json_response(status, body);
         if let Ok(v) = HeaderValue::from_str(&challenge) {
             res.headers_mut().insert(header::WWW_AUTHENTICATE, v);

@@ -152,8 +152,8 @@ fn not_found_routes(server: &super::site::Site, mut router: Router) -> Router {
             named.push_str("none");
         }
         let message = format!("No {face} endpoint at this path; the endpoints are {named}");
-        let body: Bytes = crate::edge::write::error_body(
-            crate::edge::write::Id::Null,
+        let body: Bytes = crate::wire::error_body(
+            crate::wire::Id::Null,
             crate::codes::METHOD_NOT_FOUND,
             &message,
             None,

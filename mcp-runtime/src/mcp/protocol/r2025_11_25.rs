@@ -1,18 +1,12 @@
 //! MCP 2025-11-25: the last handshake revision, with experimental tasks (`params.task` on
 //! `tools/call`, and the `tasks/*` methods).
 
-use super::revision::{Op, Revision, TaskForm, always_ok, handshake_op};
-use crate::error::codes;
+use super::revision::{Op, Revision, TaskForm, handshake_op};
 
 pub(super) const REVISION: Revision = Revision {
-    version: "2025-11-25",
-    stateless: false,
-    typed_results: false,
-    batches: false,
     tasks: TaskForm::Experimental,
-    resource_not_found: codes::RESOURCE_NOT_FOUND,
-    status: always_ok,
     op,
+    ..Revision::handshake("2025-11-25")
 };
 
 fn op(method: &str) -> Option<Op> {

@@ -26,6 +26,23 @@ pub(crate) struct Revision {
     pub op: fn(&str) -> Option<Op>,
 }
 
+impl Revision {
+    /// A handshake revision with nothing of the later ones: `initialize` and a session, every
+    /// error HTTP 200, -32002 for a missing resource, no tasks, no batches.
+    pub(super) const fn handshake(version: &'static str) -> Self {
+        Self {
+            version,
+            stateless: false,
+            typed_results: false,
+            batches: false,
+            tasks: TaskForm::None,
+            resource_not_found: crate::error::codes::RESOURCE_NOT_FOUND,
+            status: always_ok,
+            op: handshake_op,
+        }
+    }
+}
+
 /// The form tasks take in a revision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum TaskForm {
@@ -82,6 +99,6 @@ pub(super) fn handshake_op(method: &str) -> Option<Op> {
 }
 
 /// Every error is HTTP 200 on the handshake revisions (the JSON-RPC error says it all).
-pub(super) fn always_ok(_code: i32) -> u16 {
+fn always_ok(_code: i32) -> u16 {
     200
 }
