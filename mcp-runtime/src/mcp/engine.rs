@@ -121,6 +121,37 @@ pub(crate) fn is_modern_header(header: Option<&str>) -> bool {
     header.is_some_and(|v| Era::handshake(v).is_none())
 }
 
+/// The session an `initialize` begins on an endpoint that keeps them: its state (the
+/// negotiated revision, its owner, the capabilities the client declared) and the holder its
+/// place counts against (this endpoint's share of this caller; one the edge could not tell
+/// apart shares `unknown` with the others it could not). The adapter stores it.
+pub(crate) fn session_begun(
+    ep: &McpEndpoint,
+    msg: &Message,
+    identity: Option<&crate::context::Identity>,
+    who: Option<crate::context::Caller>,
+) -> (crate::mcp::session::SessionState, String) {
+    let negotiated = Era::negotiate(msg.requested_version());
+    let caps = kept_capabilities(msg.params.as_ref().and_then(|p| p.get("capabilities")));
+    let state = crate::mcp::session::SessionState {
+        version: negotiated.version().to_owned(),
+        owner: Some(crate::core::tasks::owner(
+            &ep.catalog,
+            identity,
+            None,
+            false,
+        )),
+        capabilities: Some(caps.to_string()),
+        ..Default::default()
+    };
+    let (group, version) = (ep.catalog.group().name(), ep.catalog.version());
+    let holder = match who {
+        Some(who) => format!("{group}/v{version} {who}"),
+        None => format!("{group}/v{version} unknown"),
+    };
+    (state, holder)
+}
+
 /// What the adapter does for the engine.
 pub(crate) enum Effect {
     /// Write this frame to the client.

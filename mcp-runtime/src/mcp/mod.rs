@@ -6,6 +6,7 @@ pub(crate) mod cancel;
 pub mod content;
 pub(crate) mod engine;
 pub(crate) mod handler;
+pub(crate) mod headers;
 pub mod input;
 mod items;
 pub(crate) mod listen;

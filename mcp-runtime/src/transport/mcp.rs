@@ -13,7 +13,6 @@ use axum::extract::{Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use base64::Engine as _;
 
 use super::detached::{Deferred, LiveStream};
 use super::respond::{
@@ -30,17 +29,27 @@ use crate::mcp::engine::{self, Kind, Route};
 use crate::mcp::handler::{Answer, McpEndpoint, Message, error_body, set_level_param};
 use crate::mcp::protocol::{Era, Op};
 use crate::mcp::session::{Found, SessionState, SessionStore};
-use serde_json::Value;
 
 // Names, not `&str`s: a `&str` name is parsed into a header name again at every lookup.
 const SESSION: HeaderName = HeaderName::from_static("mcp-session-id");
-const VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
-const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
-const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
+const VERSION: HeaderName = HeaderName::from_static(crate::mcp::headers::VERSION);
 const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
 
 fn header(h: &HeaderMap, name: HeaderName) -> Option<&str> {
     h.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// The request's headers, as the MCP face reads them.
+struct HeaderView<'h>(&'h HeaderMap);
+
+impl crate::mcp::headers::Headers for HeaderView<'_> {
+    fn first(&self, name: &str) -> Option<&str> {
+        self.0.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    fn count(&self, name: &str) -> usize {
+        self.0.get_all(name).iter().count()
+    }
 }
 
 fn accepted() -> Response {
@@ -101,84 +110,6 @@ impl Accept {
         }
         acc
     }
-}
-
-/// Decodes an `Mcp-Name`-style header value (`=?base64?...?=` for unsafe values).
-fn decode_header_value(v: &str) -> Option<std::borrow::Cow<'_, str>> {
-    match v
-        .strip_prefix("=?base64?")
-        .and_then(|r| r.strip_suffix("?="))
-    {
-        Some(b) => base64::engine::general_purpose::STANDARD
-            .decode(b)
-            .ok()
-            .and_then(|d| String::from_utf8(d).ok())
-            .map(std::borrow::Cow::Owned),
-        None => Some(std::borrow::Cow::Borrowed(v)),
-    }
-}
-
-/// Checks the `Mcp-Param-*` headers of a `tools/call` against the arguments they mirror
-/// (SEP-2243): each present exactly when its argument is, decoded strictly (`=?base64?…?=`),
-/// equal to it (integers compared as numbers).
-fn check_mirrored(
-    mirrors: &[crate::catalog::Mirrored],
-    headers: &HeaderMap,
-    msg: &Message,
-) -> Result<(), String> {
-    let args = msg.params.as_ref().and_then(|p| p.get("arguments"));
-    for m in mirrors {
-        let body = args.and_then(|a| a.get(&m.param)).filter(|v| !v.is_null());
-        let mut values = headers.get_all(m.header.as_str()).iter();
-        let given = values.next();
-        if values.next().is_some() {
-            return Err(format!("{} header is repeated", m.header));
-        }
-        let (given, body) = match (given, body) {
-            (None, None) => continue,
-            (Some(g), Some(b)) => (g, b),
-            (None, Some(_)) => {
-                return Err(format!(
-                    "{} header is missing for the argument '{}'",
-                    m.header, m.param
-                ));
-            }
-            (Some(_), None) => {
-                return Err(format!(
-                    "{} header is sent without the argument '{}'",
-                    m.header, m.param
-                ));
-            }
-        };
-        let decoded = given
-            .to_str()
-            .ok()
-            .map(str::trim)
-            .and_then(decode_header_value)
-            .ok_or_else(|| format!("{} header is not a valid value", m.header))?;
-        let same = match m.ty {
-            "integer" => decoded
-                .parse::<i128>()
-                .ok()
-                .zip(
-                    body.as_i64()
-                        .map(i128::from)
-                        .or(body.as_u64().map(i128::from)),
-                )
-                .is_some_and(|(h, b)| h == b),
-            "boolean" => body
-                .as_bool()
-                .is_some_and(|b| decoded == if b { "true" } else { "false" }),
-            _ => body.as_str() == Some(&*decoded),
-        };
-        if !same {
-            return Err(format!(
-                "{} header does not match the argument '{}'",
-                m.header, m.param
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// The session a handshake-era request names: its id and negotiated revision, or the answer
@@ -460,35 +391,7 @@ async fn initialize_session(
     msg: Message,
     caller: &Caller,
 ) -> Response {
-    let negotiated = Era::negotiate(msg.requested_version());
-    let caps = crate::mcp::input::kept_capabilities(
-        msg.params.as_ref().and_then(|p| p.get("capabilities")),
-    );
-    let state = SessionState {
-        version: negotiated.version().to_owned(),
-        owner: Some(crate::core::tasks::owner(
-            &ep.catalog,
-            caller.identity.as_deref(),
-            None,
-            false,
-        )),
-        capabilities: Some(caps.to_string()),
-        ..SessionState::default()
-    };
-    // The share it counts against: this endpoint's, of this caller (one the edge could not
-    // tell apart shares "unknown" with the others it could not).
-    let holder = match caller.who() {
-        Some(who) => format!(
-            "{}/v{} {who}",
-            ep.catalog.group().name(),
-            ep.catalog.version()
-        ),
-        None => format!(
-            "{}/v{} unknown",
-            ep.catalog.group().name(),
-            ep.catalog.version()
-        ),
-    };
+    let (state, holder) = engine::session_begun(ep, &msg, caller.identity.as_deref(), caller.who());
     let sid = match store.create(&state.to_text(), &holder).await {
         Ok(sid) => sid,
         Err(e) => return store_unavailable(&e),
@@ -769,49 +672,13 @@ async fn modern_request(
     caller: &Caller,
 ) -> Response {
     let ep = &route.ep;
-    let id = msg.id.as_ref();
-    if let Err(a) = ep.check_modern_keys(msg) {
-        return answer_response(a);
-    }
     // What the envelope names, once it is checked; until then, answered as the newest.
     let era = msg
         .meta_version()
         .and_then(Era::stateless_of)
         .unwrap_or_else(Era::latest_stateless);
-    let mismatch = |m: &str| answer_response(ep.error(id, era, codes::HEADER_MISMATCH, m, None));
-    if header(headers, VERSION) != msg.meta_version() {
-        return mismatch(
-            "mcp-protocol-version header does not match the request envelope's protocol version",
-        );
-    }
-    if let Err(a) = ep.check_modern_version(msg) {
+    if let Err(a) = crate::mcp::headers::check(ep, msg, era, &HeaderView(headers)) {
         return answer_response(a);
-    }
-    if headers.get_all("mcp-method").iter().count() != 1
-        || header(headers, MCP_METHOD) != Some(msg.method.as_str())
-    {
-        return mismatch("mcp-method header does not match the request body's method");
-    }
-    // SEP-2243: the header mirrors the body's name (tools, prompts) or URI (resources).
-    if let Some(key) = engine::named_param(&msg.method) {
-        let given = header(headers, MCP_NAME).and_then(decode_header_value);
-        let body = msg
-            .params
-            .as_ref()
-            .and_then(|p| p.get(key))
-            .and_then(Value::as_str);
-        if given.as_deref() != body || headers.get_all("mcp-name").iter().count() != 1 {
-            return mismatch(&format!(
-                "mcp-name header does not match the request body's '{key}' parameter"
-            ));
-        }
-    }
-    if engine::is_tool_call(&msg.method)
-        && !ep.mirrored.is_empty()
-        && let Some(mirrors) = msg.param_name().and_then(|n| ep.mirrored.get(n))
-        && let Err(m) = check_mirrored(mirrors, headers, msg)
-    {
-        return mismatch(&m);
     }
     if era.op(&msg.method) == Some(Op::Listen) {
         return super::changes::listen(route, msg, era, caller);

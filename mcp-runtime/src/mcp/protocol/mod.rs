@@ -137,6 +137,11 @@ impl Era {
         self.0.typed_results
     }
 
+    /// Whether HTTP headers mirror the envelope (and are checked against it).
+    pub fn mirrored_headers(self) -> bool {
+        self.0.mirrored_headers
+    }
+
     /// Whether a batch is accepted.
     pub fn batches(self) -> bool {
         self.0.batches

@@ -10,6 +10,7 @@ pub(super) const REVISION: Revision = Revision {
     version: "2026-07-28",
     stateless: true,
     typed_results: true,
+    mirrored_headers: true,
     batches: false,
     tasks: TaskForm::Extension,
     resource_not_found: codes::INVALID_PARAMS,

@@ -11,6 +11,9 @@ pub(crate) struct Revision {
     /// Results carry `resultType` and the server-info `_meta` stamp; a read carries its cache
     /// hints.
     pub typed_results: bool,
+    /// HTTP headers mirror the envelope (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`: SEP-2243),
+    /// checked by [`crate::mcp::headers`].
+    pub mirrored_headers: bool,
     /// A JSON-RPC batch in one POST is accepted.
     pub batches: bool,
     /// The form tasks take.
@@ -34,6 +37,7 @@ impl Revision {
             version,
             stateless: false,
             typed_results: false,
+            mirrored_headers: false,
             batches: false,
             tasks: TaskForm::None,
             resource_not_found: crate::error::codes::RESOURCE_NOT_FOUND,
