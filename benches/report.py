@@ -46,7 +46,8 @@ compile_rows = jsonl("compile.jsonl")
 stages = list({r["stage"]: r for r in jsonl("stages.jsonl")}.values())
 
 VARIANTS = ["mcp-runtime/handshake", "mcp-runtime/modern", "rmcp/handshake", "rmcp/modern", "axum/handshake", "axum/modern",
-            "catalog/handshake", "catalog/modern", "mcp-runtime/rpc", "axum/rpc", "catalog/rpc"]
+            "axum-typed/handshake", "axum-typed/modern", "catalog/handshake", "catalog/modern", "mcp-runtime/rpc",
+            "axum/rpc", "axum-typed/rpc", "catalog/rpc"]
 # The example service as it ships (`catalog`), beside the minimal bench server.
 SHIPPED = ["catalog/handshake", "catalog/modern", "catalog/rpc"]
 # resources/read and prompts/get (2026-07-28), measured in rounds of their own beside REF,
@@ -69,6 +70,9 @@ LABEL = {
     "catalog/modern": "the example `catalog` as shipped, 2026-07-28",
     "mcp-runtime/rpc": "mcp-runtime, JSON-RPC `/rpc`",
     "axum/rpc": "bare axum (ceiling), JSON-RPC",
+    "axum-typed/handshake": "bare axum, typed (stricter ceiling), handshake era",
+    "axum-typed/modern": "bare axum, typed (stricter ceiling), 2026-07-28",
+    "axum-typed/rpc": "bare axum, typed (stricter ceiling), JSON-RPC",
     "catalog/rpc": "the example `catalog` as shipped, JSON-RPC `/rpc`",
     "mcp-runtime/modern/read": "mcp-runtime, resources/read (template), 2026-07-28",
     "mcp-runtime/modern/prompt": "mcp-runtime, prompts/get, 2026-07-28",
@@ -172,6 +176,8 @@ for v in VARIANTS + OTHER + [REF]:
         "rps_max": max(thr) if thr else None,
         "vs_rmcp": med(round_ratios(load, v, on("rmcp", v), rps)),
         "vs_axum": med(round_ratios(load, v, on("axum", v), rps)),
+        # Against the typed ceiling (issue 38): the bare handler with serde-derived structs.
+        "vs_typed": med(round_ratios(load, v, on("axum-typed", v), rps)),
         # Within the resources/prompts rounds: against mcp-runtime's tools/call there.
         "vs_ref": med(round_ratios(load, v, REF, rps)),
         "cpu_us": med(per_round(load, v, cpu_us)),
@@ -425,6 +431,13 @@ goal(
     "n/a" if xs is None else f"{xs[0]:.2f}× (handshake), {xs[1]:.2f}× (2026-07-28)",
     None if xs is None else all(x >= 2.5 for x in xs),
 )
+xs = both(lambda v: s[v]["vs_typed"], "catalog")
+goal(
+    "the example as shipped, tools/call ≥ 0.85× the typed ceiling (serde-derived structs in and out), both eras",
+    "n/a" if xs is None else f"{xs[0]:.2f}× (handshake), {xs[1]:.2f}× (2026-07-28); the minimal server: "
+    + ", ".join(ratio(x) for x in (both(lambda v: s[v]["vs_typed"]) or [None, None])),
+    None if xs is None else all(x >= 0.85 for x in xs),
+)
 x = s["catalog/rpc"]["vs_axum"]
 goal(
     "the example as shipped, JSON-RPC `/rpc` ≥ 0.8× the bare axum JSON-RPC handler",
@@ -600,7 +613,7 @@ def scale_rps(setup):
 
 
 def svg():
-    w, h = 860, 520
+    w, h = 860, 600
     left, right, top, bottom = 330, 40, 40, 50
     vals = [(v, s[v]["rps"], s[v]["rps_min"], s[v]["rps_max"]) for v in VARIANTS if s[v]["rps"]]
     if not vals:
@@ -608,7 +621,8 @@ def svg():
     vmax = max(x[3] for x in vals) * 1.1
     step = 10000 if vmax > 40000 else 5000
     bh = (h - top - bottom) / len(vals)
-    colors = {"mcp-runtime": "#2b6cb0", "rmcp": "#c05621", "axum": "#718096", "catalog": "#2f855a"}
+    colors = {"mcp-runtime": "#2b6cb0", "rmcp": "#c05621", "axum": "#718096", "axum-typed": "#a0aec0",
+              "catalog": "#2f855a"}
 
     def x(val):
         return left + (w - left - right) * val / vmax
@@ -714,15 +728,16 @@ w("`add(a: i64, b: i64) -> i64` called with `{\"a\":2,\"b\":3}`. Every server is
   "came more than what the server does; noise only adds to a tail, so the quietest round is the "
   "server's own.")
 w("")
-w("| variant | req/s (median) | min–max | vs rmcp | vs axum | server CPU/req | p50, 1 conn | p50 min–max | p50 vs axum | p99, 1 conn: quietest / median round |")
-w("|---|---|---|---|---|---|---|---|---|---|")
+w("| variant | req/s (median) | min–max | vs rmcp | vs axum | vs typed | server CPU/req | p50, 1 conn | p50 min–max | p50 vs axum | p99, 1 conn: quietest / median round |")
+w("|---|---|---|---|---|---|---|---|---|---|---|")
 for v in VARIANTS + [o for o in OTHER if s[o]["rps"]]:
     x = s[v]
     vr = "—" if v.startswith("rmcp") or era_of(v) == "rpc" else ratio(x["vs_rmcp"])
     # No ceiling for resources/read and prompts/get: the bare handler answers tools/call only.
     va, pa = ("—", "—") if v in OTHER else (ratio(x["vs_axum"]), ratio(x["p50_vs_axum"]))
+    vt = "—" if v in OTHER else ratio(x["vs_typed"])
     w(f"| {LABEL[v]} | {fmt(x['rps'])} | {fmt(x['rps_min'])}–{fmt(x['rps_max'])} | {vr} | "
-      f"{va} | {fmt(x['cpu_us'], 1, ' µs')} | {fmt(x['p50'], 0, ' µs')} | "
+      f"{va} | {vt} | {fmt(x['cpu_us'], 1, ' µs')} | {fmt(x['p50'], 0, ' µs')} | "
       f"{fmt(x['p50_min'])}–{fmt(x['p50_max'])} µs | {pa} | {fmt(x['p99_best'], 0, ' µs')} / "
       f"{fmt(x['p99'], 0, ' µs')} |")
 w("")

@@ -114,24 +114,29 @@ PROMPT_BODY='{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"re
 # `catalog` as it ships (its tracing subscriber at `info`, logging to a file, its listeners on
 # every event kind, translations, the protected group), which answers `Catalog.ping` where
 # the others answer `add`.
-SERVERS=(mcp-runtime rmcp axum catalog)
-declare -A TOOL=([mcp-runtime]=add [rmcp]=add [axum]=add [catalog]=Catalog.ping)
+# `axum-typed` is the stricter ceiling of issue 38: the bare handler with a typed wire model
+# (serde derive in and out) instead of a `serde_json::Value`.
+SERVERS=(mcp-runtime rmcp axum axum-typed catalog)
+declare -A TOOL=([mcp-runtime]=add [rmcp]=add [axum]=add [axum-typed]=add [catalog]=Catalog.ping)
 declare -A ARGS=([mcp-runtime]='{"a":2,"b":3}' [rmcp]='{"a":2,"b":3}' [axum]='{"a":2,"b":3}'
-    [catalog]='{"who":"x"}')
-declare -A RESULT=([mcp-runtime]=5 [rmcp]=5 [axum]=5 [catalog]='"pong, x"')
+    [axum-typed]='{"a":2,"b":3}' [catalog]='{"who":"x"}')
+declare -A RESULT=([mcp-runtime]=5 [rmcp]=5 [axum]=5 [axum-typed]=5 [catalog]='"pong, x"')
 
 # A variant is SERVER/ERA (tools/call; ERA `rpc` is a plain JSON-RPC call at /rpc) or
 # SERVER/ERA/OP.
 VARIANTS=(mcp-runtime/handshake mcp-runtime/modern rmcp/handshake rmcp/modern axum/handshake
-    axum/modern catalog/handshake catalog/modern mcp-runtime/rpc axum/rpc catalog/rpc)
+    axum/modern axum-typed/handshake axum-typed/modern catalog/handshake catalog/modern
+    mcp-runtime/rpc axum/rpc axum-typed/rpc catalog/rpc)
 # Their own rounds, with mcp-runtime's 2026-07-28 tools/call again as the reference (the bare
 # axum handler answers tools/call only).
 OTHER_VARIANTS=(mcp-runtime/modern/call mcp-runtime/modern/read mcp-runtime/modern/prompt
     rmcp/modern/read rmcp/modern/prompt)
 declare -A OP_METHOD=([call]=tools/call [read]=resources/read [prompt]=prompts/get)
-declare -A PORT=([mcp-runtime]=39101 [rmcp]=39102 [axum]=39103 [catalog]=39104)
-declare -A MCP_PATH=([mcp-runtime]=/mcp/bench/v1 [rmcp]=/mcp [axum]=/mcp [catalog]=/mcp/mcp/v1)
-declare -A RPC_PATH=([mcp-runtime]=/rpc/bench/v1 [axum]=/rpc [catalog]=/rpc/mcp/v1)
+declare -A PORT=([mcp-runtime]=39101 [rmcp]=39102 [axum]=39103 [catalog]=39104 [axum-typed]=39105)
+declare -A MCP_PATH=([mcp-runtime]=/mcp/bench/v1 [rmcp]=/mcp [axum]=/mcp [axum-typed]=/mcp
+    [catalog]=/mcp/mcp/v1)
+declare -A RPC_PATH=([mcp-runtime]=/rpc/bench/v1 [axum]=/rpc [axum-typed]=/rpc
+    [catalog]=/rpc/mcp/v1)
 declare -A PID=()
 
 server_of() { echo "${1%%/*}"; }
