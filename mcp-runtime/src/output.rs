@@ -108,6 +108,9 @@ impl<T: JsonSchema> JsonOutputSchema for &SchemaProbe<T> {
 )]
 #[doc(hidden)]
 pub trait RpcReturn {}
+// Not recommended: a type missing both traits gets one error (this trait's message, which
+// names both), not one per missing bound with the list of every type that has it.
+#[diagnostic::do_not_recommend]
 impl<T: Serialize + JsonSchema> RpcReturn for T {}
 
 /// A type a JSON parameter may have.
