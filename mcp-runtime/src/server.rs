@@ -12,13 +12,13 @@ use crate::catalog::CatalogError;
 use crate::context::StateMap;
 use crate::core::events::{EventKind, FnListener, Listener, Listeners};
 use crate::core::{CacheStore, Core, LockStore, StoreError};
+use crate::edge::HostPolicy;
 use crate::env::Environment;
 use crate::limits::Limits;
 use crate::mcp::handler::McpEndpoint;
 use crate::mcp::{InvalidArguments, McpOptions, MemorySessions, SessionStore};
 use crate::record::{MethodDef, PromptDef, ResourceDef, registered_methods};
 use crate::registry::Registry;
-use crate::transport::HostPolicy;
 use crate::transport::site::Site;
 
 /// The default HTTP address of `serve` (and of the URLs written when none is known).

@@ -6,11 +6,11 @@
 use std::time::Duration;
 
 use examples::{ProductStore, internal};
+use mcp_runtime::HostPolicy;
 use mcp_runtime::mcp::InvalidArguments;
 use mcp_runtime::record::{
     Handler, MethodDef, ParamDef, ParamKind, Params, SourceLocation, ToolAnnotations,
 };
-use mcp_runtime::transport::HostPolicy;
 use mcp_runtime::{ApiGroup, Environment, Output, RequestContext, RpcError, Server, ServerBuilder};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Value, json};

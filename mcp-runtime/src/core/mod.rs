@@ -10,10 +10,10 @@ pub(crate) mod params;
 pub(crate) mod pipeline;
 pub(crate) mod rate;
 #[cfg(feature = "redis")]
-pub mod redis;
+pub(crate) mod redis;
 pub(crate) mod shares;
 pub(crate) mod task;
-pub mod tasks;
+pub(crate) mod tasks;
 mod unwind;
 pub(crate) mod validate;
 

@@ -3,7 +3,7 @@
 //! HTTP (`/mcp/{group}/v{N}`) and stdio, on every protocol revision.
 
 pub(crate) mod cancel;
-pub mod content;
+pub(crate) mod content;
 pub(crate) mod engine;
 pub(crate) mod handler;
 pub(crate) mod headers;
@@ -12,13 +12,13 @@ mod items;
 pub(crate) mod listen;
 pub(crate) mod meta;
 pub(crate) mod pages;
-pub mod prompt;
+pub(crate) mod prompt;
 pub(crate) mod protocol;
 #[cfg(feature = "redis")]
-pub mod redis_sessions;
+pub(crate) mod redis_sessions;
 #[cfg(feature = "redis")]
 pub(crate) mod redis_streams;
-pub mod resource;
+pub(crate) mod resource;
 pub mod session;
 mod surface;
 pub(crate) mod tasks;

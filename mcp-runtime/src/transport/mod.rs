@@ -15,8 +15,6 @@ pub(crate) mod serve;
 pub(crate) mod site;
 pub(crate) mod stdio;
 
-pub use crate::edge::HostPolicy;
-
 /// The size of the future a two-argument handler returns (axum boxes it for every request).
 #[cfg(test)]
 pub(crate) fn future_size<A, B, R, F: Fn(A, B) -> R>(_: &F) -> usize {
