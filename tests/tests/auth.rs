@@ -7,8 +7,7 @@ use futures_util::future::BoxFuture;
 use mcp_runtime::transport::auth::{AuthDecision, AuthRequest, TokenValidator};
 use serde_json::{Value, json};
 
-mod support;
-use support::{example_prod, serve_url};
+use tests::{example_prod, serve_url};
 
 async fn send(req: reqwest::RequestBuilder) -> (u16, Option<String>, Value) {
     let r = req.send().await.unwrap();

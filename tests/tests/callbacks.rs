@@ -11,8 +11,7 @@ use mcp_runtime::{Environment, Server};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-mod support;
-use support::serve_url;
+use tests::serve_url;
 
 /// What the webhook received: its headers and JSON body.
 type Received = (HeaderMap, Value);

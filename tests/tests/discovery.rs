@@ -7,8 +7,7 @@
 use mcp_runtime::prelude::*;
 use serde_json::{Value, json};
 
-mod support;
-use support::{example_prod, serve_url};
+use tests::{example_prod, serve_url};
 
 /// A JSON-RPC group that exists only in this test binary, for an exact Postman collection.
 const DISC: ApiGroup = ApiGroup::rpc("disc");

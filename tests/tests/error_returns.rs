@@ -7,11 +7,10 @@
 use mcp_runtime::prelude::*;
 use serde_json::{Value, json};
 
-mod support;
-
 const ERRS: ApiGroup = ApiGroup::rpc("errs");
 const PATH: &str = "/rpc/errs/v1";
 
+const ANYHOW_AT: u32 = line!() + 2; // the attribute's line, which its errors name
 /// An `anyhow` error with a context.
 #[rpc_method(name = "Errs.anyhow", groups = [ERRS])]
 fn anyhow_error(fail: bool) -> anyhow::Result<u32> {
@@ -22,18 +21,21 @@ fn anyhow_error(fail: bool) -> anyhow::Result<u32> {
     Ok(1)
 }
 
+const BOXED_AT: u32 = line!() + 2; // the attribute's line, which its errors name
 /// A boxed error.
 #[rpc_method(name = "Errs.boxed", groups = [ERRS])]
 async fn boxed_error() -> Result<u32, Box<dyn std::error::Error + Send + Sync>> {
     Err(Box::new(std::io::Error::other("socket closed")))
 }
 
+const IO_AT: u32 = line!() + 2; // the attribute's line, which its errors name
 /// `?` on an I/O error.
 #[rpc_method(name = "Errs.io", groups = [ERRS])]
 fn io_error() -> Result<String, RpcError> {
     Ok(std::fs::read_to_string("/nonexistent/mcp-rs/errs")?)
 }
 
+const JSON_AT: u32 = line!() + 2; // the attribute's line, which its errors name
 /// `?` on a JSON error.
 #[rpc_method(name = "Errs.json", groups = [ERRS])]
 fn json_error() -> Result<u32, RpcError> {
@@ -45,7 +47,7 @@ async fn call(env: Environment, method: &str, params: Value) -> Value {
         .env(env)
         .build()
         .expect("valid catalog");
-    let url = format!("{}{PATH}", support::serve_url(server).await);
+    let url = format!("{}{PATH}", tests::serve_url(server).await);
     let body = json!({"jsonrpc":"2.0","method":method,"params":params,"id":1});
     let res = reqwest::Client::builder()
         .no_proxy()
@@ -105,7 +107,7 @@ async fn anyhow_result_is_internal_error_with_its_context_chain_in_dev() {
         dev(
             "loading the config",
             INTERNAL,
-            16,
+            ANYHOW_AT,
             json!(["loading the config", "disk unplugged"])
         )
     );
@@ -119,7 +121,12 @@ async fn boxed_error_is_internal_error() {
     );
     assert_eq!(
         without_trace(call(Environment::DEV, "Errs.boxed", json!({})).await),
-        dev("socket closed", INTERNAL, 27, json!(["socket closed"]))
+        dev(
+            "socket closed",
+            INTERNAL,
+            BOXED_AT,
+            json!(["socket closed"])
+        )
     );
 }
 
@@ -132,7 +139,7 @@ async fn question_mark_on_io_and_json_errors_is_internal_error() {
     );
     assert_eq!(
         without_trace(call(Environment::DEV, "Errs.io", json!({})).await),
-        dev(io, "std::io::error::Error", 34, json!([io]))
+        dev(io, "std::io::error::Error", IO_AT, json!([io]))
     );
     let bad = "expected ident at line 1 column 2";
     assert_eq!(
@@ -141,6 +148,6 @@ async fn question_mark_on_io_and_json_errors_is_internal_error() {
     );
     assert_eq!(
         without_trace(call(Environment::DEV, "Errs.json", json!({})).await),
-        dev(bad, "serde_json::error::Error", 40, json!([bad]))
+        dev(bad, "serde_json::error::Error", JSON_AT, json!([bad]))
     );
 }

@@ -10,8 +10,6 @@ use std::time::Duration;
 use mcp_runtime::Limits;
 use serde_json::{Value, json};
 
-mod support;
-
 const MODERN: &str = "2026-07-28";
 
 /// A 2026-07-28 request from a client that declares the tasks extension.
@@ -64,9 +62,9 @@ async fn a_client_holding_its_share_of_streams_leaves_the_others_theirs() {
         ..Limits::default()
     };
     assert_eq!(limits.sse_streams_per_caller, 16);
-    let server = support::example_prod().limits(limits).build().unwrap();
-    let url = format!("{}/mcp/mcp/v1", support::serve_url(server).await);
-    let flood = support::client_from("127.0.0.1");
+    let server = tests::example_prod().limits(limits).build().unwrap();
+    let url = format!("{}/mcp/mcp/v1", tests::serve_url(server).await);
+    let flood = tests::client_from("127.0.0.1");
     let mut held = Vec::new();
     let mut refused = 0;
     for i in 0..20 {
@@ -90,7 +88,7 @@ async fn a_client_holding_its_share_of_streams_leaves_the_others_theirs() {
         "the flooder holds its share only"
     );
     // Another caller is served, stream and call alike.
-    let other = support::client_from("127.0.0.2");
+    let other = tests::client_from("127.0.0.2");
     let r = send(&other, &url, &listen(100), &[]).await;
     assert_eq!(r.status(), 200);
     assert_eq!(r.headers()["content-type"], "text/event-stream");
@@ -115,8 +113,8 @@ async fn a_client_holding_its_share_of_tasks_leaves_the_others_theirs() {
         ..Limits::default()
     };
     assert_eq!(limits.tasks_running_per_caller, 10);
-    let server = support::example_prod().limits(limits).build().unwrap();
-    let url = format!("{}/mcp/mcp/v1", support::serve_url(server).await);
+    let server = tests::example_prod().limits(limits).build().unwrap();
+    let url = format!("{}/mcp/mcp/v1", tests::serve_url(server).await);
     let job = |id| {
         modern(
             id,
@@ -124,7 +122,7 @@ async fn a_client_holding_its_share_of_tasks_leaves_the_others_theirs() {
             json!({"name": "Jobs.run", "arguments": {"steps": 2, "step_ms": 2000}}),
         )
     };
-    let flood = support::client_from("127.0.0.1");
+    let flood = tests::client_from("127.0.0.1");
     let mut tasks = 0;
     for i in 0..10 {
         let r: Value = send(&flood, &url, &job(i), &[]).await.json().await.unwrap();
@@ -140,7 +138,7 @@ async fn a_client_holding_its_share_of_tasks_leaves_the_others_theirs() {
         })
     };
     // The other caller still gets a task: two of the twelve were left to others.
-    let other = support::client_from("127.0.0.2");
+    let other = tests::client_from("127.0.0.2");
     let r: Value = send(&other, &url, &job(50), &[])
         .await
         .json()
@@ -160,10 +158,10 @@ async fn forwarded_addresses_count_only_from_a_trusted_proxy() {
         trusted_proxies: vec!["127.0.0.3/32".parse().unwrap()],
         ..Limits::default()
     };
-    let server = support::example_prod().limits(limits).build().unwrap();
-    let url = format!("{}/mcp/mcp/v1", support::serve_url(server).await);
+    let server = tests::example_prod().limits(limits).build().unwrap();
+    let url = format!("{}/mcp/mcp/v1", tests::serve_url(server).await);
     // An untrusted peer cannot pass for many clients by writing the header.
-    let direct = support::client_from("127.0.0.1");
+    let direct = tests::client_from("127.0.0.1");
     let _held = send(&direct, &url, &listen(1), &[("x-forwarded-for", "1.1.1.1")]).await;
     assert_eq!(_held.status(), 200);
     let forged = send(&direct, &url, &listen(2), &[("x-forwarded-for", "2.2.2.2")]).await;
@@ -173,7 +171,7 @@ async fn forwarded_addresses_count_only_from_a_trusted_proxy() {
         "the same caller, whatever it forwards"
     );
     // Through the trusted proxy, two forwarded clients are two callers.
-    let proxy = support::client_from("127.0.0.3");
+    let proxy = tests::client_from("127.0.0.3");
     let a = send(
         &proxy,
         &url,
@@ -237,12 +235,12 @@ async fn a_flood_of_initialize_ends_only_the_flooders_sessions() {
         sessions_per_caller: 4,
         ..Limits::default()
     };
-    let server = support::example_prod().limits(limits).build().unwrap();
-    let url = format!("{}/mcp/conformance/v1", support::serve_url(server).await);
-    let user = support::client_from("127.0.0.2");
+    let server = tests::example_prod().limits(limits).build().unwrap();
+    let url = format!("{}/mcp/conformance/v1", tests::serve_url(server).await);
+    let user = tests::client_from("127.0.0.2");
     let mine = open_session(&user, &url).await;
     assert_eq!(ping_on(&user, &url, &mine).await, 200);
-    let flood = support::client_from("127.0.0.1");
+    let flood = tests::client_from("127.0.0.1");
     let mut theirs = Vec::new();
     for _ in 0..50 {
         theirs.push(open_session(&flood, &url).await);
@@ -255,7 +253,7 @@ async fn a_flood_of_initialize_ends_only_the_flooders_sessions() {
     }
     // Others still get sessions at the ceiling, from the flooder's share.
     for ip in ["127.0.0.3", "127.0.0.4"] {
-        let c = support::client_from(ip);
+        let c = tests::client_from(ip);
         let sid = open_session(&c, &url).await;
         assert_eq!(ping_on(&c, &url, &sid).await, 200);
     }
@@ -309,13 +307,13 @@ async fn a_stream_whose_client_left_is_given_back_at_its_next_keep_alive() {
         sse_keep_alive: Duration::from_millis(200),
         ..Limits::default()
     };
-    let server = support::example_prod().limits(limits).build().unwrap();
-    let base = support::serve_url(server).await;
+    let server = tests::example_prod().limits(limits).build().unwrap();
+    let base = tests::serve_url(server).await;
     let url = format!(
         "{}/mcp/mcp/v1",
         lazy_relay(base.trim_start_matches("http://").to_owned()).await
     );
-    let c = support::client_from("127.0.0.1");
+    let c = tests::client_from("127.0.0.1");
     let first = send(&c, &url, &listen(1), &[]).await;
     assert_eq!(first.status(), 200);
     assert_eq!(send(&c, &url, &listen(2), &[]).await.status(), 503);

@@ -15,8 +15,7 @@ use mcp_runtime::prelude::{ApiGroup, rpc_method};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-mod support;
-use support::{example_prod, serve};
+use tests::{example_prod, serve};
 
 const SLOW: ApiGroup = ApiGroup::mcp("slow");
 

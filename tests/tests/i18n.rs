@@ -6,8 +6,7 @@ use mcp_runtime::prelude::*;
 use mcp_runtime::{BuildError, Environment};
 use serde_json::{Value, json};
 
-mod support;
-use support::serve_url;
+use tests::serve_url;
 
 const G: ApiGroup = ApiGroup::mcp("i18n");
 

@@ -15,8 +15,7 @@ use mcp_runtime::{Environment, ServerBuilder};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-mod support;
-use support::serve;
+use tests::serve;
 
 // ---------------------------------------------------------------------------------------------
 // A probe group that exists only in this test binary: it makes notifications observable (a

@@ -12,12 +12,10 @@ use mcp_runtime::record::{
     Handler, MethodDef, ParamDef, ParamKind, Params, SourceLocation, ToolAnnotations,
 };
 use mcp_runtime::{ApiGroup, Environment, Output, RequestContext, RpcError, Server, ServerBuilder};
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-mod support;
-use support::{example_prod, serve_url};
+use tests::{client, delete, example_prod, get, hdr, parse, post, post_json, serve_url};
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures and helpers
@@ -86,79 +84,6 @@ fn tool_names(tools: &[Value]) -> Vec<String> {
 /// The example server (`examples::server()`), served.
 async fn example() -> String {
     serve_url(examples::server().unwrap()).await
-}
-
-fn client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .no_proxy()
-        .timeout(TIMEOUT)
-        .build()
-        .unwrap()
-}
-
-/// Sends a request. `Content-Type: application/json` and
-/// `Accept: application/json, text/event-stream` are sent unless `headers` names them.
-async fn send(
-    method: reqwest::Method,
-    url: &str,
-    headers: &[(&str, &str)],
-    body: Option<&str>,
-) -> (u16, HeaderMap, String) {
-    let mut h = HeaderMap::new();
-    if body.is_some() {
-        h.insert("content-type", HeaderValue::from_static("application/json"));
-        h.insert(
-            "accept",
-            HeaderValue::from_static("application/json, text/event-stream"),
-        );
-    }
-    // A name given by the caller replaces the default; given twice, it is sent twice.
-    let mut given: Vec<HeaderName> = Vec::new();
-    for (k, v) in headers {
-        let name = HeaderName::from_bytes(k.as_bytes()).unwrap();
-        let value = HeaderValue::from_str(v).unwrap();
-        if given.contains(&name) {
-            h.append(name, value);
-        } else {
-            given.push(name.clone());
-            h.insert(name, value);
-        }
-    }
-    let mut req = client().request(method, url).headers(h);
-    if let Some(b) = body {
-        req = req.body(b.to_owned());
-    }
-    let resp = req.send().await.unwrap();
-    let status = resp.status().as_u16();
-    let headers = resp.headers().clone();
-    let text = resp.text().await.unwrap();
-    (status, headers, text)
-}
-
-async fn post(url: &str, headers: &[(&str, &str)], body: &str) -> (u16, HeaderMap, String) {
-    send(reqwest::Method::POST, url, headers, Some(body)).await
-}
-
-async fn get(url: &str, headers: &[(&str, &str)]) -> (u16, HeaderMap, String) {
-    send(reqwest::Method::GET, url, headers, None).await
-}
-
-async fn delete(url: &str, headers: &[(&str, &str)]) -> (u16, HeaderMap, String) {
-    send(reqwest::Method::DELETE, url, headers, None).await
-}
-
-/// POSTs a JSON value; returns status, headers and the parsed body.
-async fn post_json(url: &str, headers: &[(&str, &str)], body: &Value) -> (u16, HeaderMap, Value) {
-    let (s, h, t) = post(url, headers, &body.to_string()).await;
-    (s, h, parse(&t))
-}
-
-fn parse(text: &str) -> Value {
-    serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text:?}"))
-}
-
-fn hdr<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    h.get(name).map(|v| v.to_str().unwrap())
 }
 
 fn ok(id: Value, result: Value) -> Value {

@@ -12,8 +12,6 @@ use mcp_runtime::transport::auth::{AuthDecision, AuthRequest, TokenValidator};
 use mcp_runtime::{Identity, RateLimit};
 use serde_json::{Value, json};
 
-mod support;
-
 /// Two calls an hour per caller, unless a method says otherwise.
 const METERED: ApiGroup = ApiGroup::mcp("metered")
     .protected()
@@ -101,7 +99,7 @@ async fn the_group_default_counts_each_identity_apart_and_per_method_counts_ever
 
 #[tokio::test]
 async fn on_the_wire_each_token_is_a_caller_and_the_refusal_is_429() {
-    let base = support::serve_url(server()).await;
+    let base = tests::serve_url(server()).await;
     let url = format!("{base}/rpc/metered/v1");
     let post = |token: &'static str, body: Value| {
         let url = url.clone();

@@ -11,8 +11,6 @@ use mcp_runtime::prelude::*;
 use mcp_runtime::transport::auth::{AuthDecision, AuthRequest, TokenValidator};
 use serde_json::{Value, json};
 
-mod support;
-
 const ORDERS: ApiGroup = ApiGroup::mcp("orders").protected();
 
 /// Lists orders.
@@ -110,7 +108,7 @@ fn forbidden(id: Value, message: &str, scopes: Value) -> Value {
 
 #[tokio::test]
 async fn json_rpc_answers_403_to_a_caller_without_the_scope() {
-    let base = support::serve_url(server()).await;
+    let base = tests::serve_url(server()).await;
     let url = format!("{base}/rpc/orders/v1");
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "Orders.refund", "params": {"id": 7}});
     let (status, _, body) = post(&url, "reader", &[], call.clone()).await;
@@ -198,7 +196,7 @@ fn names(list: &Value, key: &str, field: &str) -> Vec<String> {
 
 #[tokio::test]
 async fn mcp_lists_show_each_caller_what_it_may_call() {
-    let base = support::serve_url(server()).await;
+    let base = tests::serve_url(server()).await;
     let seen = |token: &'static str| {
         let base = base.clone();
         async move {
@@ -241,7 +239,7 @@ async fn mcp_lists_show_each_caller_what_it_may_call() {
 
 #[tokio::test]
 async fn mcp_refuses_with_the_insufficient_scope_challenge_on_both_eras() {
-    let base = support::serve_url(server()).await;
+    let base = tests::serve_url(server()).await;
     let challenge = format!(
         "Bearer error=\"insufficient_scope\", scope=\"orders:write\", resource_metadata=\"{base}/.well-known/oauth-protected-resource/mcp/orders/v1\""
     );
@@ -389,7 +387,7 @@ async fn a_session_belongs_to_the_identity_that_made_it() {
         .mcp_stateful("orders")
         .build()
         .expect("valid catalog");
-    let url = format!("{}/mcp/orders/v1", support::serve_url(server).await);
+    let url = format!("{}/mcp/orders/v1", tests::serve_url(server).await);
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {},
         "clientInfo": {"name": "t", "version": "1"}}});
@@ -438,7 +436,7 @@ fn listed(doc: &Value, key: &str) -> Vec<String> {
 #[tokio::test]
 async fn discovery_documents_show_each_caller_what_it_may_call() {
     let server = server();
-    let base = support::serve_url(server.clone()).await;
+    let base = tests::serve_url(server.clone()).await;
     let url = format!("{base}/rpc/orders/v1");
     let get = |token: &'static str, path: String| async move {
         let r = reqwest::Client::new()
@@ -497,7 +495,7 @@ async fn static_tokens_can_carry_a_subject_and_scopes() {
         .api_tokens(["plain-secret"])
         .build()
         .expect("valid catalog");
-    let url = format!("{}/rpc/orders/v1", support::serve_url(server).await);
+    let url = format!("{}/rpc/orders/v1", tests::serve_url(server).await);
     let refund = json!({"jsonrpc": "2.0", "id": 1, "method": "Orders.refund", "params": {"id": 7}});
     let (status, _, body) = post(&url, "ci-secret", &[], refund.clone()).await;
     assert_eq!(

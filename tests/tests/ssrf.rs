@@ -19,8 +19,6 @@ use axum::http::{Method, StatusCode, Uri};
 use axum::response::IntoResponse;
 use serde_json::{Value, json};
 
-mod support;
-
 /// Set in the test's own process once it runs inside the namespace.
 const INSIDE: &str = "MCP_TEST_SSRF_NAMESPACE";
 const PORT: u16 = 8080;
@@ -88,8 +86,8 @@ async fn inside() {
     }
     let queries = dns_stub().await;
 
-    let server = support::example_prod().build().unwrap();
-    let rpc = format!("{}/rpc/mcp/v1", support::serve_url(server).await);
+    let server = tests::example_prod().build().unwrap();
+    let rpc = format!("{}/rpc/mcp/v1", tests::serve_url(server).await);
     let client = reqwest::Client::builder().no_proxy().build().unwrap();
     let call = |id: u32, hook: String| {
         let body = json!({"jsonrpc": "2.0", "id": id, "method": "Catalog.ping",

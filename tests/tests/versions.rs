@@ -3,8 +3,7 @@
 use mcp_runtime::prelude::*;
 use serde_json::{Value, json};
 
-mod support;
-use support::serve;
+use tests::serve;
 
 const V: ApiGroup = ApiGroup::mcp("versioned");
 
