@@ -21,21 +21,21 @@ fn anyhow_error(fail: bool) -> anyhow::Result<u32> {
     Ok(1)
 }
 
-const BOXED_AT: u32 = line!() + 2; // the attribute's line, which its errors name
+const BOXED_AT: u32 = line!() + 3; // an async method's errors name its signature's line
 /// A boxed error.
 #[rpc_method(name = "Errs.boxed", groups = [ERRS])]
 async fn boxed_error() -> Result<u32, Box<dyn std::error::Error + Send + Sync>> {
     Err(Box::new(std::io::Error::other("socket closed")))
 }
 
-const IO_AT: u32 = line!() + 2; // the attribute's line, which its errors name
+const IO_AT: u32 = line!() + 4; // a `?` names its own line
 /// `?` on an I/O error.
 #[rpc_method(name = "Errs.io", groups = [ERRS])]
 fn io_error() -> Result<String, RpcError> {
     Ok(std::fs::read_to_string("/nonexistent/mcp-rs/errs")?)
 }
 
-const JSON_AT: u32 = line!() + 2; // the attribute's line, which its errors name
+const JSON_AT: u32 = line!() + 4; // a `?` names its own line
 /// `?` on a JSON error.
 #[rpc_method(name = "Errs.json", groups = [ERRS])]
 fn json_error() -> Result<u32, RpcError> {
