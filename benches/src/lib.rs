@@ -275,6 +275,32 @@ pub fn listen_addr() -> SocketAddr {
     addr
 }
 
+/// What a ceiling writes for a request body: the answer's JSON, or `None` for a 400.
+pub type Answerer = fn(&[u8]) -> Option<Vec<u8>>;
+
+/// A bare ceiling on `--listen`: `/mcp` answers a `tools/call` with `mcp`, `/rpc` a JSON-RPC
+/// call with `rpc`, nothing else around them.
+pub async fn serve_ceiling(mcp: Answerer, rpc: Answerer) -> std::io::Result<()> {
+    use axum::http::{StatusCode, header};
+    use axum::response::IntoResponse;
+    fn reply(out: Option<Vec<u8>>) -> axum::response::Response {
+        match out {
+            Some(out) => ([(header::CONTENT_TYPE, "application/json")], out).into_response(),
+            None => StatusCode::BAD_REQUEST.into_response(),
+        }
+    }
+    let router = axum::Router::new()
+        .route(
+            "/mcp",
+            axum::routing::post(move |body: axum::body::Bytes| async move { reply(mcp(&body)) }),
+        )
+        .route(
+            "/rpc",
+            axum::routing::post(move |body: axum::body::Bytes| async move { reply(rpc(&body)) }),
+        );
+    serve_router(listen_addr(), router).await
+}
+
 /// Binds `addr` and serves `router` with TCP_NODELAY on every connection until Ctrl-C/SIGTERM.
 pub async fn serve_router(addr: SocketAddr, router: axum::Router) -> std::io::Result<()> {
     use axum::serve::ListenerExt;

@@ -5,11 +5,6 @@
 //! `serde_json::Value` and writes with `json!`: this one does what a hand-written server with
 //! a typed wire model would.
 
-use axum::Router;
-use axum::body::Bytes;
-use axum::http::{StatusCode, header};
-use axum::response::{IntoResponse, Response};
-use axum::routing::post;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
@@ -86,10 +81,6 @@ struct ServerInfo {
     version: &'static str,
 }
 
-fn json(out: Vec<u8>) -> Response {
-    ([(header::CONTENT_TYPE, "application/json")], out).into_response()
-}
-
 /// `None` when the body is not a `tools/call` of `add` whose sum fits.
 fn call_answer(body: &[u8]) -> Option<Vec<u8>> {
     let req: Request<CallParams> = serde_json::from_slice(body).ok()?;
@@ -136,24 +127,9 @@ fn rpc_answer(body: &[u8]) -> Option<Vec<u8>> {
     .ok()
 }
 
-async fn call(body: Bytes) -> Response {
-    call_answer(&body).map_or_else(|| StatusCode::BAD_REQUEST.into_response(), json)
-}
-
-async fn rpc(body: Bytes) -> Response {
-    rpc_answer(&body).map_or_else(|| StatusCode::BAD_REQUEST.into_response(), json)
-}
-
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    let addr = benches::listen_addr();
-    benches::serve_router(
-        addr,
-        Router::new()
-            .route("/mcp", post(call))
-            .route("/rpc", post(rpc)),
-    )
-    .await
+    benches::serve_ceiling(call_answer, rpc_answer).await
 }
 
 #[cfg(test)]
