@@ -310,7 +310,7 @@ pub async fn serve_router(addr: SocketAddr, router: axum::Router) -> std::io::Re
         let _ = tcp.set_nodelay(true);
     });
     axum::serve(listener, router)
-        .with_graceful_shutdown(mcp_runtime::server::shutdown_signal())
+        .with_graceful_shutdown(mcp_runtime::shutdown_signal())
         .await
 }
 

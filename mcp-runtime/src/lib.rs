@@ -39,11 +39,11 @@
 #![warn(missing_docs)]
 
 pub(crate) mod background;
-pub mod catalog;
+mod catalog;
 pub mod cli;
 mod client;
 mod completion;
-pub mod context;
+mod context;
 pub mod core;
 pub(crate) mod edge;
 mod env;
@@ -63,18 +63,20 @@ pub mod record;
 mod registry;
 pub mod schema;
 mod scope_views;
-pub mod server;
+mod server;
 #[cfg(any(test, feature = "test-util"))]
 mod test_redis;
 pub mod transport;
 pub(crate) mod uri_template;
 mod wire;
 
-pub use catalog::{Catalog, CatalogError, MethodInfo, SchemaError};
+pub use catalog::{
+    Bindings, Catalog, CatalogError, MethodInfo, PromptInfo, ResourceInfo, SchemaError,
+};
 pub use client::Client;
 pub use context::{
-    CallExtras, Caller, CancelSignal, ContextBuilder, Face, FromContext, Identity, Notifier,
-    RequestContext, RequestId, State,
+    CallExtras, Caller, CancelSignal, ClientInput, ContextBuilder, Face, FromContext, Identity,
+    InputRequest, Notifier, RequestContext, RequestId, State, StateMap,
 };
 pub use edge::HostPolicy;
 pub use env::Environment;
@@ -98,7 +100,7 @@ pub use schema_trait::*;
 /// `serde_json`, the values methods take and return (`mcp_runtime::serde_json::json!` in a
 /// test), so a service needs no dependency of its own for it.
 pub use serde_json;
-pub use server::{BuildError, Server, ServerBuilder};
+pub use server::{BuildError, DEFAULT_LISTEN, Server, ServerBuilder, shutdown_signal};
 
 /// Everything a service module needs: `use mcp_runtime::prelude::*;`.
 pub mod prelude {

@@ -2,11 +2,11 @@
 //! the lists `tools`, `resources`, `resource-templates` and `prompts` print, on the example
 //! service.
 
+use mcp_runtime::DEFAULT_LISTEN;
 use mcp_runtime::cli::{Cli, Command, HostsArgs, Localized, McpList, Target, check, hosts, list};
 use mcp_runtime::record::{
     Handler, MethodDef, ParamDef, ParamKind, Params, SourceLocation, ToolAnnotations,
 };
-use mcp_runtime::server::DEFAULT_LISTEN;
 use mcp_runtime::{ApiGroup, Output, RequestContext, RpcError, Server, ServerBuilder};
 
 fn parse(args: &[&str]) -> Cli {

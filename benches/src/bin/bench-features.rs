@@ -196,7 +196,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     eprintln!("listening on {}", listener.local_addr()?);
     server
-        .serve_listener(listener, mcp_runtime::server::shutdown_signal())
+        .serve_listener(listener, mcp_runtime::shutdown_signal())
         .await?;
     Ok(())
 }

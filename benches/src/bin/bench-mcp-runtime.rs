@@ -9,7 +9,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     eprintln!("listening on {}", listener.local_addr()?);
     // `serve_listener` sets TCP_NODELAY on every accepted connection.
     server
-        .serve_listener(listener, mcp_runtime::server::shutdown_signal())
+        .serve_listener(listener, mcp_runtime::shutdown_signal())
         .await?;
     Ok(())
 }

@@ -102,7 +102,7 @@ async fn main() -> ExitCode {
         "axum_app listening on {addr}: /hello, JSON-RPC at /api/rpc/{{group}}/v{{N}}, MCP at /api/mcp/{{group}}/v{{N}}"
     );
     let served = axum::serve(listener, app(&server))
-        .with_graceful_shutdown(mcp_runtime::server::shutdown_signal())
+        .with_graceful_shutdown(mcp_runtime::shutdown_signal())
         .await;
     // `post_response` listener work still running: give it a moment, as `Server::serve` does.
     server
