@@ -337,9 +337,7 @@ impl Connection {
                 out.push(Effect::Send(a.body.into_vec()));
                 return;
             }
-            msg.meta_version()
-                .and_then(Era::stateless_of)
-                .unwrap_or_else(Era::latest_stateless)
+            Era::of_envelope(msg.meta_version())
         } else {
             if kind == Kind::Initialize {
                 self.negotiated = Some(Era::negotiate(msg.requested_version()));

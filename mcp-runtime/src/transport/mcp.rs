@@ -673,10 +673,7 @@ async fn modern_request(
 ) -> Response {
     let ep = &route.ep;
     // What the envelope names, once it is checked; until then, answered as the newest.
-    let era = msg
-        .meta_version()
-        .and_then(Era::stateless_of)
-        .unwrap_or_else(Era::latest_stateless);
+    let era = Era::of_envelope(msg.meta_version());
     if let Err(a) = crate::mcp::headers::check(ep, msg, era, &HeaderView(headers)) {
         return answer_response(a);
     }

@@ -99,11 +99,12 @@ impl Era {
         Era(ASSUMED)
     }
 
-    /// The handshake revision of `version`, else [`Era::assumed`].
-    pub fn handshake_or_assumed(version: Option<&str>) -> Era {
+    /// The stateless revision a request's envelope names (`_meta`'s `protocolVersion`), else
+    /// the newest: a request answered before its revision is checked is answered as that.
+    pub fn of_envelope(version: Option<&str>) -> Era {
         version
-            .and_then(Era::handshake)
-            .unwrap_or_else(Era::assumed)
+            .and_then(Era::stateless_of)
+            .unwrap_or_else(Era::latest_stateless)
     }
 
     /// Negotiates an `initialize`: echo a supported handshake revision, else offer the latest.
@@ -187,7 +188,12 @@ mod tests {
         assert_eq!(Era::negotiate(Some("2024-11-05")).version(), "2024-11-05");
         assert_eq!(Era::negotiate(Some("2026-07-28")).version(), "2025-11-25");
         assert_eq!(Era::negotiate(None).version(), "2025-11-25");
-        assert_eq!(Era::handshake_or_assumed(None).version(), "2025-03-26");
+        assert_eq!(Era::assumed().version(), "2025-03-26");
+        assert_eq!(Era::of_envelope(Some("2026-07-28")).version(), "2026-07-28");
+        assert_eq!(
+            Era::of_envelope(Some("2025-06-18")),
+            Era::latest_stateless()
+        );
         assert_eq!(Era::stateless_versions(), ["2026-07-28"]);
         // Each string once, oldest first.
         let all: Vec<_> = REVISIONS.iter().map(|r| r.version).collect();
