@@ -745,8 +745,8 @@ impl ServerBuilder {
         let config = self.config;
         let callbacks = self.callbacks;
         let callback_hosts = Arc::new(
-            crate::edge::places::Places::new(usize::MAX, config.limits.callbacks_per_host)
-                .across(shares.as_ref(), "callbacks"),
+            crate::edge::places::Places::new([usize::MAX], [config.limits.callbacks_per_host])
+                .across(shares.as_ref(), ["callbacks"]),
         );
         let discovery = Site::discoveries(
             &registry,

@@ -188,7 +188,7 @@ pub(crate) async fn start(
         .and_then(|u| u.host().map(str::to_ascii_lowercase))
         .unwrap_or_default()
         .into();
-    let Some(place) = asyncs.hosts.take(Some(&host)) else {
+    let Some(place) = asyncs.hosts.take(0, Some(&host)) else {
         return Err(bad(&format!(
             "too many callbacks to {} in flight; try again later",
             crate::error::shown(&host)

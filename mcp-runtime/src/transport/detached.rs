@@ -18,9 +18,15 @@ use crate::edge::write;
 /// per caller.
 #[derive(Debug)]
 pub(crate) struct Detached {
-    calls: Places,
-    streams: Places,
+    /// Detached calls (kind 0) and open SSE streams (kind [`STREAM`]), per caller.
+    places: Places<Caller, 2>,
 }
+
+/// The kind of a detached call's place.
+#[cfg(test)]
+const CALL: usize = 0;
+/// The kind of an open SSE stream's place.
+const STREAM: usize = 1;
 
 impl Detached {
     /// The bounds of `limits`; with `shares`, each caller's share counts its places on every
@@ -30,21 +36,32 @@ impl Detached {
         shares: Option<&Arc<crate::core::shares::Shares>>,
     ) -> Self {
         Self {
-            calls: Places::new(limits.detached_calls, limits.detached_calls_per_caller)
-                .across(shares, "calls"),
-            streams: Places::new(limits.sse_streams, limits.sse_streams_per_caller)
-                .across(shares, "streams"),
+            places: Places::new(
+                [limits.detached_calls, limits.sse_streams],
+                [
+                    limits.detached_calls_per_caller,
+                    limits.sse_streams_per_caller,
+                ],
+            )
+            .across(shares, ["calls", "streams"]),
         }
     }
 
     /// A place for one more detached call of `who`, if the ceiling and its share allow.
+    #[cfg(test)]
     pub(crate) fn call(&self, who: Option<&Caller>) -> Option<Slot> {
-        self.calls.take(who)
+        self.places.take(CALL, who)
     }
 
     /// A place for one more open SSE stream of `who`, if the ceiling and its share allow.
     pub(crate) fn stream(&self, who: Option<&Caller>) -> Option<Slot> {
-        self.streams.take(who)
+        self.places.take(STREAM, who)
+    }
+
+    /// A detached call's place and its stream's for `who`, both or neither.
+    pub(crate) fn call_and_stream(&self, who: Option<&Caller>) -> Option<(Slot, Slot)> {
+        let [call, stream] = self.places.take_each(who)?;
+        Some((call, stream))
     }
 }
 

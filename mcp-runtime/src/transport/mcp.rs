@@ -531,10 +531,7 @@ async fn stream_or_json(
 ) -> Response {
     let ep = &route.ep;
     let who = caller.who();
-    let (Some(permit), Some(slot)) = (
-        route.detached.call(who.as_ref()),
-        route.detached.stream(who.as_ref()),
-    ) else {
+    let Some((permit, slot)) = route.detached.call_and_stream(who.as_ref()) else {
         return busy();
     };
     let limit = ep.limits.sse_timeout;
