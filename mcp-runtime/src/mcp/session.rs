@@ -82,17 +82,6 @@ impl SessionState {
         state
     }
 
-    /// The revision and log level of a stored text, read in place: what every call of a
-    /// session needs, without the copies [`SessionState::parse`] makes.
-    pub(crate) fn call_view(text: &str) -> (&str, Option<super::LogLevel>) {
-        let mut lines = text.split('\n');
-        let version = lines.next().unwrap_or_default();
-        let log = lines
-            .find_map(|l| l.strip_prefix("log="))
-            .and_then(|l| l.parse().ok());
-        (version, log)
-    }
-
     /// The `caps=` line of a stored text, read in place (see [`SessionState::capabilities`]).
     pub(crate) fn capabilities_of(text: &str) -> Option<&str> {
         text.split('\n')
@@ -100,32 +89,27 @@ impl SessionState {
             .find_map(|l| l.strip_prefix("caps="))
     }
 
-    /// Whether a stored text's session belongs to `catalog`'s endpoint and this identity,
-    /// read in place (the owner is always the second line): what every request of a session
-    /// checks before anything else.
-    pub(crate) fn owned_by(
-        text: &str,
-        catalog: &crate::catalog::Catalog,
-        identity: Option<&crate::context::Identity>,
-    ) -> bool {
-        let Some(owner) = text.split('\n').nth(1).and_then(|l| l.strip_prefix("own=")) else {
-            return false;
+    /// What every request of a session reads of its stored text (see [`Head`]).
+    pub(crate) fn head(text: &str) -> Head<'_> {
+        // The first lines are the revision, the owner and the log level, in the order
+        // `to_text` writes them: the reading stops at the first other line.
+        let mut lines = text.split('\n');
+        let mut head = Head {
+            version: lines.next().unwrap_or_default(),
+            owner: None,
+            log_level: None,
         };
-        let Some(rest) = owner
-            .strip_prefix(catalog.group().name())
-            .and_then(|r| r.strip_prefix("/v"))
-        else {
-            return false;
-        };
-        let end = rest.find(' ').unwrap_or(rest.len());
-        if rest[..end].parse::<u32>() != Ok(catalog.version()) {
-            return false;
+        for line in lines {
+            if let Some(owner) = line.strip_prefix("own=") {
+                head.owner = Some(owner);
+            } else if let Some(level) = line.strip_prefix("log=") {
+                head.log_level = level.parse().ok();
+                break;
+            } else {
+                break;
+            }
         }
-        let who = &rest[end..];
-        match identity {
-            Some(i) => who.strip_prefix(" sub:") == Some(i.subject.as_str()),
-            None => who.is_empty(),
-        }
+        head
     }
 
     /// The text to store.
@@ -148,6 +132,46 @@ impl SessionState {
             s.push_str(c);
         }
         s
+    }
+}
+
+/// What every request of a session reads of its stored text, in place and in one pass over
+/// its first lines: without the copies [`SessionState::parse`] makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Head<'a> {
+    /// The negotiated revision.
+    pub version: &'a str,
+    /// Whose it is (see [`SessionState::owner`]).
+    pub owner: Option<&'a str>,
+    /// The level `logging/setLevel` chose, if any.
+    pub log_level: Option<super::LogLevel>,
+}
+
+impl Head<'_> {
+    /// Whether the session belongs to the endpoint of `group` and `version` and to this
+    /// identity: what every request of a session checks before anything else.
+    pub(crate) fn owned_by(
+        &self,
+        group: &str,
+        version: u32,
+        identity: Option<&crate::context::Identity>,
+    ) -> bool {
+        let Some(rest) = self
+            .owner
+            .and_then(|o| o.strip_prefix(group))
+            .and_then(|r| r.strip_prefix("/v"))
+        else {
+            return false;
+        };
+        let end = rest.find(' ').unwrap_or(rest.len());
+        if rest[..end].parse::<u32>() != Ok(version) {
+            return false;
+        }
+        let who = &rest[end..];
+        match identity {
+            Some(i) => who.strip_prefix(" sub:") == Some(i.subject.as_str()),
+            None => who.is_empty(),
+        }
     }
 }
 
@@ -926,14 +950,42 @@ mod tests {
         let text = state.to_text();
         assert_eq!(SessionState::parse(&text), state);
         assert_eq!(
-            SessionState::call_view(&text),
-            ("2025-11-25", Some(super::super::LogLevel::Warning))
+            SessionState::head(&text),
+            Head {
+                version: "2025-11-25",
+                owner: Some("mcp/v1 sub:ann"),
+                log_level: Some(super::super::LogLevel::Warning)
+            }
         );
         assert_eq!(
             SessionState::capabilities_of(&text),
             Some(r#"{"elicitation":{}}"#)
         );
-        assert_eq!(SessionState::call_view("2025-06-18"), ("2025-06-18", None));
+        let bare = Head {
+            version: "2025-06-18",
+            owner: None,
+            log_level: None,
+        };
+        assert_eq!(SessionState::head("2025-06-18"), bare);
+        // No owner line: nobody's.
+        assert!(!bare.owned_by("mcp", 1, None));
+        let head = SessionState::head(&text);
+        let ann = crate::context::Identity::new("ann", [""; 0]);
+        assert!(head.owned_by("mcp", 1, Some(&ann)));
+        assert!(
+            !head.owned_by("mcp", 1, None),
+            "made by ann, asked anonymously"
+        );
+        assert!(
+            !head.owned_by("mcp", 2, Some(&ann)),
+            "another version's endpoint"
+        );
+        assert!(!head.owned_by("mc", 1, Some(&ann)), "another group");
+        assert!(!head.owned_by(
+            "mcp",
+            1,
+            Some(&crate::context::Identity::new("an", [""; 0]))
+        ));
         assert_eq!(SessionState::capabilities_of("2025-06-18"), None);
     }
 

@@ -112,16 +112,26 @@ impl Accept {
     }
 }
 
-/// The session a handshake-era request names: its id and negotiated revision, or the answer
-/// to give (400 without an id, 404 for an unknown or ended one).
-/// A session made on another endpoint, or by another identity, is not found: ids are bound
-/// to whoever made them.
+/// A live session, as a request found it.
+struct Live<'h> {
+    sid: &'h str,
+    /// Its stored text ([`SessionState`]), read in place.
+    text: Arc<str>,
+    /// The negotiated revision.
+    era: Option<Era>,
+    /// The level `logging/setLevel` chose.
+    log_level: Option<LogLevel>,
+}
+
+/// The session a handshake-era request names, or the answer to give (400 without an id, 404
+/// for an unknown or ended one). A session made on another endpoint, or by another identity,
+/// is not found: ids are bound to whoever made them.
 async fn session_of<'h>(
     store: &dyn SessionStore,
     headers: &'h HeaderMap,
     ep: &McpEndpoint,
     identity: Option<&crate::context::Identity>,
-) -> Result<(&'h str, Arc<str>), Response> {
+) -> Result<Live<'h>, Response> {
     let Some(sid) = header(headers, SESSION) else {
         return Err(plain_error(
             StatusCode::BAD_REQUEST,
@@ -130,8 +140,18 @@ async fn session_of<'h>(
         ));
     };
     match crate::mcp::session::state_of(store, sid).await {
-        Ok(Some(state)) if SessionState::owned_by(&state, &ep.catalog, identity) => {
-            Ok((sid, state))
+        Ok(Some(text)) => {
+            let head = SessionState::head(&text);
+            if !head.owned_by(ep.catalog.group().name(), ep.catalog.version(), identity) {
+                return Err(missing_session());
+            }
+            let (era, log_level) = (Era::handshake(head.version), head.log_level);
+            Ok(Live {
+                sid,
+                text,
+                era,
+                log_level,
+            })
         }
         Ok(_) => Err(missing_session()),
         Err(e) => Err(store_unavailable(&e)),
@@ -353,10 +373,14 @@ async fn on_store(
         return Box::pin(initialize_session(ep, store, std::mem::take(msg), caller)).await;
     }
     match session_of(store, headers, ep, caller.identity.as_deref()).await {
-        Ok((sid, text)) => {
+        Ok(Live {
+            sid,
+            text,
+            era,
+            log_level,
+        }) => {
             // Read in place: only the two requests that change the state copy it out.
-            let (stored_version, log_level) = SessionState::call_view(&text);
-            let version = version.or_else(|| Era::handshake(stored_version));
+            let version = version.or(era);
             let kind = Kind::of(&msg.method);
             if kind == Kind::SetLevel {
                 let state = SessionState::parse(&text);
@@ -703,16 +727,16 @@ async fn batch<'b>(
             "Body must be a single JSON-RPC request or notification object",
         )
     };
-    let mut version = header(headers, VERSION).map(str::to_owned);
+    let mut stored = None;
     if let Some(store) = &ep.sessions {
         match session_of(store.as_ref(), headers, ep, caller.identity.as_deref()).await {
-            Ok((_, v)) => version = version.or(Some(SessionState::parse(&v).version)),
+            Ok(live) => stored = live.era,
             Err(answer) => return answer,
         }
     }
-    let era = match version.as_deref() {
+    let era = match header(headers, VERSION) {
         Some(v) => Era::of(v),
-        None => Some(Era::assumed()),
+        None => Some(stored.unwrap_or_else(Era::assumed)),
     };
     let Some(era) = era.filter(|e| e.batches() && !items.is_empty()) else {
         return reject();
@@ -791,7 +815,7 @@ async fn get_inner(route: &McpRoute, parts: &Parts) -> Response {
     )
     .await
     {
-        Ok(found) => found,
+        Ok(live) => (live.sid, live.text),
         Err(answer) => return answer,
     };
     let who = admitted
@@ -852,7 +876,7 @@ async fn delete_inner(route: &McpRoute, parts: &Parts) -> Response {
     )
     .await
     {
-        Ok((sid, _)) => sid,
+        Ok(live) => live.sid,
         Err(answer) => return answer,
     };
     match store.remove(sid).await {
