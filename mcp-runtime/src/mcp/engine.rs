@@ -20,10 +20,11 @@ use crate::edge::read::{self, Body, Dialect, Incoming};
 use crate::error::{RpcError, codes};
 use crate::mcp::LogLevel;
 use crate::mcp::cancel::{Registered, Running};
-use crate::mcp::handler::{McpEndpoint, Message, error_body, set_level_param};
+use crate::mcp::handler::{Answer, McpEndpoint, Message, error_body, set_level_param};
 use crate::mcp::input::{Capabilities, StreamInput, Waiters, kept_capabilities};
 use crate::mcp::listen::Filter;
 use crate::mcp::protocol::{Era, Op};
+use crate::mcp::session::SessionState;
 
 /// What a message asks of the protocol, before any face sees it: the methods the engine
 /// itself decides on, and the calls it hands to the faces.
@@ -152,6 +153,67 @@ pub(crate) fn session_begun(
     (state, holder)
 }
 
+/// What a request does to the state its session keeps (handshake era), decided without I/O:
+/// stdio keeps the state in its connection, HTTP in the session store (read for the request,
+/// written back when it changed).
+pub(crate) enum Update {
+    /// Nothing the session keeps: the request goes on to the faces.
+    Pass,
+    /// Answered here. `save`: the state changed and is to be kept before the answer is sent;
+    /// `subscriptions`: what changed is its resource subscriptions, so the session's change
+    /// stream is to read them again.
+    Answer {
+        answer: Answer,
+        save: bool,
+        subscriptions: bool,
+    },
+}
+
+/// `logging/setLevel` and `resources/subscribe`/`unsubscribe` on `state`: the one place that
+/// decides them, for every transport.
+pub(crate) fn update(
+    ep: &McpEndpoint,
+    state: &mut SessionState,
+    msg: &Message,
+    era: Era,
+) -> Update {
+    let id = msg.id.as_ref();
+    match era.op(&msg.method) {
+        Some(Op::SetLevel) => match set_level_param(msg) {
+            Ok(level) => Update::Answer {
+                answer: ep.ok(id, era, b""),
+                save: state.log_level.replace(level) != Some(level),
+                subscriptions: false,
+            },
+            Err(e) => Update::Answer {
+                answer: ep.error(id, era, e.code(), e.message(), None),
+                save: false,
+                subscriptions: false,
+            },
+        },
+        Some(Op::Subscription) if ep.offered().resources => {
+            // A subscription adds a URI or none, an unsubscription removes one or none.
+            let before = state.subscriptions.len();
+            match ep.apply_subscription(&mut state.subscriptions, msg, era) {
+                Ok(()) => {
+                    let changed = state.subscriptions.len() != before;
+                    Update::Answer {
+                        answer: ep.ok(id, era, b""),
+                        save: changed,
+                        subscriptions: changed,
+                    }
+                }
+                Err(answer) => Update::Answer {
+                    answer,
+                    save: false,
+                    subscriptions: false,
+                },
+            }
+        }
+        _ => Update::Pass,
+    }
+}
+
 /// What the adapter does for the engine.
 pub(crate) enum Effect {
     /// Write this frame to the client.
@@ -233,7 +295,8 @@ pub(crate) struct Connection {
     ep: Arc<McpEndpoint>,
     /// The revision `initialize` negotiated.
     negotiated: Option<Era>,
-    log_level: Option<LogLevel>,
+    /// What the connection's session keeps (its level and subscriptions).
+    state: SessionState,
     /// The capabilities the client's `initialize` declared (calls may ask the client).
     client_caps: Value,
     /// Questions sent to the client, waiting for its answers.
@@ -242,7 +305,6 @@ pub(crate) struct Connection {
     running: Running,
     /// At most `Limits::detached_calls` calls at once.
     calls: Arc<Semaphore>,
-    subscriptions: Vec<String>,
     watching: bool,
     /// Listen streams by request id, each counted while its stream holds the slot.
     listens: HashMap<String, Arc<()>>,
@@ -255,12 +317,11 @@ impl Connection {
         Self {
             ep,
             negotiated: None,
-            log_level: None,
+            state: SessionState::default(),
             client_caps: Value::Object(serde_json::Map::new()),
             waiters: Arc::default(),
             running: Running::default(),
             calls,
-            subscriptions: Vec::new(),
             watching: false,
             listens: HashMap::new(),
         }
@@ -344,12 +405,6 @@ impl Connection {
                 self.client_caps =
                     kept_capabilities(msg.params.as_ref().and_then(|p| p.get("capabilities")));
             }
-            // The connection is the session: its level applies to the calls that follow.
-            if kind == Kind::SetLevel
-                && let Ok(level) = set_level_param(&msg)
-            {
-                self.log_level = Some(level);
-            }
             self.negotiated.unwrap_or_else(Era::latest_handshake)
         };
         let offered = self.ep.offered();
@@ -358,24 +413,20 @@ impl Connection {
                 self.watching = true;
                 out.push(Effect::WatchSession(Filter::session(offered, Vec::new())));
             }
-            Some(Op::Subscription) if offered.resources => {
-                // A subscription adds a URI or none, an unsubscription removes one or none.
-                let before = self.subscriptions.len();
-                let answer = match self
-                    .ep
-                    .apply_subscription(&mut self.subscriptions, &msg, era)
-                {
-                    Ok(()) => self.ep.ok(msg.id.as_ref(), era, b""),
-                    Err(answer) => answer,
-                };
-                if self.subscriptions.len() != before {
-                    out.push(Effect::Subscriptions(self.subscriptions.clone()));
-                }
-                out.push(Effect::Send(answer.body.into_vec()));
-                return;
-            }
             Some(Op::Listen) => return self.listen(msg, out),
             _ => {}
+        }
+        // The connection is the session: its level applies to the calls that follow.
+        if let Update::Answer {
+            answer,
+            subscriptions,
+            ..
+        } = update(&self.ep, &mut self.state, &msg, era)
+        {
+            if subscriptions {
+                out.push(Effect::Subscriptions(self.state.subscriptions.clone()));
+            }
+            return out.push(Effect::Send(answer.body.into_vec()));
         }
         // Past the bound a call is refused, not queued: reading must go on, since the calls
         // running may wait for the client's answers on this same input.
@@ -397,7 +448,7 @@ impl Connection {
             ep: self.ep.clone(),
             msg,
             era,
-            log_level: self.log_level,
+            log_level: self.state.log_level,
             asks,
             registered,
             _permit: permit,
@@ -605,6 +656,67 @@ mod tests {
             ]
         );
         assert_eq!(answer, Some(text_result(2, json!("done"))));
+    }
+
+    #[tokio::test]
+    async fn the_session_keeps_its_level_for_the_calls_that_follow() {
+        let mut c = connection();
+        initialize(&mut c, json!({})).await;
+        let set = |level: &str| request(2, "logging/setLevel", json!({"level": level}));
+        let out = receive(&mut c, set("warning"));
+        assert_eq!(out.len(), 1);
+        assert_eq!(
+            sent(&out[0]),
+            json!({"jsonrpc": "2.0", "id": 2, "result": {}})
+        );
+        let out = receive(&mut c, set("loud"));
+        assert_eq!(sent(&out[0])["error"]["code"], codes::INVALID_PARAMS);
+        let params = json!({"name": "Work.halfway", "arguments": {}});
+        let call = call_of(receive(&mut c, request(3, "tools/call", params)));
+        assert_eq!(
+            call.log_level,
+            Some(LogLevel::Warning),
+            "the bad level changed nothing"
+        );
+
+        // HTTP keeps the same decision in its store: written only when it changed.
+        let era = Era::handshake("2025-06-18").expect("a handshake revision");
+        let msg = |level: &str| {
+            let bytes = set(level).to_string();
+            let Ok(Body::Single(Ok(Incoming::Call(call)))) =
+                read::read(bytes.as_bytes(), Dialect::MCP, 1)
+            else {
+                panic!("a request");
+            };
+            Message::from_call(call, 64).expect("a message")
+        };
+        let mut state = SessionState::default();
+        let saved = |u: Update| match u {
+            Update::Answer {
+                save,
+                subscriptions,
+                ..
+            } => {
+                assert!(!subscriptions);
+                save
+            }
+            Update::Pass => panic!("answered by the engine"),
+        };
+        assert!(saved(update(&c.ep, &mut state, &msg("debug"), era)));
+        assert!(
+            !saved(update(&c.ep, &mut state, &msg("debug"), era)),
+            "unchanged"
+        );
+        assert!(!saved(update(&c.ep, &mut state, &msg("loud"), era)));
+        assert_eq!(state.log_level, Some(LogLevel::Debug));
+        // Without resources the session keeps no subscriptions: the faces answer.
+        let sub = request(4, "resources/subscribe", json!({"uri": "x://y"})).to_string();
+        let Ok(Body::Single(Ok(Incoming::Call(sub)))) = read::read(sub.as_bytes(), Dialect::MCP, 1)
+        else {
+            panic!("a request");
+        };
+        let sub = Message::from_call(sub, 64).expect("a message");
+        assert!(matches!(update(&c.ep, &mut state, &sub, era), Update::Pass));
     }
 
     #[tokio::test]

@@ -9,7 +9,7 @@ use axum::response::Response;
 use serde_json::Value;
 
 use super::detached::{Live, live_body};
-use super::respond::{answer_response, busy, missing_session, sse_response, store_unavailable};
+use super::respond::{answer_response, busy, sse_response};
 use super::route::{Caller, McpRoute};
 use crate::core::Change;
 use crate::edge::write;
@@ -157,30 +157,4 @@ pub(crate) fn session_stream(
         live.finish(axum::body::Bytes::new()).await;
     });
     sse_response(live_body(rx, task.abort_handle(), slot))
-}
-
-/// `resources/subscribe` and `resources/unsubscribe` on a session: the URI joins or leaves the
-/// session's state (so the `GET` stream of any instance sees it), then `{}`.
-pub(crate) async fn subscribe(
-    route: &McpRoute,
-    store: &dyn SessionStore,
-    sid: &str,
-    mut state: SessionState,
-    msg: Message,
-    era: Era,
-) -> Response {
-    let ep = &route.ep;
-    let id = msg.id.as_ref();
-    if let Err(answer) = ep.apply_subscription(&mut state.subscriptions, &msg, era) {
-        return answer_response(answer);
-    }
-    match store.set(sid, &state.to_text()).await {
-        Ok(true) => {
-            // The session's stream, on whichever instance, reads its subscriptions again.
-            ep.core.changes().send(Change::Session(sid.into()));
-            answer_response(ep.ok(id, era, b""))
-        }
-        Ok(false) => missing_session(),
-        Err(e) => store_unavailable(&e),
-    }
 }

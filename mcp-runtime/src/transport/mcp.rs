@@ -26,7 +26,7 @@ use crate::edge::write;
 use crate::error::codes;
 use crate::mcp::LogLevel;
 use crate::mcp::engine::{self, Kind, Route};
-use crate::mcp::handler::{Answer, McpEndpoint, Message, error_body, set_level_param};
+use crate::mcp::handler::{Answer, McpEndpoint, Message, error_body};
 use crate::mcp::protocol::{Era, Op};
 use crate::mcp::session::{Found, SessionState, SessionStore};
 
@@ -381,20 +381,18 @@ async fn on_store(
         }) => {
             // Read in place: only the two requests that change the state copy it out.
             let version = version.or(era);
-            let kind = Kind::of(&msg.method);
-            if kind == Kind::SetLevel {
-                let state = SessionState::parse(&text);
-                let msg = std::mem::take(msg);
-                return Box::pin(set_level(ep, store, sid, state, msg, version, caller)).await;
-            }
-            if kind == Kind::Subscription && ep.offered().resources {
+            if matches!(Kind::of(&msg.method), Kind::SetLevel | Kind::Subscription) {
                 let era = version.unwrap_or_else(Era::assumed);
-                let state = SessionState::parse(&text);
-                let msg = std::mem::take(msg);
-                return Box::pin(super::changes::subscribe(
-                    route, store, sid, state, msg, era,
-                ))
-                .await;
+                let mut state = SessionState::parse(&text);
+                if let engine::Update::Answer {
+                    answer,
+                    save,
+                    subscriptions,
+                } = engine::update(ep, &mut state, msg, era)
+                {
+                    return Box::pin(keep(ep, store, sid, state, save, subscriptions, answer))
+                        .await;
+                }
             }
             let call = HandshakeCall {
                 session: Some(Arc::from(sid)),
@@ -427,28 +425,31 @@ async fn initialize_session(
     resp
 }
 
-/// `logging/setLevel` on a session: the level is kept in the session's state (any instance
-/// sharing the store sees it), then answered `{}`.
-async fn set_level(
+/// What [`engine::update`] decided for a session: its state kept (in the store, so any
+/// instance sharing it sees it), then the answer.
+async fn keep(
     ep: &McpEndpoint,
     store: &dyn SessionStore,
     sid: &str,
-    mut state: SessionState,
-    msg: Message,
-    version: Option<Era>,
-    caller: &Caller,
+    state: SessionState,
+    save: bool,
+    subscriptions: bool,
+    answer: Answer,
 ) -> Response {
-    let era = version.unwrap_or_else(Era::assumed);
-    if let Ok(level) = set_level_param(&msg) {
-        state.log_level = Some(level);
+    if save {
         match store.set(sid, &state.to_text()).await {
             Ok(true) => {}
             Ok(false) => return missing_session(),
             Err(e) => return store_unavailable(&e),
         }
     }
-    // Answers `{}`, or the -32602 of a bad level.
-    answer_response(ep.handle(msg, era, caller.extras()).await)
+    if subscriptions {
+        // The session's stream, on whichever instance, reads its subscriptions again.
+        ep.core
+            .changes()
+            .send(crate::core::changes::Change::Session(sid.into()));
+    }
+    answer_response(answer)
 }
 
 /// `initialize`: the negotiated revision's result (a session, if any, is the caller's).
