@@ -638,3 +638,32 @@ async fn any_instance_answers_for_a_task_another_runs_and_a_dead_ones_tasks_fail
         json!({"code": -32603, "message": "The instance running the task stopped"})
     );
 }
+
+#[tokio::test]
+#[ignore = "needs redis-server; scripts/test.sh provides the peers and runs ignored tests"]
+async fn a_task_is_found_on_another_instance_as_soon_as_its_id_is_answered() {
+    let redis = Redis::start();
+    let url = redis.url();
+    let a = catalog(&[("REDIS_URL", &url), ("APP_ENV", "prod")]);
+    let b = catalog(&[("REDIS_URL", &url), ("APP_ENV", "prod")]);
+    // Each id is read on the other instance the moment it is answered: the record was
+    // stored before the answer, never after it.
+    for i in 0..300 {
+        let created = modern(
+            &a,
+            i,
+            "tools/call",
+            json!({"name": "slow_compute", "arguments": {"seconds": 60}}),
+        )
+        .await;
+        let task = created["result"]["taskId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("a task: {created}"))
+            .to_owned();
+        let got = modern(&b, i, "tasks/get", json!({"taskId": task})).await;
+        assert_eq!(got["result"]["status"], "working", "try {i}: {got}");
+        // Its place is given back for the next one.
+        let ack = modern(&a, i, "tasks/cancel", json!({"taskId": task})).await;
+        assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    }
+}

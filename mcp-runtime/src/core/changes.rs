@@ -371,8 +371,8 @@ impl Changes {
 mod tests {
     use super::*;
 
-    #[test]
-    fn notices_survive_the_wire_and_anything_else_is_ignored() {
+    #[tokio::test]
+    async fn notices_survive_the_wire_and_anything_else_is_ignored() {
         for c in [
             Change::ResourceUpdated("x://a\nb".into()),
             Change::ResourcesListChanged,
@@ -389,6 +389,7 @@ mod tests {
             std::time::Duration::from_secs(1),
         )
         .create("", crate::CancelSignal::new(), None)
+        .await
         .unwrap();
         let notice = crate::core::TaskNotice {
             view: task.clone(),

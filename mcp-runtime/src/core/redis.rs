@@ -434,18 +434,15 @@ async fn hand_over(store: &RedisStore, tasks: &super::Tasks, notice: &str) {
 }
 
 impl super::tasks::TaskMirror for RedisTasks {
-    fn put(&self, task: super::task::Stored, rev: u64, keep: Duration) {
-        let Ok(rt) = tokio::runtime::Handle::try_current() else {
-            return;
-        };
+    fn put(&self, task: super::task::Stored, rev: u64, keep: Duration) -> BoxFuture<'static, bool> {
         let Ok(json) = serde_json::to_string(&task) else {
-            return;
+            return Box::pin(std::future::ready(false));
         };
         let running = !matches!(task.status.as_str(), "completed" | "failed" | "cancelled");
         let key = self.key(&task.id);
         let (mut con, script) = (self.store.con.clone(), self.put.clone());
         let keep_ms = u64::try_from(keep.as_millis()).unwrap_or(u64::MAX).max(1);
-        rt.spawn(async move {
+        Box::pin(async move {
             let done: redis::RedisResult<i64> = script
                 .key(&key)
                 .key(format!("{key}:alive"))
@@ -456,10 +453,11 @@ impl super::tasks::TaskMirror for RedisTasks {
                 .arg(if running { ALIVE_MS } else { 0 })
                 .invoke_async(&mut con)
                 .await;
-            if let Err(e) = done {
+            if let Err(e) = &done {
                 tracing::warn!(error = %e, "task not stored in Redis");
             }
-        });
+            done.is_ok()
+        })
     }
 
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Option<(super::task::Stored, bool)>> {
@@ -585,19 +583,13 @@ mod tests {
         }
     }
 
-    /// Puts `task` and waits until `marker`, put after it on the same connection, is stored:
-    /// `task`'s write has then been applied or dropped.
-    async fn put_then_settle(tasks: &RedisTasks, task: Stored, rev: u64, marker: &str) {
-        let keep = Duration::from_secs(60);
-        tasks.put(task, rev, keep);
-        tasks.put(stored(marker, "working"), 1, keep);
-        for _ in 0..100 {
-            if tasks.get(marker).await.is_some() {
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        panic!("{marker} was never stored");
+    /// Puts `task`: its write says whether it was stored (applied, or dropped as older than the
+    /// stored revision).
+    async fn put_settled(tasks: &RedisTasks, task: Stored, rev: u64) {
+        assert!(
+            tasks.put(task, rev, Duration::from_secs(60)).await,
+            "the write settled"
+        );
     }
 
     #[tokio::test]
@@ -605,18 +597,18 @@ mod tests {
     async fn a_task_write_that_arrives_late_never_replaces_a_newer_one() {
         let redis = Redis::start();
         let tasks = RedisTasks::new(redis.store().with_prefix("t:"));
-        put_then_settle(&tasks, stored("a", "completed"), 2, "m1").await;
+        put_settled(&tasks, stored("a", "completed"), 2).await;
         // The `working` write of revision 1 arrives after the `completed` of revision 2.
-        put_then_settle(&tasks, stored("a", "working"), 1, "m2").await;
+        put_settled(&tasks, stored("a", "working"), 1).await;
         let (task, alive) = tasks.get("a").await.expect("stored");
         assert_eq!((task.status.as_str(), alive), ("completed", false));
         // A newer revision replaces it; a view marked final (another instance saw the
         // running one stop) is never replaced.
-        put_then_settle(&tasks, stored("b", "working"), 3, "m3").await;
+        put_settled(&tasks, stored("b", "working"), 3).await;
         let (task, alive) = tasks.get("b").await.expect("stored");
         assert_eq!((task.status.as_str(), alive), ("working", true));
-        put_then_settle(&tasks, stored("b", "failed"), FINAL_REV, "m4").await;
-        put_then_settle(&tasks, stored("b", "completed"), 4, "m5").await;
+        put_settled(&tasks, stored("b", "failed"), FINAL_REV).await;
+        put_settled(&tasks, stored("b", "completed"), 4).await;
         let (task, _) = tasks.get("b").await.expect("stored");
         assert_eq!(task.status, "failed");
     }

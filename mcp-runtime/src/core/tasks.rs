@@ -8,7 +8,11 @@
 //!
 //! With a shared store (Redis: [`crate::ServerBuilder::redis`]) every change of a task is
 //! mirrored there, so any instance answers `tasks/get` for it, and answers and cancellations
-//! sent to another instance reach the one running it. The running instance marks its tasks
+//! sent to another instance reach the one running it. Nothing is acknowledged before it is
+//! stored: a task's id is answered once its record is in the store (a task that cannot be
+//! stored is not created), and this instance answers about a task only once the writes of the
+//! states it has are settled, so a client that hears of a state here reads it, or a later
+//! one, on any instance. The running instance marks its tasks
 //! alive every few seconds: a task whose instance stopped is reported `failed`, never
 //! `working` forever.
 
@@ -28,10 +32,11 @@ use super::task::{Stored, TaskNotice, TaskStatus, TaskView};
 
 /// Where tasks are shared between instances (Redis).
 pub(crate) trait TaskMirror: Send + Sync + 'static {
-    /// Stores a task's view, kept `keep` (fire and forget: the running instance has it).
-    /// Writes are sent concurrently and may arrive out of order: one whose `rev` is not above
-    /// the stored one's is dropped, so a late `working` never hides a `completed`.
-    fn put(&self, task: Stored, rev: u64, keep: Duration);
+    /// The write that stores a task's view, kept `keep`: `true` once stored, `false` when the
+    /// store failed (within its timeouts). Writes run concurrently and may arrive out of
+    /// order: one whose `rev` is not above the stored one's is dropped, so a late `working`
+    /// never hides a `completed`.
+    fn put(&self, task: Stored, rev: u64, keep: Duration) -> BoxFuture<'static, bool>;
     /// A task and whether the instance running it is alive.
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Option<(Stored, bool)>>;
     /// Hands the client's answers to the instance running task `id`.
@@ -71,6 +76,47 @@ struct Entry {
     /// Answers given with `tasks/update` and not yet taken by the call.
     answers: Map<String, Value>,
     changed: Arc<Notify>,
+    /// How far its writes to the shared store have come.
+    flush: Arc<Flush>,
+}
+
+/// The revisions of one task's writes: the last sent, and the last settled (stored, or given
+/// up by the store within its timeouts). Writes may settle out of order; the newest settled
+/// one is what a reader of the store finds (an older one arriving late is dropped).
+#[derive(Default)]
+struct Flush {
+    sent: AtomicU64,
+    settled: tokio::sync::watch::Sender<u64>,
+}
+
+impl Flush {
+    /// Until every write sent so far has settled.
+    async fn settled(&self) {
+        let sent = self.sent.load(Ordering::Acquire);
+        let mut settled = self.settled.subscribe();
+        // The sender lives in `self`: the wait ends with the write, never with a closed channel.
+        let _ = settled.wait_for(|r| *r >= sent).await;
+    }
+}
+
+/// The write that stores a new task (see [`Tasks::create_for`]).
+#[must_use = "a task is acknowledged only once it is stored"]
+pub(crate) struct Written(Option<tokio::task::JoinHandle<bool>>);
+
+impl Written {
+    /// Once the task is in the shared store (at once without one); an error when the store
+    /// could not take it, which the caller answers instead of the task.
+    pub(crate) async fn stored(self) -> Result<(), RpcError> {
+        match self.0 {
+            None => Ok(()),
+            Some(write) => match write.await {
+                Ok(true) => Ok(()),
+                _ => Err(RpcError::internal(
+                    "The task could not be stored (the shared store is unavailable); try again later",
+                )),
+            },
+        }
+    }
 }
 
 /// The tasks of one server.
@@ -230,8 +276,9 @@ impl Tasks {
         self
     }
 
-    /// Mirrors a task's view, if a store is shared, and announces the change.
-    fn mirror(&self, e: &Entry) {
+    /// Mirrors a task's view, if a store is shared (the write's handle), and announces the
+    /// change.
+    fn mirror(&self, e: &Entry) -> Option<tokio::task::JoinHandle<bool>> {
         if let Some(c) = &self.inner.changes {
             c.send(super::Change::Task(Arc::new(TaskNotice {
                 view: e.view.clone(),
@@ -242,8 +289,19 @@ impl Tasks {
             let keep = e.expires.saturating_duration_since(Instant::now())
                 + Duration::from_millis(e.view.poll_interval_ms);
             let rev = self.inner.revs.fetch_add(1, Ordering::Relaxed) + 1;
-            m.put(Stored::of(&e.view, &e.owner), rev, keep);
+            let rt = tokio::runtime::Handle::try_current().ok()?;
+            let write = m.put(Stored::of(&e.view, &e.owner), rev, keep);
+            let flush = e.flush.clone();
+            flush.sent.fetch_max(rev, Ordering::AcqRel);
+            return Some(rt.spawn(async move {
+                let stored = write.await;
+                flush
+                    .settled
+                    .send_if_modified(|r| (rev > *r).then(|| *r = rev).is_some());
+                stored
+            }));
         }
+        None
     }
 
     /// The ids of the running tasks this instance runs (to mark them alive).
@@ -333,7 +391,7 @@ impl Tasks {
                     // Final: the client was told it failed, so a late write of the stopped
                     // instance must not bring it back.
                     let keep = Duration::from_millis(v.ttl_ms);
-                    mirror.put(Stored::of(&v, owner), FINAL_REV, keep);
+                    mirror.put(Stored::of(&v, owner), FINAL_REV, keep).await;
                 }
                 Ok(v)
             }
@@ -351,16 +409,32 @@ impl Tasks {
     /// Starts a task for `owner` whose call stops when `cancel` is set, kept `ttl` (at most
     /// the engine's, which is the default); refused (-32603) when the bounds are reached.
     /// Expired tasks are dropped first.
-    pub fn create(
+    pub async fn create(
         &self,
         owner: &str,
         cancel: CancelSignal,
         ttl: Option<Duration>,
     ) -> Result<TaskView, RpcError> {
-        self.create_for(owner, None, cancel, ttl)
+        let (view, written) = self.create_for(owner, None, cancel, ttl)?;
+        self.stored(&view.id, written).await?;
+        Ok(view)
     }
 
-    /// [`Self::create`], counted against `caller`'s share. When a bound is reached a finished
+    /// Once a new task is in the shared store; when it cannot be, the task is dropped and its
+    /// call cancelled: it was never acknowledged.
+    pub(crate) async fn stored(&self, id: &str, written: Written) -> Result<(), RpcError> {
+        let stored = written.stored().await;
+        if stored.is_err()
+            && let Ok(mut tasks) = self.lock()
+            && let Some(e) = tasks.remove(id)
+        {
+            e.cancel.cancel();
+        }
+        stored
+    }
+
+    /// [`Self::create`], counted against `caller`'s share, and the write that stores it: the
+    /// task's id is answered only once [`Self::stored`] says it is stored. When a bound is reached a finished
     /// task gives way, oldest first (the caller's own when its share is full); only running
     /// tasks refuse one more. One pass over the tasks kept (at most [`crate::Limits::tasks`]).
     pub(crate) fn create_for(
@@ -369,7 +443,7 @@ impl Tasks {
         caller: Option<&crate::context::Caller>,
         cancel: CancelSignal,
         ttl: Option<Duration>,
-    ) -> Result<TaskView, RpcError> {
+    ) -> Result<(TaskView, Written), RpcError> {
         let ttl = ttl.map_or(self.inner.ttl, |t| t.min(self.inner.ttl));
         let mut tasks = self.lock()?;
         let now = Instant::now();
@@ -438,26 +512,36 @@ impl Tasks {
             cancel,
             answers: Map::new(),
             changed: Arc::default(),
+            flush: Arc::default(),
         };
-        self.mirror(&entry);
+        let written = Written(self.mirror(&entry));
         tasks.insert(id, entry);
-        Ok(view)
+        Ok((view, written))
     }
 
     /// The task `id` as `owner` may see it (from the shared store when another instance runs
     /// it); -32602 for an unknown id or another owner's task.
     pub async fn get(&self, owner: &str, id: &str) -> Result<TaskView, RpcError> {
         match self.local(owner, id)? {
-            Some(v) => Ok(v),
+            Some((v, flush)) => {
+                // Told here, readable everywhere: the state answered is stored first.
+                if self.inner.mirror.is_some() {
+                    flush.settled().await;
+                }
+                Ok(v)
+            }
             None => self.remote(owner, id).await,
         }
     }
 
-    /// The task `id` if this instance has it; -32602 for another owner's.
-    fn local(&self, owner: &str, id: &str) -> Result<Option<TaskView>, RpcError> {
+    /// The task `id` if this instance has it, and how far its writes have come; -32602 for
+    /// another owner's.
+    fn local(&self, owner: &str, id: &str) -> Result<Option<(TaskView, Arc<Flush>)>, RpcError> {
         let tasks = self.lock()?;
         match tasks.get(id) {
-            Some(e) if e.owner == owner && !expired(e) => Ok(Some(e.view.clone())),
+            Some(e) if e.owner == owner && !expired(e) => {
+                Ok(Some((e.view.clone(), e.flush.clone())))
+            }
             Some(_) => Err(unknown()),
             None => Ok(None),
         }
@@ -581,22 +665,31 @@ impl Tasks {
                 match tasks.get(id) {
                     Some(e) if e.owner == owner && !expired(e) => {
                         if done(&e.view) {
-                            return Ok(e.view.clone());
+                            Err((e.view.clone(), e.flush.clone()))
+                        } else {
+                            Ok(Some(e.changed.clone()))
                         }
-                        Some(e.changed.clone())
                     }
                     Some(_) => return Err(unknown()),
-                    None => None,
+                    None => Ok(None),
                 }
             };
-            let Some(changed) = changed else {
-                return self.until_remote(owner, id, done).await;
+            let changed = match changed {
+                Ok(Some(changed)) => changed,
+                Ok(None) => return self.until_remote(owner, id, done).await,
+                Err((view, flush)) => {
+                    // Told here, readable everywhere: the state answered is stored first.
+                    if self.inner.mirror.is_some() {
+                        flush.settled().await;
+                    }
+                    return Ok(view);
+                }
             };
             // Registered before the state is read again, so a change in between is not missed.
             let notified = changed.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
-            if self.local(owner, id)?.is_some_and(|v| done(&v)) {
+            if self.local(owner, id)?.is_some_and(|(v, _)| done(&v)) {
                 continue;
             }
             notified.await;
@@ -751,10 +844,91 @@ mod tests {
         Tasks::new(3, 2, Duration::from_secs(60), Duration::from_millis(500))
     }
 
+    /// A shared store whose writes succeed or not, each after a delay.
+    struct Store {
+        ok: bool,
+        delay: Duration,
+        stored: Arc<Mutex<Vec<String>>>,
+    }
+
+    impl TaskMirror for Store {
+        fn put(&self, task: Stored, _rev: u64, _keep: Duration) -> BoxFuture<'static, bool> {
+            let (ok, delay, stored) = (self.ok, self.delay, self.stored.clone());
+            Box::pin(async move {
+                tokio::time::sleep(delay).await;
+                if ok {
+                    stored.lock().unwrap().push(task.status);
+                }
+                ok
+            })
+        }
+        fn get<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Option<(Stored, bool)>> {
+            Box::pin(async { None })
+        }
+        fn answer<'a>(
+            &'a self,
+            _: &'a str,
+            _: Map<String, Value>,
+        ) -> BoxFuture<'a, Result<(), RpcError>> {
+            Box::pin(async { Ok(()) })
+        }
+        fn cancel<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<(), RpcError>> {
+            Box::pin(async { Ok(()) })
+        }
+        fn run(&self, _: Tasks) {}
+    }
+
+    fn shared(ok: bool) -> (Tasks, Arc<Mutex<Vec<String>>>) {
+        let stored = Arc::default();
+        let store = Store {
+            ok,
+            delay: Duration::from_millis(50),
+            stored: Arc::clone(&stored),
+        };
+        (engine().with_mirror(Arc::new(store)), stored)
+    }
+
+    #[tokio::test]
+    async fn a_task_is_answered_once_stored_and_a_state_once_its_write_settled() {
+        let (t, stored) = shared(true);
+        let signal = CancelSignal::new();
+        let v = t.create("", signal.clone(), None).await.unwrap();
+        assert_eq!(
+            *stored.lock().unwrap(),
+            ["working"],
+            "stored before it was answered"
+        );
+        t.finish(&v.id, TaskOutcome::Result(json!({})));
+        let got = t.get("", &v.id).await.unwrap();
+        assert_eq!(got.status, TaskStatus::Completed);
+        assert_eq!(
+            *stored.lock().unwrap(),
+            ["working", "completed"],
+            "the state answered is stored"
+        );
+        assert!(!signal.is_cancelled());
+    }
+
+    #[tokio::test]
+    async fn a_task_the_store_cannot_take_is_never_acknowledged() {
+        let (t, stored) = shared(false);
+        let signal = CancelSignal::new();
+        let e = t.create("", signal.clone(), None).await.unwrap_err();
+        assert_eq!(e.code(), crate::codes::INTERNAL_ERROR);
+        assert!(
+            e.message().contains("could not be stored"),
+            "{}",
+            e.message()
+        );
+        assert!(signal.is_cancelled(), "its call stops");
+        assert!(t.list().is_empty(), "and it is gone");
+        assert!(stored.lock().unwrap().is_empty());
+    }
+
     #[tokio::test]
     async fn a_task_is_seen_by_its_owner_only_and_ends_with_its_outcome() {
         let t = engine();
-        let v = t.create("ann", CancelSignal::new(), None).unwrap();
+        let v = t.create("ann", CancelSignal::new(), None).await.unwrap();
         assert_eq!(v.status, TaskStatus::Working);
         assert_eq!(v.id.len(), 32);
         assert_eq!(t.get("bob", &v.id).await.unwrap_err().code(), -32602);
@@ -765,21 +939,27 @@ mod tests {
         assert_eq!(got.result, Some(json!({"content": []})));
     }
 
-    #[test]
-    fn bounds_refuse_one_more_task() {
+    #[tokio::test]
+    async fn bounds_refuse_one_more_task() {
         let t = engine();
-        let a = t.create("", CancelSignal::new(), None).unwrap();
-        t.create("", CancelSignal::new(), None).unwrap();
+        let a = t.create("", CancelSignal::new(), None).await.unwrap();
+        t.create("", CancelSignal::new(), None).await.unwrap();
         // Two running: the third is refused.
         assert_eq!(
-            t.create("", CancelSignal::new(), None).unwrap_err().code(),
+            t.create("", CancelSignal::new(), None)
+                .await
+                .unwrap_err()
+                .code(),
             -32603
         );
         t.finish(&a.id, TaskOutcome::Cancelled);
-        t.create("", CancelSignal::new(), None).unwrap();
+        t.create("", CancelSignal::new(), None).await.unwrap();
         // Three kept: the fourth is refused until one expires.
         assert_eq!(
-            t.create("", CancelSignal::new(), None).unwrap_err().code(),
+            t.create("", CancelSignal::new(), None)
+                .await
+                .unwrap_err()
+                .code(),
             -32603
         );
     }
@@ -791,7 +971,10 @@ mod tests {
         let t = Tasks::new(4, 3, Duration::from_secs(3600), Duration::from_millis(500))
             .with_shares(2, 2, Duration::from_secs(1));
         let (flood, other) = (Caller::address([6, 6, 6, 6].into()), Caller::subject("ann"));
-        let new = |who: &Caller| t.create_for("", Some(who), CancelSignal::new(), None);
+        let new = |who: &Caller| {
+            t.create_for("", Some(who), CancelSignal::new(), None)
+                .map(|(v, _)| v)
+        };
         let a = new(&flood).unwrap();
         let b = new(&flood).unwrap();
         // The flooder's two run: its third is refused, and another caller is served.
@@ -824,7 +1007,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn an_unanswered_question_is_withdrawn_after_the_input_wait() {
         let t = engine().with_shares(3, 2, Duration::from_secs(120));
-        let v = t.create("", CancelSignal::new(), None).unwrap();
+        let v = t.create("", CancelSignal::new(), None).await.unwrap();
         let e = t
             .ask(&v.id, "name", json!({"method": "roots/list"}))
             .await
@@ -842,7 +1025,7 @@ mod tests {
     #[tokio::test]
     async fn a_question_waits_for_its_answer_and_extra_keys_are_ignored() {
         let t = engine();
-        let v = t.create("", CancelSignal::new(), None).unwrap();
+        let v = t.create("", CancelSignal::new(), None).await.unwrap();
         let asking = {
             let (t, id) = (t.clone(), v.id.clone());
             tokio::spawn(async move { t.ask(&id, "name", json!({"method": "roots/list"})).await })
@@ -871,12 +1054,12 @@ mod tests {
         assert_eq!(t.get("", &v.id).await.unwrap().status, TaskStatus::Working);
     }
 
-    #[test]
-    fn an_operator_lists_every_task_and_stops_any() {
+    #[tokio::test]
+    async fn an_operator_lists_every_task_and_stops_any() {
         let t = engine();
         let signal = CancelSignal::new();
-        let a = t.create("ann", signal.clone(), None).unwrap();
-        let b = t.create("bob", CancelSignal::new(), None).unwrap();
+        let a = t.create("ann", signal.clone(), None).await.unwrap();
+        let b = t.create("bob", CancelSignal::new(), None).await.unwrap();
         t.finish(&b.id, TaskOutcome::Cancelled);
         let ids: Vec<String> = t.list().into_iter().map(|v| v.id).collect();
         assert_eq!(ids.len(), 2);
@@ -891,7 +1074,7 @@ mod tests {
     async fn cancel_sets_the_signal_of_a_running_task_only() {
         let t = engine();
         let signal = CancelSignal::new();
-        let v = t.create("", signal.clone(), None).unwrap();
+        let v = t.create("", signal.clone(), None).await.unwrap();
         t.cancel("", &v.id).await.unwrap();
         assert!(signal.is_cancelled());
         assert_eq!(t.cancel("", "nope").await.unwrap_err().code(), -32602);

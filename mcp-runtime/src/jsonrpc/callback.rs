@@ -210,7 +210,8 @@ pub(crate) async fn start(
     if let Some(info) = asyncs.catalog.get(info_name) {
         core.charge(&asyncs.catalog, info, caller.as_ref()).await?;
     }
-    let task = tasks.create_for(&owner, caller.as_ref(), cancel.clone(), None)?;
+    let (task, written) = tasks.create_for(&owner, caller.as_ref(), cancel.clone(), None)?;
+    tasks.stored(&task.id, written).await?;
     let ack = serde_json::json!({"async": true, "callback": callback}).to_string();
     let (core, client, catalog) = (core.clone(), asyncs.client.clone(), asyncs.catalog.clone());
     let trace = Async::trace_headers(&asyncs.headers);

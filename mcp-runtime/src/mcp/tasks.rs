@@ -375,11 +375,15 @@ impl McpEndpoint {
             return answer;
         }
         let tasks = self.core.tasks().clone();
-        let view = match tasks.create_for(&owner, caller.as_ref(), cancel.clone(), None) {
-            Ok(v) => v,
-            // No room for one more task: the call runs as a plain one.
-            Err(_) => return call.await.0,
+        // No room for one more task, or no store to keep it: the call runs as a plain one.
+        let Ok((view, written)) = tasks.create_for(&owner, caller.as_ref(), cancel.clone(), None)
+        else {
+            return call.await.0;
         };
+        if tasks.stored(&view.id, written).await.is_err() {
+            // Dropped before its id was told: its call was cancelled with it, so it runs anew.
+            return call.await.0;
+        }
         let _ = input.task.set((tasks.clone(), view.id.clone()));
         let task_id = view.id.clone();
         tokio::spawn(async move {
@@ -414,7 +418,10 @@ impl McpEndpoint {
         let tasks = self.core.tasks().clone();
         let owner = self.task_owner(&extras);
         let view = match tasks.create_for(&owner, extras.caller.as_ref(), cancel.clone(), ttl) {
-            Ok(v) => v,
+            Ok((v, written)) => match tasks.stored(&v.id, written).await {
+                Ok(()) => v,
+                Err(e) => return self.error(id.as_ref(), era, e.code(), e.message(), None),
+            },
             Err(e) => return self.error(id.as_ref(), era, e.code(), e.message(), None),
         };
         extras.cancel = Some(cancel.clone());
