@@ -49,7 +49,8 @@ pub fn with_states(b: mcp_runtime::ServerBuilder) -> mcp_runtime::ServerBuilder 
 /// more groups served with sessions (comma-separated), `CATALOG_REQUEST_STATE_KEY` the key
 /// instances behind one address share for 2026-07-28 request states, `CATALOG_API_TOKENS` the
 /// tokens of the `admin` group, `CATALOG_TRUSTED_PROXIES` the load balancers whose
-/// `X-Forwarded-For` names the client.
+/// `X-Forwarded-For` names the client, `CATALOG_UNREADY_DELAY_MS` how long a shutdown keeps
+/// serving with `/readyz` failing before it drains (behind a balancer).
 pub fn builder() -> mcp_runtime::ServerBuilder {
     let mut b = with_states(Server::builder())
         .name("catalog")
@@ -123,6 +124,15 @@ pub fn builder() -> mcp_runtime::ServerBuilder {
             }
         },
     }));
+    if let Ok(ms) = std::env::var("CATALOG_UNREADY_DELAY_MS") {
+        match ms.parse() {
+            Ok(ms) => b = b.unready_delay(std::time::Duration::from_millis(ms)),
+            Err(_) => tracing::error!(
+                value = ms,
+                "CATALOG_UNREADY_DELAY_MS: not a number of milliseconds; ignored"
+            ),
+        }
+    }
     match std::env::var("REDIS_URL") {
         Ok(url) if !url.is_empty() => b.redis(&url),
         _ => b,

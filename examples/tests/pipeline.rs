@@ -667,3 +667,56 @@ async fn a_task_is_found_on_another_instance_as_soon_as_its_id_is_answered() {
         assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
     }
 }
+
+#[tokio::test]
+#[ignore = "needs redis-server; scripts/test.sh provides the peers and runs ignored tests"]
+async fn readiness_follows_redis_and_liveness_does_not() {
+    let mut redis = Redis::start();
+    let url = redis.url();
+    let a = catalog(&[("REDIS_URL", &url), ("APP_ENV", "prod")]);
+    let c = reqwest::Client::new();
+    let probe = |path: &'static str| {
+        let (c, url) = (c.clone(), format!("http://{}{path}", a.addr));
+        async move {
+            let r = c.get(url).send().await.expect("answered");
+            let status = r.status().as_u16();
+            (status, r.json::<Value>().await.expect("json"))
+        }
+    };
+    let ready = (200, json!({"status": "ready"}));
+    let live = (200, json!({"status": "ok"}));
+    assert_eq!(probe("/readyz").await, ready);
+    // Hung: PING times out; stopped: it is refused. Either way not ready, still alive.
+    for outage in ["hung", "stopped"] {
+        if outage == "hung" {
+            redis.pause();
+        } else {
+            redis.stop();
+        }
+        let (status, body) = probe("/readyz").await;
+        assert_eq!(status, 503, "{outage}: {body}");
+        assert_eq!(body["status"], "unready");
+        let reasons = body["reasons"].as_array().expect("reasons");
+        assert!(
+            reasons.len() == 1
+                && reasons[0]
+                    .as_str()
+                    .is_some_and(|r| r.starts_with("redis: ")),
+            "{outage}: {body}"
+        );
+        assert_eq!(probe("/healthz").await, live);
+        if outage == "hung" {
+            redis.resume();
+        } else {
+            redis.restart();
+        }
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while probe("/readyz").await != ready {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "ready again after {outage}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}

@@ -63,7 +63,8 @@ impl HaProxy {
              timeout server 15s\n    retries 3\n    option redispatch 1\n    \
              retry-on conn-failure empty-response\n\
              frontend fe\n    bind 127.0.0.1:{port}\n    option forwardfor\n    default_backend be\n\
-             backend be\n    balance roundrobin\n{servers}"
+             backend be\n    balance roundrobin\n    option httpchk GET /readyz\n    \
+             http-check expect status 200\n{servers}"
         );
         let path = dir.join("haproxy.cfg");
         std::fs::write(&path, config).expect("write haproxy.cfg");
@@ -207,6 +208,48 @@ async fn one(c: &reqwest::Client, base: &str, session: &str, n: usize) -> Result
     }
 }
 
+/// `n` workers sending the mixed load through `base`, each on its own handshake session,
+/// until `stop`: each gives the failures before and after `mark` was set.
+async fn load(
+    c: &reqwest::Client,
+    base: &str,
+    n: usize,
+    mark: &Arc<AtomicBool>,
+    stop: &Arc<AtomicBool>,
+    sent: &Arc<AtomicUsize>,
+) -> Vec<tokio::task::JoinHandle<(Vec<String>, Vec<String>)>> {
+    let mut workers = Vec::new();
+    for w in 0..n {
+        let (c, base, mark, stop, sent) = (
+            c.clone(),
+            base.to_owned(),
+            mark.clone(),
+            stop.clone(),
+            sent.clone(),
+        );
+        let sid = common::mcp_session(&c, &format!("{base}/mcp/mcp/v1")).await;
+        workers.push(tokio::spawn(async move {
+            let (mut failed_before, mut failed_after) = (Vec::new(), Vec::new());
+            let mut i = w;
+            while !stop.load(Ordering::SeqCst) {
+                let after = mark.load(Ordering::SeqCst);
+                let result = one(&c, &base, &sid, i).await;
+                sent.fetch_add(1, Ordering::SeqCst);
+                if let Err(e) = result {
+                    if after {
+                        failed_after.push(e);
+                    } else {
+                        failed_before.push(e);
+                    }
+                }
+                i += n;
+            }
+            (failed_before, failed_after)
+        }));
+    }
+    workers
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs haproxy and redis-server; scripts/test.sh provides the peers and runs ignored tests"]
 async fn three_instances_behind_haproxy_lose_only_what_was_in_flight_on_a_killed_one() {
@@ -275,38 +318,7 @@ async fn three_instances_behind_haproxy_lose_only_what_was_in_flight_on_a_killed
     let killed = Arc::new(AtomicBool::new(false));
     let stop = Arc::new(AtomicBool::new(false));
     let sent = Arc::new(AtomicUsize::new(0));
-    let mut workers = Vec::new();
-    for w in 0..WORKERS {
-        let (c, base, killed, stop, sent) = (
-            c.clone(),
-            base.clone(),
-            killed.clone(),
-            stop.clone(),
-            sent.clone(),
-        );
-        let sid = common::mcp_session(&c, &format!("{base}/mcp/mcp/v1")).await;
-        workers.push(tokio::spawn(async move {
-            let mut failed_before = Vec::new();
-            let mut failed_after = Vec::new();
-            let mut n = w;
-            while !stop.load(Ordering::SeqCst) {
-                // Sent once the balancer has had time to notice the kill (health checks
-                // every 100 ms).
-                let after = killed.load(Ordering::SeqCst);
-                let result = one(&c, &base, &sid, n).await;
-                sent.fetch_add(1, Ordering::SeqCst);
-                if let Err(e) = result {
-                    if after {
-                        failed_after.push(e);
-                    } else {
-                        failed_before.push(e);
-                    }
-                }
-                n += WORKERS;
-            }
-            (failed_before, failed_after)
-        }));
-    }
+    let workers = load(&c, &base, WORKERS, &killed, &stop, &sent).await;
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let before_kill = sent.load(Ordering::SeqCst);
     instances[1].kill();
@@ -340,6 +352,75 @@ async fn three_instances_behind_haproxy_lose_only_what_was_in_flight_on_a_killed
     assert!(after.is_empty(), "failed after the kill: {after:?}");
     drop(lb);
     drop(redis);
+}
+
+/// An instance stopped with SIGTERM behind HAProxy loses nothing: its `/readyz` fails at
+/// once, the balancer stops sending to it while it still serves (the unready delay), then it
+/// drains what it has and exits; the load through the balancer sees no failure at all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs haproxy and redis-server; scripts/test.sh provides the peers and runs ignored tests"]
+async fn an_instance_stopped_with_sigterm_behind_haproxy_fails_no_request() {
+    let redis = Redis::start();
+    let url = redis.url();
+    let env = [
+        ("REDIS_URL", url.as_str()),
+        ("APP_ENV", "prod"),
+        ("CATALOG_STATEFUL", "mcp"),
+        // Health checks every 100 ms, one failure marks an instance down.
+        ("CATALOG_UNREADY_DELAY_MS", "600"),
+    ];
+    let mut instances: Vec<Spawned> = (0..3).map(|_| Spawned::catalog(&env)).collect();
+    let addrs: Vec<String> = instances.iter().map(|i| i.addr.clone()).collect();
+    let lb = HaProxy::start(&addrs.iter().map(String::as_str).collect::<Vec<_>>());
+    let (base, c) = (lb.base(), http());
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let ready = |i: usize| {
+        let (c, url) = (c.clone(), format!("http://{}/readyz", addrs[i]));
+        async move { c.get(url).send().await.map(|r| r.status().as_u16()) }
+    };
+    assert_eq!(ready(1).await.ok(), Some(200));
+
+    const WORKERS: usize = 8;
+    let (stopping, stop) = (
+        Arc::new(AtomicBool::new(false)),
+        Arc::new(AtomicBool::new(false)),
+    );
+    let sent = Arc::new(AtomicUsize::new(0));
+    let workers = load(&c, &base, WORKERS, &stopping, &stop, &sent).await;
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let before = sent.load(Ordering::SeqCst);
+    stopping.store(true, Ordering::SeqCst);
+    let stopper = std::thread::spawn(move || {
+        let exited = instances[1].terminate(Duration::from_secs(15));
+        (exited, instances)
+    });
+    // Unready while it still serves.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let status = ready(1).await;
+    assert_eq!(status.as_ref().ok(), Some(&503), "{status:?}");
+    let (exited, instances) = tokio::task::spawn_blocking(move || stopper.join())
+        .await
+        .expect("joined")
+        .expect("the stopping thread");
+    assert!(exited, "the instance drained and exited successfully");
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    stop.store(true, Ordering::SeqCst);
+    let mut failed = Vec::new();
+    for w in workers {
+        let (b, a) = w.await.expect("worker");
+        failed.extend(b.into_iter().chain(a));
+    }
+    let total = sent.load(Ordering::SeqCst);
+    eprintln!(
+        "sigterm: {total} requests ({before} before the signal), {} failed",
+        failed.len()
+    );
+    assert!(
+        before > 50 && total - before > 50,
+        "load ran: {before} before, {total} in all"
+    );
+    assert!(failed.is_empty(), "failed: {failed:?}");
+    drop((instances, lb, redis));
 }
 
 /// A 2026-07-28 `subscriptions/listen` through `base`: its response (the stream, held open).

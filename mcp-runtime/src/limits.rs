@@ -112,6 +112,11 @@ pub struct Limits {
     pub sse_keep_alive: Duration,
     /// How long in-flight requests may take to finish after shutdown begins. Default 10 s.
     pub shutdown_grace: Duration,
+    /// How long the server goes on serving, `/readyz` answering 503, between a shutdown
+    /// signal and the drain, so that a load balancer stops sending it requests before it stops
+    /// accepting them. Default 0 (a server with no balancer in front stops at once); behind
+    /// one, at least its health-check interval times the failures it waits for.
+    pub unready_delay: Duration,
     /// The most requests one call may put to its client in one round (elicitation, sampling,
     /// roots: the `inputRequests` of a 2026-07-28 `input_required` result, or requests
     /// waiting on a handshake-era stream). Default 16; past it the call fails with -32603.
@@ -208,6 +213,7 @@ impl Default for Limits {
             listen_timeout: Duration::from_secs(1800),
             sse_keep_alive: Duration::from_secs(15),
             shutdown_grace: Duration::from_secs(10),
+            unready_delay: Duration::ZERO,
             input_requests: 16,
             input_rounds: 16,
             input_state_bytes: 64 * 1024,

@@ -126,6 +126,8 @@ pub(crate) struct Config {
     pub stdio_protected: bool,
     /// `serve` says nothing when it starts listening.
     pub quiet: bool,
+    /// The router serves `/healthz` and `/readyz`.
+    pub health_routes: bool,
 }
 
 /// Builds a [`Server`].
@@ -358,6 +360,25 @@ impl ServerBuilder {
     /// ([`Limits::shutdown_grace`]).
     pub fn shutdown_grace(mut self, d: std::time::Duration) -> Self {
         self.config.limits.shutdown_grace = d;
+        self
+    }
+
+    /// How long the server goes on serving, `/readyz` answering 503, between a shutdown signal
+    /// and the drain ([`Limits::unready_delay`]): behind a load balancer, at least its
+    /// health-check interval times the failures it waits for.
+    pub fn unready_delay(mut self, d: std::time::Duration) -> Self {
+        self.config.limits.unready_delay = d;
+        self
+    }
+
+    /// Leaves `/healthz` and `/readyz` out of the router (they are in by default), e.g. when
+    /// the application it is merged into serves its own under those paths.
+    ///
+    /// `/healthz` answers 200 while the process serves; `/readyz` answers 200 when the
+    /// instance should get traffic, and 503 with the reasons when it drains (after a shutdown
+    /// signal, see [`ServerBuilder::unready_delay`]) or its Redis does not answer.
+    pub fn without_health_routes(mut self) -> Self {
+        self.config.health_routes = false;
         self
     }
 
@@ -704,6 +725,8 @@ impl ServerBuilder {
         #[cfg(not(feature = "redis"))]
         let sessions = self.sessions;
         #[cfg(feature = "redis")]
+        let readiness_redis = self.redis.clone();
+        #[cfg(feature = "redis")]
         let sessions = self.sessions.or_else(|| {
             let store = crate::mcp::RedisSessions::new(self.redis?)
                 .with_limits(max, idle)
@@ -748,6 +771,14 @@ impl ServerBuilder {
             crate::edge::places::Places::new([usize::MAX], [config.limits.callbacks_per_host])
                 .across(shares.as_ref(), ["callbacks"]),
         );
+        #[cfg(feature = "redis")]
+        let health = config
+            .health_routes
+            .then(|| Arc::new(crate::transport::health::Health::new(readiness_redis)));
+        #[cfg(not(feature = "redis"))]
+        let health = config
+            .health_routes
+            .then(|| Arc::new(crate::transport::health::Health::new()));
         let discovery = Site::discoveries(
             &registry,
             &translations,
@@ -774,6 +805,7 @@ impl ServerBuilder {
                     callback_hosts,
                     shares,
                     discovery,
+                    health,
                 }),
                 stdio_protected: config.stdio_protected,
                 quiet: config.quiet,
@@ -812,6 +844,7 @@ impl Server {
                 method_timeouts: Default::default(),
                 stdio_protected: false,
                 quiet: false,
+                health_routes: true,
             },
             env: None,
             state: StateMap::default(),
@@ -981,6 +1014,21 @@ impl Server {
             self.announce(addr);
         }
         let app = crate::transport::http::router(&self.inner.site, local);
+        // On the signal, readiness turns false first; the drain begins `unready_delay` later.
+        let (health, delay) = (
+            self.inner.site.health.clone(),
+            self.inner.site.limits.unready_delay,
+        );
+        let shutdown = async move {
+            shutdown.await;
+            if let Some(health) = health {
+                health.drain();
+            }
+            if !delay.is_zero() {
+                tracing::info!(delay = ?delay, "shutting down: unready, still serving");
+                tokio::time::sleep(delay).await;
+            }
+        };
         crate::transport::serve::serve(
             listener,
             app,

@@ -64,6 +64,25 @@ impl Redis {
         }
     }
 
+    /// Hangs it (SIGSTOP): connections stay open, nothing is answered, as a Redis that is
+    /// overloaded or on the wrong side of a partition.
+    pub fn pause(&self) {
+        self.signal("-STOP");
+    }
+
+    /// Lets a paused one go on (SIGCONT).
+    pub fn resume(&self) {
+        self.signal("-CONT");
+    }
+
+    fn signal(&self, which: &str) {
+        let pid = self.child.as_ref().expect("a running redis-server").id();
+        let sent = Command::new("kill")
+            .args([which, &pid.to_string()])
+            .status();
+        assert!(sent.is_ok_and(|s| s.success()), "kill {which} {pid}");
+    }
+
     /// Its URL.
     pub fn url(&self) -> String {
         format!("redis://127.0.0.1:{}", self.port)

@@ -69,6 +69,24 @@ impl Spawned {
     }
 }
 
+impl Spawned {
+    /// Asks it to stop (SIGTERM: a graceful shutdown) and waits at most `within` for it to
+    /// exit: whether it exited successfully.
+    pub fn terminate(&mut self, within: Duration) -> bool {
+        let pid = self.child.id().to_string();
+        let sent = Command::new("kill").args(["-TERM", &pid]).status();
+        assert!(sent.is_ok_and(|s| s.success()), "kill -TERM {pid}");
+        let deadline = std::time::Instant::now() + within;
+        while std::time::Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return status.success();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        false
+    }
+}
+
 impl Drop for Spawned {
     fn drop(&mut self) {
         let _ = self.child.kill();

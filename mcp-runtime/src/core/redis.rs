@@ -51,6 +51,16 @@ fn err(e: redis::RedisError) -> StoreError {
 }
 
 impl RedisStore {
+    /// Whether Redis answers a `PING` (within the connection's timeouts): what readiness asks.
+    pub(crate) async fn ping(&self) -> Result<(), StoreError> {
+        let mut con = self.con.clone();
+        redis::cmd("PING")
+            .query_async::<String>(&mut con)
+            .await
+            .map(drop)
+            .map_err(err)
+    }
+
     /// Connects lazily to `url` (`redis://127.0.0.1:6379`): startup succeeds while Redis is
     /// down, and commands reconnect when it is back.
     pub fn connect(url: &str) -> Result<Self, StoreError> {

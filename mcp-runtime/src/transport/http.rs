@@ -114,6 +114,9 @@ pub(crate) fn router(
         }
         router = router.route(&path, methods);
     }
+    if let Some(health) = &server.health {
+        router = router.merge(super::health::routes(health.clone()));
+    }
     not_found_routes(server, router)
 }
 

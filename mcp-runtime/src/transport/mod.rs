@@ -4,6 +4,7 @@ pub mod auth;
 mod changes;
 mod deadline;
 pub(crate) mod detached;
+pub(crate) mod health;
 pub(crate) mod http;
 #[cfg(feature = "jwt")]
 pub mod jwt;

@@ -35,6 +35,8 @@ pub(crate) struct Site {
     pub shares: Option<Arc<crate::core::shares::Shares>>,
     /// The discovery documents of every catalog, built once.
     pub discovery: BTreeMap<(&'static str, u32), Arc<Discovery>>,
+    /// What `/readyz` asks; `None` when the server serves no health routes.
+    pub health: Option<Arc<super::health::Health>>,
 }
 
 impl Site {
