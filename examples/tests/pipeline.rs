@@ -690,6 +690,25 @@ async fn readiness_follows_redis_and_liveness_does_not() {
     for outage in ["hung", "stopped"] {
         if outage == "hung" {
             redis.pause();
+            // The cache fails open: every call is answered, the first few after the
+            // connection's timeouts, then at once: the breaker no longer asks Redis.
+            for i in 0..2 * 3 {
+                let got = call(&a, "Stats.hits", json!({"key": format!("k{i}")})).await;
+                assert!(got["result"]["runs"].is_u64(), "answered uncached: {got}");
+            }
+            let (_, body) = probe("/readyz").await;
+            assert!(
+                body["reasons"][0]
+                    .as_str()
+                    .is_some_and(|r| r.contains("Redis is unavailable: not asked for another")),
+                "the breaker is open: {body}"
+            );
+            // The locks fail closed.
+            let got = call(&a, "Orders.pay", json!({"order_id": 1})).await;
+            assert!(
+                got["error"].is_object(),
+                "refused while the lock store is out: {got}"
+            );
         } else {
             redis.stop();
         }

@@ -1,5 +1,7 @@
 //! The one core pipeline that both faces (JSON-RPC and MCP `tools/call`) run calls through.
 
+#[cfg(feature = "redis")]
+pub(crate) mod breaker;
 pub(crate) mod cache;
 pub mod changes;
 pub(crate) mod events;

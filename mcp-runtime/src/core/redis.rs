@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures_util::future::BoxFuture;
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::aio::ConnectionManagerConfig;
 
 use super::cache::{CacheStore, StoreError};
 use super::lock::LockStore;
@@ -33,11 +33,13 @@ redis.call('SET', KEYS[1], string.format('%.0f', due), 'PX', math.floor((due - n
 return 0
 "#;
 
-/// A Redis connection for the cache, the locks and MCP sessions.
+/// A Redis connection for the cache, the locks and MCP sessions. Every command goes through a
+/// circuit breaker (`core::breaker`): a Redis that stops answering is not waited on for each
+/// call.
 #[derive(Clone)]
 pub struct RedisStore {
     client: redis::Client,
-    con: ConnectionManager,
+    con: super::breaker::Guarded,
     prefix: String,
     release: std::sync::Arc<redis::Script>,
     rate: std::sync::Arc<redis::Script>,
@@ -73,7 +75,10 @@ impl RedisStore {
         let con = client.get_connection_manager_lazy(config).map_err(err)?;
         Ok(Self {
             client,
-            con,
+            con: super::breaker::Guarded {
+                con,
+                breaker: std::sync::Arc::default(),
+            },
             prefix: String::new(),
             release: std::sync::Arc::new(redis::Script::new(RELEASE)),
             rate: std::sync::Arc::new(redis::Script::new(RATE)),
@@ -91,8 +96,8 @@ impl RedisStore {
         format!("{}{k}", self.prefix)
     }
 
-    /// The shared connection (a cheap handle).
-    pub(crate) fn connection(&self) -> ConnectionManager {
+    /// The shared connection (a cheap handle), through the breaker.
+    pub(crate) fn connection(&self) -> super::breaker::Guarded {
         self.con.clone()
     }
 

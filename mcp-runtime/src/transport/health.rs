@@ -72,7 +72,8 @@ impl Health {
         if let Some(redis) = &self.redis
             && let Err(e) = redis.ping().await
         {
-            reasons.push(format!("redis: {e}"));
+            // The store's error names its backend: `redis: ...`.
+            reasons.push(e.to_string());
         }
         reasons
     }
