@@ -54,6 +54,7 @@ pub fn with_states(b: mcp_runtime::ServerBuilder) -> mcp_runtime::ServerBuilder 
 pub fn builder() -> mcp_runtime::ServerBuilder {
     let mut b = with_states(Server::builder())
         .name("catalog")
+        .groups([MCP, INTERNAL, admin::ADMIN, conformance::CONFORMANCE])
         .version(env!("CARGO_PKG_VERSION"))
         .instructions(
             "A small product catalog: search products, get one by id, browse the category tree.",

@@ -713,8 +713,8 @@ async fn every_page(ep: &McpEndpoint, kind: McpList, lang: &str) -> Result<Value
     }
 }
 
-/// What `check` reports: `Ok` with a one-line summary, or `Err` with every problem found, one
-/// line each: catalog errors (duplicates, group conflicts, bad version ranges, methods without
+/// What `check` reports: `Ok` with a one-line summary (then a `warning: ` line for each of
+/// [`crate::Server::warnings`]), or `Err` with every problem found, one line each: catalog errors (duplicates, group conflicts, bad version ranges, methods without
 /// a group), translation errors, invalid MCP tool names and input schemas that do not compile.
 ///
 /// Building stops at the first kind of problem, in this order: the cache/lock store, the
@@ -765,14 +765,19 @@ pub fn check(builder: ServerBuilder) -> Result<String, Vec<String>> {
         .catalogs()
         .flat_map(|c| c.methods().iter().map(|m| m.name()))
         .collect();
-    Ok(format!(
+    let mut summary = format!(
         "{} groups, {} catalogs, {} methods ({}), languages {}",
         r.groups().len(),
         r.catalogs().count(),
         methods.len(),
         server.endpoints(),
         server.translations().languages().join(", ")
-    ))
+    );
+    for w in server.warnings() {
+        summary.push_str("\nwarning: ");
+        summary.push_str(w);
+    }
+    Ok(summary)
 }
 
 /// The `check` command: the summary (exit 0) or the problems (exit 1) on stdout.

@@ -128,6 +128,8 @@ pub(crate) struct Config {
     pub quiet: bool,
     /// The router serves `/healthz` and `/readyz`.
     pub health_routes: bool,
+    /// The groups the application says it serves ([`ServerBuilder::groups`]).
+    pub declared_groups: Vec<crate::ApiGroup>,
 }
 
 /// Builds a [`Server`].
@@ -368,6 +370,27 @@ impl ServerBuilder {
     /// health-check interval times the failures it waits for.
     pub fn unready_delay(mut self, d: std::time::Duration) -> Self {
         self.config.limits.unready_delay = d;
+        self
+    }
+
+    /// Declares the groups this server is meant to serve, so that a group that nothing was
+    /// put in (no method, resource or prompt names it: a missing `groups = [...]`, a
+    /// misspelled constant) is reported: by `check` as a warning, and by
+    /// [`ServerBuilder::build`] as a `warn` event. Optional: a server serves the groups its
+    /// methods name either way.
+    ///
+    /// ```
+    /// use mcp_runtime::{ApiGroup, Server};
+    ///
+    /// const NOTES: ApiGroup = ApiGroup::mcp("notes");
+    /// let server = Server::builder().groups([NOTES]).build().unwrap();
+    /// assert_eq!(
+    ///     server.warnings(),
+    ///     ["group `notes` is declared but no method, resource or prompt is in it: it serves nothing"]
+    /// );
+    /// ```
+    pub fn groups(mut self, groups: impl IntoIterator<Item = crate::ApiGroup>) -> Self {
+        self.config.declared_groups.extend(groups);
         self
     }
 
@@ -630,6 +653,21 @@ impl ServerBuilder {
         if !unknown.is_empty() {
             return Err(BuildError::Settings(unknown));
         }
+        let warnings: Vec<String> = self
+            .config
+            .declared_groups
+            .iter()
+            .filter(|g| !registry.groups().iter().any(|r| r.name() == g.name()))
+            .map(|g| {
+                format!(
+                    "group `{}` is declared but no method, resource or prompt is in it: it serves nothing",
+                    g.name()
+                )
+            })
+            .collect();
+        for w in &warnings {
+            tracing::warn!("{w}");
+        }
         let files = match &self.translations {
             TranslationSource::None => Ok(Vec::new()),
             TranslationSource::Dir(d) => {
@@ -809,6 +847,7 @@ impl ServerBuilder {
                 }),
                 stdio_protected: config.stdio_protected,
                 quiet: config.quiet,
+                warnings,
             }),
         })
     }
@@ -818,6 +857,7 @@ struct ServerInner {
     site: Arc<Site>,
     stdio_protected: bool,
     quiet: bool,
+    warnings: Vec<String>,
 }
 
 /// A built server: its catalogs, core and routers.
@@ -827,6 +867,12 @@ pub struct Server {
 }
 
 impl Server {
+    /// What the build found suspicious but not wrong (e.g. a declared group with nothing in
+    /// it, see [`ServerBuilder::groups`]); `check` prints them.
+    pub fn warnings(&self) -> &[String] {
+        &self.inner.warnings
+    }
+
     /// A builder with defaults.
     pub fn builder() -> ServerBuilder {
         ServerBuilder {
@@ -845,6 +891,7 @@ impl Server {
                 stdio_protected: false,
                 quiet: false,
                 health_routes: true,
+                declared_groups: Vec::new(),
             },
             env: None,
             state: StateMap::default(),

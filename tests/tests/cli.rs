@@ -197,6 +197,17 @@ fn check_summarizes_a_valid_server() {
 }
 
 #[test]
+fn check_warns_of_a_declared_group_with_nothing_in_it() {
+    const NOTES: mcp_runtime::ApiGroup = mcp_runtime::ApiGroup::mcp("notes");
+    let summary = check(builder().method(&GOOD).groups([G, NOTES])).expect("valid");
+    assert_eq!(
+        summary,
+        "1 groups, 1 catalogs, 1 methods (JSON-RPC g v1; MCP g v1), languages en\n\
+         warning: group `notes` is declared but no method, resource or prompt is in it: it serves nothing"
+    );
+}
+
+#[test]
 fn check_lists_catalog_errors_one_per_line() {
     let problems = check(builder().method(&GOOD).method(&GOOD_AGAIN)).unwrap_err();
     assert_eq!(problems.len(), 1, "{problems:?}");
