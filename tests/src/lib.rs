@@ -1,5 +1,6 @@
 //! The test kit shared by this crate's test files: what more than one of them needs (servers
-//! on loopback ports, HTTP clients and requests, paths of the build).
+//! on loopback ports, HTTP clients and requests, SSE bodies, an endpoint over stdio, paths of
+//! the build).
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -8,6 +9,7 @@ use std::time::Duration;
 use mcp_runtime::{Environment, Server, ServerBuilder};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 /// This build's target directory: `CARGO_TARGET_DIR`, or the one holding the running test
 /// binary (`<target>/debug/deps/<binary>`).
@@ -153,4 +155,104 @@ pub fn parse(text: &str) -> Value {
 /// A header's value as text.
 pub fn hdr<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
     h.get(name).map(|v| v.to_str().expect("a text header"))
+}
+
+/// One server-sent event.
+#[derive(Debug, Default, PartialEq)]
+pub struct Event {
+    /// `id:`
+    pub id: Option<String>,
+    /// `event:`
+    pub event: Option<String>,
+    /// `retry:`
+    pub retry: Option<String>,
+    /// `data:`
+    pub data: String,
+}
+
+/// Parses an SSE body into events; every field must be one of id, event, retry, data.
+pub fn sse_events(text: &str) -> Vec<Event> {
+    assert!(
+        text.is_empty() || text.ends_with("\n\n"),
+        "SSE body must end with a blank line: {text:?}"
+    );
+    text.split("\n\n")
+        .filter(|f| !f.is_empty())
+        .map(|frame| {
+            let mut e = Event::default();
+            for line in frame.split('\n') {
+                let (field, value) = line
+                    .split_once(':')
+                    .unwrap_or_else(|| panic!("bad SSE line {line:?}"));
+                let value = value.strip_prefix(' ').unwrap_or(value).to_owned();
+                match field {
+                    "id" => e.id = Some(value),
+                    "event" => e.event = Some(value),
+                    "retry" => e.retry = Some(value),
+                    "data" => e.data = value,
+                    other => panic!("unexpected SSE field {other:?} in {frame:?}"),
+                }
+            }
+            e
+        })
+        .collect()
+}
+
+/// An MCP endpoint served over stdio (`serve_io` on in-memory pipes): lines in, lines out.
+pub struct Stdio {
+    input: Option<tokio::io::DuplexStream>,
+    output: tokio::io::Lines<BufReader<tokio::io::DuplexStream>>,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl Stdio {
+    /// Serves `group` v1 of `server`.
+    pub fn start(server: &Server, group: &str) -> Self {
+        let ep = server.mcp_endpoint(group, 1).unwrap().clone();
+        let (client_w, server_r) = tokio::io::duplex(1 << 16);
+        let (server_w, client_r) = tokio::io::duplex(1 << 16);
+        let task = tokio::spawn(mcp_runtime::test_util::serve_io(ep, server_r, server_w));
+        Self {
+            input: Some(client_w),
+            output: BufReader::new(client_r).lines(),
+            task,
+        }
+    }
+
+    /// Writes one line.
+    pub async fn send(&mut self, line: &str) {
+        let w = self.input.as_mut().unwrap();
+        w.write_all(line.as_bytes()).await.unwrap();
+        w.write_all(b"\n").await.unwrap();
+        w.flush().await.unwrap();
+    }
+
+    /// The next line written, within [`TIMEOUT`].
+    pub async fn recv(&mut self) -> String {
+        tokio::time::timeout(TIMEOUT, self.output.next_line())
+            .await
+            .expect("a line in time")
+            .unwrap()
+            .expect("output still open")
+    }
+
+    /// Writes a line and reads the one written back, as JSON.
+    pub async fn roundtrip(&mut self, line: &str) -> Value {
+        self.send(line).await;
+        let out = self.recv().await;
+        assert!(!out.contains('\n'));
+        parse(&out)
+    }
+
+    /// Closes the input: the loop must end, having written nothing more.
+    pub async fn close(mut self) {
+        drop(self.input.take());
+        let r = tokio::time::timeout(TIMEOUT, self.task)
+            .await
+            .expect("serve_io returns when input closes")
+            .unwrap();
+        assert!(r.is_ok(), "{r:?}");
+        // Nothing more was written.
+        assert_eq!(self.output.next_line().await.unwrap(), None);
+    }
 }

@@ -13,9 +13,11 @@ use mcp_runtime::record::{
 };
 use mcp_runtime::{ApiGroup, Environment, Output, RequestContext, RpcError, Server, ServerBuilder};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-use tests::{client, delete, example_prod, get, hdr, parse, post, post_json, serve_url};
+use tests::{
+    Event, Stdio, client, delete, example_prod, get, hdr, parse, post, post_json, serve_url,
+    sse_events,
+};
 
 // ---------------------------------------------------------------------------------------------
 // Fixtures and helpers
@@ -195,43 +197,6 @@ fn is_hex32(s: &str) -> bool {
     s.len() == 32
         && s.bytes()
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-}
-
-/// One server-sent event.
-#[derive(Debug, Default, PartialEq)]
-struct Event {
-    id: Option<String>,
-    event: Option<String>,
-    retry: Option<String>,
-    data: String,
-}
-
-/// Parses an SSE body into events; every field must be one of id, event, retry, data.
-fn sse_events(text: &str) -> Vec<Event> {
-    assert!(
-        text.is_empty() || text.ends_with("\n\n"),
-        "SSE body must end with a blank line: {text:?}"
-    );
-    text.split("\n\n")
-        .filter(|f| !f.is_empty())
-        .map(|frame| {
-            let mut e = Event::default();
-            for line in frame.split('\n') {
-                let (field, value) = line
-                    .split_once(':')
-                    .unwrap_or_else(|| panic!("bad SSE line {line:?}"));
-                let value = value.strip_prefix(' ').unwrap_or(value).to_owned();
-                match field {
-                    "id" => e.id = Some(value),
-                    "event" => e.event = Some(value),
-                    "retry" => e.retry = Some(value),
-                    "data" => e.data = value,
-                    other => panic!("unexpected SSE field {other:?} in {frame:?}"),
-                }
-            }
-            e
-        })
-        .collect()
 }
 
 /// Checks the priming event of a resumable stream and returns the stream id.
@@ -2288,59 +2253,6 @@ async fn invalid_tool_name_fails_every_mcp_request_prod_hides_details() {
 // ---------------------------------------------------------------------------------------------
 // stdio
 // ---------------------------------------------------------------------------------------------
-
-struct Stdio {
-    input: Option<tokio::io::DuplexStream>,
-    output: tokio::io::Lines<BufReader<tokio::io::DuplexStream>>,
-    task: tokio::task::JoinHandle<std::io::Result<()>>,
-}
-
-impl Stdio {
-    fn start(server: &Server, group: &str) -> Self {
-        let ep = server.mcp_endpoint(group, 1).unwrap().clone();
-        let (client_w, server_r) = tokio::io::duplex(1 << 16);
-        let (server_w, client_r) = tokio::io::duplex(1 << 16);
-        let task = tokio::spawn(mcp_runtime::test_util::serve_io(ep, server_r, server_w));
-        Self {
-            input: Some(client_w),
-            output: BufReader::new(client_r).lines(),
-            task,
-        }
-    }
-
-    async fn send(&mut self, line: &str) {
-        let w = self.input.as_mut().unwrap();
-        w.write_all(line.as_bytes()).await.unwrap();
-        w.write_all(b"\n").await.unwrap();
-        w.flush().await.unwrap();
-    }
-
-    async fn recv(&mut self) -> String {
-        tokio::time::timeout(TIMEOUT, self.output.next_line())
-            .await
-            .expect("a line in time")
-            .unwrap()
-            .expect("output still open")
-    }
-
-    async fn roundtrip(&mut self, line: &str) -> Value {
-        self.send(line).await;
-        let out = self.recv().await;
-        assert!(!out.contains('\n'));
-        parse(&out)
-    }
-
-    async fn close(mut self) {
-        drop(self.input.take());
-        let r = tokio::time::timeout(TIMEOUT, self.task)
-            .await
-            .expect("serve_io returns when input closes")
-            .unwrap();
-        assert!(r.is_ok(), "{r:?}");
-        // Nothing more was written.
-        assert_eq!(self.output.next_line().await.unwrap(), None);
-    }
-}
 
 #[tokio::test]
 async fn stdio_handshake_and_tools() {
