@@ -552,6 +552,21 @@ async fn modern(p: &Proc, id: u64, method: &str, mut params: Value) -> Value {
 }
 
 /// Polls `tasks/get` on `p` until the task's status is `status` (at most `secs` seconds).
+/// A 2026-07-28 call of `slow_compute` (a minute) on `p`, which becomes a task: its id.
+async fn slow_task(p: &Proc, id: u64) -> String {
+    let created = modern(
+        p,
+        id,
+        "tools/call",
+        json!({"name": "slow_compute", "arguments": {"seconds": 60}}),
+    )
+    .await;
+    created["result"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {created}"))
+        .to_owned()
+}
+
 async fn task_status(p: &Proc, task: &str, status: &str, secs: u64) -> Value {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);
     loop {
@@ -603,33 +618,13 @@ async fn any_instance_answers_for_a_task_another_runs_and_a_dead_ones_tasks_fail
         json!([{"type": "text", "text": "Deleted r.txt"}])
     );
     // B cancels a task A runs.
-    let created = modern(
-        &a,
-        3,
-        "tools/call",
-        json!({"name": "slow_compute", "arguments": {"seconds": 60}}),
-    )
-    .await;
-    let task = created["result"]["taskId"]
-        .as_str()
-        .expect("a task")
-        .to_owned();
+    let task = slow_task(&a, 3).await;
     task_status(&b, &task, "working", 10).await;
     let ack = modern(&b, 4, "tasks/cancel", json!({"taskId": task})).await;
     assert_eq!(ack["result"]["resultType"], "complete");
     task_status(&b, &task, "cancelled", 10).await;
     // A stops while its task runs: B reports it failed once A's heartbeat has lapsed.
-    let created = modern(
-        &a,
-        5,
-        "tools/call",
-        json!({"name": "slow_compute", "arguments": {"seconds": 60}}),
-    )
-    .await;
-    let task = created["result"]["taskId"]
-        .as_str()
-        .expect("a task")
-        .to_owned();
+    let task = slow_task(&a, 5).await;
     task_status(&b, &task, "working", 10).await;
     drop(a);
     let failed = task_status(&b, &task, "failed", 20).await;
@@ -649,17 +644,7 @@ async fn a_task_is_found_on_another_instance_as_soon_as_its_id_is_answered() {
     // Each id is read on the other instance the moment it is answered: the record was
     // stored before the answer, never after it.
     for i in 0..300 {
-        let created = modern(
-            &a,
-            i,
-            "tools/call",
-            json!({"name": "slow_compute", "arguments": {"seconds": 60}}),
-        )
-        .await;
-        let task = created["result"]["taskId"]
-            .as_str()
-            .unwrap_or_else(|| panic!("a task: {created}"))
-            .to_owned();
+        let task = slow_task(&a, i).await;
         let got = modern(&b, i, "tasks/get", json!({"taskId": task})).await;
         assert_eq!(got["result"]["status"], "working", "try {i}: {got}");
         // Its place is given back for the next one.

@@ -19,45 +19,7 @@ fn http() -> reqwest::Client {
         .expect("client")
 }
 
-/// One SSE event.
-#[derive(Debug, PartialEq)]
-struct Event {
-    id: Option<String>,
-    event: Option<String>,
-    retry: Option<String>,
-    data: String,
-}
-
-/// The complete events of an SSE text (a partial last one is left out).
-fn events(text: &str) -> Vec<Event> {
-    let complete = text.rfind("\n\n").map_or("", |end| &text[..end]);
-    complete
-        .split("\n\n")
-        .filter(|f| !f.is_empty())
-        .map(|frame| {
-            let mut e = Event {
-                id: None,
-                event: None,
-                retry: None,
-                data: String::new(),
-            };
-            for line in frame.split('\n') {
-                let (field, value) = line
-                    .split_once(':')
-                    .unwrap_or_else(|| panic!("bad SSE line {line:?}"));
-                let value = value.strip_prefix(' ').unwrap_or(value).to_owned();
-                match field {
-                    "id" => e.id = Some(value),
-                    "event" => e.event = Some(value),
-                    "retry" => e.retry = Some(value),
-                    "data" => e.data = value,
-                    other => panic!("unexpected SSE field {other:?} in {frame:?}"),
-                }
-            }
-            e
-        })
-        .collect()
-}
+use mcp_runtime::test_util::{SseEvent as Event, sse_events_so_far as events};
 
 /// `GET` with a `Last-Event-ID`: status, content type and body.
 async fn resume(

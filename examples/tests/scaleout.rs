@@ -208,6 +208,21 @@ async fn one(c: &reqwest::Client, base: &str, session: &str, n: usize) -> Result
     }
 }
 
+/// Three `catalog` instances (production, with `env` besides) on one fresh Redis behind
+/// HAProxy, once its health checks have seen them up.
+async fn three_behind_haproxy(env: &[(&str, &str)]) -> (Redis, Vec<Spawned>, HaProxy) {
+    let redis = Redis::start();
+    let url = redis.url();
+    let mut all = vec![("REDIS_URL", url.as_str()), ("APP_ENV", "prod")];
+    all.extend_from_slice(env);
+    let instances: Vec<Spawned> = (0..3).map(|_| Spawned::catalog(&all)).collect();
+    let backends: Vec<&str> = instances.iter().map(|i| i.addr.as_str()).collect();
+    let lb = HaProxy::start(&backends);
+    // Health checks every 100 ms, two to be up.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    (redis, instances, lb)
+}
+
 /// `n` workers sending the mixed load through `base`, each on its own handshake session,
 /// until `stop`: each gives the failures before and after `mark` was set.
 async fn load(
@@ -253,20 +268,9 @@ async fn load(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs haproxy and redis-server; scripts/test.sh provides the peers and runs ignored tests"]
 async fn three_instances_behind_haproxy_lose_only_what_was_in_flight_on_a_killed_one() {
-    let redis = Redis::start();
-    let url = redis.url();
-    let env = [
-        ("REDIS_URL", url.as_str()),
-        ("APP_ENV", "prod"),
-        ("CATALOG_STATEFUL", "mcp"),
-    ];
-    let mut instances: Vec<Spawned> = (0..3).map(|_| Spawned::catalog(&env)).collect();
+    let (redis, mut instances, lb) = three_behind_haproxy(&[("CATALOG_STATEFUL", "mcp")]).await;
     let addrs: Vec<String> = instances.iter().map(|i| i.addr.clone()).collect();
-    let lb = HaProxy::start(&addrs.iter().map(String::as_str).collect::<Vec<_>>());
-    let base = lb.base();
-    let c = http();
-    // The balancer's health checks see every instance up.
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    let (base, c) = (lb.base(), http());
 
     // Cache entries hold across instances: two other keys first make instance 0's counter
     // differ from a fresh one's, so a miss elsewhere would show.
@@ -360,20 +364,14 @@ async fn three_instances_behind_haproxy_lose_only_what_was_in_flight_on_a_killed
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs haproxy and redis-server; scripts/test.sh provides the peers and runs ignored tests"]
 async fn an_instance_stopped_with_sigterm_behind_haproxy_fails_no_request() {
-    let redis = Redis::start();
-    let url = redis.url();
-    let env = [
-        ("REDIS_URL", url.as_str()),
-        ("APP_ENV", "prod"),
+    let (redis, mut instances, lb) = three_behind_haproxy(&[
         ("CATALOG_STATEFUL", "mcp"),
         // Health checks every 100 ms, one failure marks an instance down.
         ("CATALOG_UNREADY_DELAY_MS", "600"),
-    ];
-    let mut instances: Vec<Spawned> = (0..3).map(|_| Spawned::catalog(&env)).collect();
+    ])
+    .await;
     let addrs: Vec<String> = instances.iter().map(|i| i.addr.clone()).collect();
-    let lb = HaProxy::start(&addrs.iter().map(String::as_str).collect::<Vec<_>>());
     let (base, c) = (lb.base(), http());
-    tokio::time::sleep(Duration::from_millis(400)).await;
     let ready = |i: usize| {
         let (c, url) = (c.clone(), format!("http://{}/readyz", addrs[i]));
         async move { c.get(url).send().await.map(|r| r.status().as_u16()) }
@@ -447,23 +445,10 @@ async fn listen(c: &reqwest::Client, base: &str, id: usize) -> reqwest::Response
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs haproxy and redis-server; scripts/test.sh provides the peers and runs ignored tests"]
 async fn shares_and_rate_limits_hold_across_instances_behind_haproxy() {
-    let redis = Redis::start();
-    let url = redis.url();
-    let env = [
-        ("REDIS_URL", url.as_str()),
-        ("APP_ENV", "prod"),
-        ("CATALOG_TRUSTED_PROXIES", "127.0.0.1"),
-    ];
-    let apps = [
-        Spawned::catalog(&env),
-        Spawned::catalog(&env),
-        Spawned::catalog(&env),
-    ];
-    let backends: Vec<&str> = apps.iter().map(|a| a.addr.as_str()).collect();
-    let lb = HaProxy::start(&backends);
+    // Named, so that they live to the end of the test.
+    let (_redis, _apps, lb) =
+        three_behind_haproxy(&[("CATALOG_TRUSTED_PROXIES", "127.0.0.1")]).await;
     let base = lb.base();
-    // Let HAProxy's health checks find all three up.
-    tokio::time::sleep(Duration::from_millis(500)).await;
 
     // The flooder (127.0.0.2) opens its share of streams (16), spread round robin.
     let flood = common::client_from("127.0.0.2");

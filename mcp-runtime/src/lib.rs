@@ -66,6 +66,8 @@ mod scope_views;
 mod server;
 #[cfg(any(test, feature = "test-util"))]
 mod test_redis;
+#[cfg(feature = "test-util")]
+mod test_sse;
 pub mod transport;
 pub(crate) mod uri_template;
 mod wire;
@@ -128,6 +130,7 @@ pub mod test_util {
     pub use crate::mcp::handler::{Answer, McpEndpoint, Message};
     pub use crate::mcp::protocol::Era;
     pub use crate::test_redis::Redis;
+    pub use crate::test_sse::{SseEvent, sse_events, sse_events_so_far};
     pub use crate::transport::stdio::serve_io;
 }
 

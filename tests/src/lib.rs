@@ -157,46 +157,7 @@ pub fn hdr<'a>(h: &'a HeaderMap, name: &str) -> Option<&'a str> {
     h.get(name).map(|v| v.to_str().expect("a text header"))
 }
 
-/// One server-sent event.
-#[derive(Debug, Default, PartialEq)]
-pub struct Event {
-    /// `id:`
-    pub id: Option<String>,
-    /// `event:`
-    pub event: Option<String>,
-    /// `retry:`
-    pub retry: Option<String>,
-    /// `data:`
-    pub data: String,
-}
-
-/// Parses an SSE body into events; every field must be one of id, event, retry, data.
-pub fn sse_events(text: &str) -> Vec<Event> {
-    assert!(
-        text.is_empty() || text.ends_with("\n\n"),
-        "SSE body must end with a blank line: {text:?}"
-    );
-    text.split("\n\n")
-        .filter(|f| !f.is_empty())
-        .map(|frame| {
-            let mut e = Event::default();
-            for line in frame.split('\n') {
-                let (field, value) = line
-                    .split_once(':')
-                    .unwrap_or_else(|| panic!("bad SSE line {line:?}"));
-                let value = value.strip_prefix(' ').unwrap_or(value).to_owned();
-                match field {
-                    "id" => e.id = Some(value),
-                    "event" => e.event = Some(value),
-                    "retry" => e.retry = Some(value),
-                    "data" => e.data = value,
-                    other => panic!("unexpected SSE field {other:?} in {frame:?}"),
-                }
-            }
-            e
-        })
-        .collect()
-}
+pub use mcp_runtime::test_util::{SseEvent as Event, sse_events, sse_events_so_far};
 
 /// An MCP endpoint served over stdio (`serve_io` on in-memory pipes): lines in, lines out.
 pub struct Stdio {

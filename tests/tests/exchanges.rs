@@ -156,11 +156,7 @@ fn table() -> Vec<Row> {
         reply: None,
         expect,
     };
-    let modern_meta = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": {},
-    });
+    let modern_meta = modern(json!({}));
     vec![
         row(
             "initialize",
@@ -338,16 +334,7 @@ fn table() -> Vec<Row> {
                 "tools/call",
                 json!({"name": "Work.echo", "arguments": {"text": "now"}, "_meta": modern_meta}),
             ),
-            vec![answer(
-                16,
-                json!({
-                    "resultType": "complete",
-                    "content": [{"type": "text", "text": "\"now\""}],
-                    "structuredContent": {"result": "now"},
-                    "isError": false,
-                    "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "ex", "version": "1.0.0"}},
-                }),
-            )],
+            vec![modern_tool_result(16, json!("now"))],
         ),
         row(
             "a 2026-07-28 question: the call answers with its input requests",
@@ -390,16 +377,7 @@ fn table() -> Vec<Row> {
                 )
             }),
             reply: None,
-            expect: vec![answer(
-                18,
-                json!({
-                    "resultType": "complete",
-                    "content": [{"type": "text", "text": "\"done\""}],
-                    "structuredContent": {"result": "done"},
-                    "isError": false,
-                    "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "ex", "version": "1.0.0"}},
-                }),
-            )],
+            expect: vec![modern_tool_result(18, json!("done"))],
         },
         row(
             "a task-augmented call answers with its task",
@@ -437,12 +415,26 @@ fn table() -> Vec<Row> {
     ]
 }
 
-fn modern_with_elicitation() -> Value {
+/// A 2026-07-28 request's `_meta`, with these client capabilities.
+fn modern(capabilities: Value) -> Value {
     json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
     })
+}
+
+fn modern_with_elicitation() -> Value {
+    modern(json!({"elicitation": {}}))
+}
+
+/// A 2026-07-28 tool result.
+fn modern_tool_result(id: u64, value: Value) -> Value {
+    let mut a = tool_result(id, value);
+    a["result"]["resultType"] = json!("complete");
+    a["result"]["_meta"] =
+        json!({"io.modelcontextprotocol/serverInfo": {"name": "ex", "version": "1.0.0"}});
+    a
 }
 
 /// What each transport's server makes its own, written `"?"`: a server request's id, task ids
@@ -520,6 +512,39 @@ async fn over_stdio(rows: &[Row]) -> Vec<Vec<Value>> {
     seen
 }
 
+/// POSTs `message` as a client would: a 2026-07-28 request with the headers its envelope asks
+/// for, anything else in the session (if there is one yet).
+async fn post(
+    c: &reqwest::Client,
+    url: &str,
+    session: Option<&str>,
+    message: &Value,
+) -> reqwest::Response {
+    let params = &message["params"];
+    let mut req = c
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(message.to_string());
+    if params["_meta"]
+        .get("io.modelcontextprotocol/protocolVersion")
+        .is_some()
+    {
+        let method = message["method"].as_str().unwrap_or_default();
+        req = req
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", method);
+        if let Some(name) = params["name"].as_str().or(params["uri"].as_str()) {
+            req = req.header("mcp-name", name);
+        }
+    } else if let Some(sid) = session {
+        req = req
+            .header("mcp-session-id", sid)
+            .header("mcp-protocol-version", VERSION);
+    }
+    req.send().await.expect("the server answers")
+}
+
 async fn over_http(rows: &[Row]) -> Vec<Vec<Value>> {
     let base = serve_url(builder().build().expect("the server builds")).await;
     let url = format!("{base}/mcp/ex/v1");
@@ -529,29 +554,7 @@ async fn over_http(rows: &[Row]) -> Vec<Vec<Value>> {
     let mut last = Value::Null;
     for row in rows {
         let send = row.send.message(&last);
-        let params = &send["params"];
-        let modern = params["_meta"]
-            .get("io.modelcontextprotocol/protocolVersion")
-            .is_some();
-        let mut req = c
-            .post(&url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .body(send.to_string());
-        if modern {
-            let method = send["method"].as_str().unwrap_or_default();
-            req = req
-                .header("mcp-protocol-version", "2026-07-28")
-                .header("mcp-method", method);
-            if let Some(name) = params["name"].as_str().or(params["uri"].as_str()) {
-                req = req.header("mcp-name", name);
-            }
-        } else if let Some(sid) = &session {
-            req = req
-                .header("mcp-session-id", sid)
-                .header("mcp-protocol-version", VERSION);
-        }
-        let mut res = req.send().await.expect("the server answers");
+        let mut res = post(&c, &url, session.as_deref(), &send).await;
         if session.is_none()
             && let Some(sid) = res.headers().get("mcp-session-id")
         {
@@ -589,16 +592,7 @@ async fn over_http(rows: &[Row]) -> Vec<Vec<Value>> {
                     if let (Some(reply), Some(_), Some(_)) =
                         (&row.reply, m.get("method"), m.get("id"))
                     {
-                        let r = c
-                            .post(&url)
-                            .header("content-type", "application/json")
-                            .header("accept", "application/json, text/event-stream")
-                            .header("mcp-session-id", session.as_deref().expect("a session"))
-                            .header("mcp-protocol-version", VERSION)
-                            .body(response_to(&m, reply).to_string())
-                            .send()
-                            .await
-                            .expect("the answer is taken");
+                        let r = post(&c, &url, session.as_deref(), &response_to(&m, reply)).await;
                         assert_eq!(r.status(), 202, "{}", row.what);
                     }
                     let done = is_answer_to(&m, &send["id"]);
