@@ -12,6 +12,10 @@ use crate::MCP;
 pub struct JobReport {
     /// Steps done.
     pub steps: u32,
+    /// Which run finished it, when not the first: with Redis, a task whose instance stopped is
+    /// run again, from its start, by another.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attempt: Option<u32>,
 }
 
 /// Run a slow job, reporting progress after each step.
@@ -43,5 +47,8 @@ pub async fn run(
             Some(&format!("step {i} of {steps}")),
         );
     }
-    Ok(JobReport { steps })
+    Ok(JobReport {
+        steps,
+        attempt: (ctx.attempt() > 1).then(|| ctx.attempt()),
+    })
 }

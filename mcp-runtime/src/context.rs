@@ -298,6 +298,19 @@ impl Caller {
     pub fn local() -> Self {
         Self(Who::Key(Arc::from("local")))
     }
+
+    /// The caller a key written by [`Caller`]'s `Display` names (`ip:…` back to an address).
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) fn from_key(key: &str) -> Self {
+        let address = key
+            .strip_prefix("ip:")
+            .map(|a| a.strip_suffix("/64").unwrap_or(a))
+            .and_then(|a| a.parse::<std::net::IpAddr>().ok());
+        match address {
+            Some(ip) => Self(Who::Address(ip)),
+            None => Self(Who::Key(Arc::from(key))),
+        }
+    }
 }
 
 /// Its key, as logs show it: `sub:…`, `tok:…`, `ip:…`, `ses:…` or `local`.
@@ -368,6 +381,9 @@ pub struct CallExtras {
     pub session: Option<Arc<str>>,
     /// Who the call's shares are counted against ([`Caller`]), when the transport knows.
     pub caller: Option<Caller>,
+    /// Which run of the call this is, when it is not the first: a task's call run again on
+    /// another instance after the one running it stopped ([`RequestContext::attempt`]).
+    pub attempt: u32,
 }
 
 impl fmt::Debug for CallExtras {
@@ -381,6 +397,7 @@ impl fmt::Debug for CallExtras {
             .field("ray_id", &self.ray_id)
             .field("identity", &self.identity)
             .field("caller", &self.caller)
+            .field("attempt", &self.attempt)
             .finish()
     }
 }
@@ -478,6 +495,11 @@ impl ContextBuilder {
     /// The call's cancellation, to cancel it from the test.
     pub fn cancel(mut self, signal: CancelSignal) -> Self {
         self.extras.cancel = Some(signal);
+        self
+    }
+    /// Which run of the call this is (default 1; see [`RequestContext::attempt`]).
+    pub fn attempt(mut self, attempt: u32) -> Self {
+        self.extras.attempt = attempt;
         self
     }
     /// The context.
@@ -661,6 +683,14 @@ impl RequestContext {
     /// into logs and events.
     pub fn ray_id(&self) -> Option<&str> {
         self.inner.extras.ray_id.as_deref()
+    }
+
+    /// Which run of the call this is: 1, or more for a task's call run again because the
+    /// instance running it stopped (with Redis, accepted tasks survive their instance: another
+    /// one runs the call again from its start). A method with effects that must not happen
+    /// twice can tell a re-run by it.
+    pub fn attempt(&self) -> u32 {
+        self.inner.extras.attempt.max(1)
     }
 
     /// How long ago the call started.

@@ -803,6 +803,18 @@ impl ServerBuilder {
             .with_shared_streams(stateful.then(|| shared_streams.clone()).flatten());
             mcp.insert((name, catalog.version()), Arc::new(ep));
         }
+        // With Redis, accepted tasks are queued, and the work of stopped instances is run here.
+        #[cfg(feature = "redis")]
+        if let Some(store) = &readiness_redis {
+            let endpoints = mcp
+                .iter()
+                .map(|((g, v), ep)| ((g.to_string(), *v), ep.clone()))
+                .collect();
+            core.tasks().with_queue(
+                Arc::new(crate::core::redis_work::RedisWork::new(store.clone())),
+                Arc::new(TakeOvers(endpoints)),
+            );
+        }
         let config = self.config;
         let callbacks = self.callbacks;
         let callback_hosts = Arc::new(
@@ -1121,6 +1133,28 @@ impl Server {
             }
         };
         format!("JSON-RPC {}; MCP {}", list(false), list(true))
+    }
+}
+
+/// Runs work taken over from a stopped instance on the MCP endpoint that accepted it.
+#[cfg(feature = "redis")]
+struct TakeOvers(BTreeMap<(String, u32), Arc<crate::mcp::handler::McpEndpoint>>);
+
+#[cfg(feature = "redis")]
+impl crate::core::tasks::Runner for TakeOvers {
+    fn run(&self, work: crate::core::tasks::Work) -> futures_util::future::BoxFuture<'static, ()> {
+        match self.0.get(&(work.group.clone(), work.version)) {
+            Some(ep) => Box::pin(ep.clone().take_over(work)),
+            None => {
+                tracing::warn!(
+                    task = work.task,
+                    group = work.group,
+                    version = work.version,
+                    "work for an endpoint this instance does not serve: left for another"
+                );
+                Box::pin(std::future::ready(()))
+            }
+        }
     }
 }
 

@@ -379,7 +379,7 @@ if ARGV[4] ~= '0' then redis.call('SET', KEYS[2], '1', 'PX', ARGV[4]) end
 return 1
 ";
 
-const ALIVE_MS: u64 = 10_000;
+pub(crate) const ALIVE_MS: u64 = 10_000;
 const HEARTBEAT: Duration = Duration::from_secs(3);
 
 impl RedisTasks {
@@ -595,6 +595,7 @@ mod tests {
             input_requests: serde_json::Map::new(),
             result: None,
             error: None,
+            durable: false,
         }
     }
 

@@ -95,6 +95,10 @@ pub(crate) struct Stored {
     pub result: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<Value>,
+    /// Its work is kept in the store's queue: when its instance stops another one runs it, so
+    /// a lapsed heartbeat is not a failure.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub durable: bool,
 }
 
 fn ms(t: SystemTime) -> u64 {
@@ -120,6 +124,7 @@ impl Stored {
             input_requests: v.input_requests.clone(),
             result: v.result.clone(),
             error: v.error.clone(),
+            durable: false,
         }
     }
 

@@ -53,6 +53,56 @@ pub(crate) trait TaskMirror: Send + Sync + 'static {
     fn run(&self, tasks: Tasks);
 }
 
+/// Accepted work kept in the shared store until it is done (Redis Streams, a consumer group:
+/// `core::redis::RedisWork`), so that when the instance running it stops, another one runs it
+/// again.
+pub(crate) trait WorkQueue: Send + Sync + 'static {
+    /// Keeps `work` until [`WorkQueue::done`]: its entry's id. Called once the task's record
+    /// is stored and before the task is answered.
+    fn enqueue(&self, work: &Work) -> BoxFuture<'_, Result<String, RpcError>>;
+    /// The work of `entry` is done, whatever its outcome: forgotten.
+    fn done(&self, entry: String) -> BoxFuture<'static, ()>;
+    /// Until the process ends: takes the work whose instance stopped (its task's heartbeat
+    /// lapsed while the task runs) and hands it to `runner`.
+    fn run(&self, runner: Arc<dyn Runner>);
+}
+
+/// Runs work taken over from another instance (the MCP face: the work's endpoint calls its
+/// tool again).
+#[cfg_attr(not(feature = "redis"), allow(dead_code))]
+pub(crate) trait Runner: Send + Sync + 'static {
+    /// Runs `work` to its end, finishing its task on this instance.
+    fn run(&self, work: Work) -> BoxFuture<'static, ()>;
+}
+
+/// What it takes to run a task's call again on another instance: the call, whose it is, and
+/// which run this is.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(not(feature = "redis"), allow(dead_code))]
+pub(crate) struct Work {
+    pub task: String,
+    /// The endpoint: group and version.
+    pub group: String,
+    pub version: u32,
+    /// The revision the call was made in.
+    pub era: String,
+    /// The `tools/call` params.
+    pub params: Value,
+    pub owner: String,
+    /// The caller's key ([`crate::context::Caller`] as written).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caller: Option<String>,
+    /// The identity's subject and scopes (never a token).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identity: Option<(String, Vec<String>)>,
+    /// The queue's entry (not stored in it).
+    #[serde(skip)]
+    pub entry: String,
+    /// Which run this is: 1 for the first, 2 for the first taken over, and so on.
+    #[serde(skip)]
+    pub attempt: u32,
+}
+
 /// How a task's call ended.
 #[derive(Debug, Clone)]
 pub enum TaskOutcome {
@@ -78,6 +128,9 @@ struct Entry {
     changed: Arc<Notify>,
     /// How far its writes to the shared store have come.
     flush: Arc<Flush>,
+    /// Its entry in the work queue, forgotten when it ends; `Some("")` while it is being
+    /// queued (it is durable from its first write).
+    work: Option<String>,
 }
 
 /// The revisions of one task's writes: the last sent, and the last settled (stored, or given
@@ -129,8 +182,11 @@ struct Inner {
     tasks: Mutex<HashMap<String, Entry>>,
     mirror: Option<Arc<dyn TaskMirror>>,
     /// The revision of the last mirrored write (taken under the tasks' lock, so in the order
-    /// of the changes).
+    /// of the changes): microseconds since the epoch, at least one above the last, so that an
+    /// instance that takes a task over writes above the revisions of the one that ran it.
     revs: AtomicU64,
+    /// Where accepted work is kept until it is done (with Redis).
+    queue: OnceLock<Arc<dyn WorkQueue>>,
     /// Where task changes are announced (`notifications/tasks` on listen streams).
     changes: Option<super::Changes>,
     max_tasks: usize,
@@ -221,6 +277,7 @@ impl Tasks {
                 tasks: Mutex::default(),
                 mirror: None,
                 revs: AtomicU64::new(0),
+                queue: OnceLock::new(),
                 changes: None,
                 max_tasks: max_tasks.max(1),
                 max_running: max_running.max(1),
@@ -288,9 +345,16 @@ impl Tasks {
         if let Some(m) = &self.inner.mirror {
             let keep = e.expires.saturating_duration_since(Instant::now())
                 + Duration::from_millis(e.view.poll_interval_ms);
-            let rev = self.inner.revs.fetch_add(1, Ordering::Relaxed) + 1;
+            let now = SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX))
+                .min(FINAL_REV - 1);
+            let rev = 1 + self.inner.revs.fetch_max(now, Ordering::Relaxed).max(now);
+            self.inner.revs.fetch_max(rev, Ordering::Relaxed);
             let rt = tokio::runtime::Handle::try_current().ok()?;
-            let write = m.put(Stored::of(&e.view, &e.owner), rev, keep);
+            let mut stored = Stored::of(&e.view, &e.owner);
+            stored.durable = e.work.is_some();
+            let write = m.put(stored, rev, keep);
             let flush = e.flush.clone();
             flush.sent.fetch_max(rev, Ordering::AcqRel);
             return Some(rt.spawn(async move {
@@ -378,8 +442,11 @@ impl Tasks {
         };
         match mirror.get(id).await {
             Some((stored, alive)) if stored.owner == owner => {
+                let durable = stored.durable;
                 let mut v = stored.view();
-                if !v.status.is_terminal() && !alive {
+                // A durable task whose instance stopped is still working: another instance
+                // takes its work over.
+                if !v.status.is_terminal() && !alive && !durable {
                     v.status = TaskStatus::Failed;
                     let m = "The instance running the task stopped";
                     v.status_message = Some(m.into());
@@ -443,6 +510,113 @@ impl Tasks {
         caller: Option<&crate::context::Caller>,
         cancel: CancelSignal,
         ttl: Option<Duration>,
+    ) -> Result<(TaskView, Written), RpcError> {
+        self.create_entry(owner, caller, cancel, ttl, false)
+    }
+
+    /// A task whose call can be run again elsewhere: created, stored, and, with a work queue,
+    /// its work (made by `work` from the task's id) queued, all before it is answered. Without
+    /// a queue it is [`Self::create_for`] and [`Self::stored`].
+    pub(crate) async fn accept(
+        &self,
+        owner: &str,
+        caller: Option<&crate::context::Caller>,
+        cancel: CancelSignal,
+        ttl: Option<Duration>,
+        work: impl FnOnce(&str) -> Work,
+    ) -> Result<TaskView, RpcError> {
+        let queue = self.inner.queue.get().cloned();
+        let (view, written) = self.create_entry(owner, caller, cancel, ttl, queue.is_some())?;
+        self.stored(&view.id, written).await?;
+        let Some(queue) = queue else {
+            return Ok(view);
+        };
+        match queue.enqueue(&work(&view.id)).await {
+            Ok(entry) => {
+                if let Ok(mut tasks) = self.lock()
+                    && let Some(e) = tasks.get_mut(&view.id)
+                {
+                    e.work = Some(entry);
+                }
+                Ok(view)
+            }
+            Err(e) => {
+                // Stored, but not queued: ended, so that no one waits on it.
+                let m = "The task could not be queued (the shared store is unavailable)";
+                self.finish(
+                    &view.id,
+                    TaskOutcome::Error(
+                        serde_json::json!({"code": crate::codes::INTERNAL_ERROR, "message": m}),
+                    ),
+                );
+                Err(e)
+            }
+        }
+    }
+
+    /// Runs taken-over work through this instance: task `work.task`, as the store has it, is
+    /// kept here from now on, running again (its call stops when `cancel` is set), and its
+    /// queue entry is forgotten when it ends. An error when it ended meanwhile or is not stored.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) async fn adopt(
+        &self,
+        work: &Work,
+        caller: Option<crate::context::Caller>,
+        cancel: CancelSignal,
+    ) -> Result<TaskView, RpcError> {
+        let Some(mirror) = &self.inner.mirror else {
+            return Err(unknown());
+        };
+        let Some((stored, _)) = mirror.get(&work.task).await else {
+            return Err(unknown());
+        };
+        let owner = stored.owner.clone();
+        let mut view = stored.view();
+        if view.status.is_terminal() {
+            return Err(RpcError::invalid_params(format!(
+                "Task {} has already ended",
+                work.task
+            )));
+        }
+        view.status = TaskStatus::Working;
+        view.status_message = None;
+        view.input_requests.clear();
+        view.updated = SystemTime::now();
+        let since = view.created.elapsed().unwrap_or_default();
+        let ttl = Duration::from_millis(view.ttl_ms).saturating_sub(since);
+        let entry = Entry {
+            view: view.clone(),
+            owner,
+            caller,
+            expires: Instant::now() + ttl,
+            cancel,
+            answers: Map::new(),
+            changed: Arc::default(),
+            flush: Arc::default(),
+            work: Some(work.entry.clone()),
+        };
+        let written = Written(self.mirror(&entry));
+        self.lock()?.insert(work.task.clone(), entry);
+        self.stored(&work.task, written).await?;
+        Ok(view)
+    }
+
+    /// Uses `queue` for the work of the tasks [`Self::accept`] creates (and starts its loop,
+    /// which takes over the work of stopped instances through `runner`).
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) fn with_queue(&self, queue: Arc<dyn WorkQueue>, runner: Arc<dyn Runner>) {
+        if self.inner.queue.set(queue.clone()).is_ok() {
+            queue.run(runner);
+        }
+    }
+
+    fn create_entry(
+        &self,
+        owner: &str,
+        caller: Option<&crate::context::Caller>,
+        cancel: CancelSignal,
+        ttl: Option<Duration>,
+        durable: bool,
     ) -> Result<(TaskView, Written), RpcError> {
         let ttl = ttl.map_or(self.inner.ttl, |t| t.min(self.inner.ttl));
         let mut tasks = self.lock()?;
@@ -513,6 +687,7 @@ impl Tasks {
             answers: Map::new(),
             changed: Arc::default(),
             flush: Arc::default(),
+            work: durable.then(String::new),
         };
         let written = Written(self.mirror(&entry));
         tasks.insert(id, entry);
@@ -642,7 +817,8 @@ impl Tasks {
         e.view.input_requests.clear();
         e.view.updated = SystemTime::now();
         e.changed.notify_waiters();
-        self.mirror(e);
+        let write = self.mirror(e);
+        self.forget_work(e, write);
         Ok(e.view.clone())
     }
 
@@ -827,7 +1003,27 @@ impl Tasks {
         let floor = Instant::now() + Duration::from_millis(v.poll_interval_ms);
         e.expires = e.expires.max(floor);
         e.changed.notify_waiters();
-        self.mirror(e);
+        let write = self.mirror(e);
+        self.forget_work(e, write);
+    }
+
+    /// An ended task's queue entry is forgotten, once the write of its end has settled.
+    fn forget_work(&self, e: &mut Entry, write: Option<tokio::task::JoinHandle<bool>>) {
+        let (Some(queue), Some(entry)) = (
+            self.inner.queue.get(),
+            e.work.take().filter(|w| !w.is_empty()),
+        ) else {
+            return;
+        };
+        let done = queue.done(entry);
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(async move {
+                if let Some(w) = write {
+                    let _ = w.await;
+                }
+                done.await;
+            });
+        }
     }
 }
 

@@ -133,6 +133,17 @@ impl Message {
         }
     }
 
+    /// A request made here (a task's call run again), without `_meta`.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) fn call(method: &str, params: Option<Value>) -> Message {
+        Message {
+            id: Some(Value::from(0)),
+            method: method.to_owned(),
+            params,
+            meta: None,
+        }
+    }
+
     /// The params' `_meta` (empty when there was none).
     pub(crate) fn meta(&self) -> &Meta {
         self.meta.as_deref().unwrap_or(&NO_META)

@@ -18,12 +18,73 @@ use super::handler::{Answer, McpEndpoint, Message};
 use super::input::{Round, check_answer, missing_capability, supports};
 use super::protocol::{Era, TASKS_EXTENSION, TaskForm};
 use crate::context::{CallExtras, CancelSignal, ClientInput, InputRequest};
+use crate::core::tasks::Work;
 use crate::core::{TaskOutcome, TaskStatus, TaskView, Tasks};
 use crate::error::{RpcError, codes};
 use crate::record::TaskSupport;
 use crate::wire::{self, Id};
 
 impl McpEndpoint {
+    /// What it takes to run a `tools/call` again on another instance, made once it is a task
+    /// (its id is known then).
+    fn work(
+        &self,
+        era: Era,
+        msg: &Message,
+        owner: &str,
+        extras: &CallExtras,
+    ) -> impl FnOnce(&str) -> Work + use<> {
+        let (group, version) = (self.catalog.group().name(), self.catalog.version());
+        let params = msg.params.clone().unwrap_or(Value::Null);
+        let owner = owner.to_owned();
+        let caller = extras.caller.as_ref().map(ToString::to_string);
+        let identity = extras
+            .identity
+            .as_ref()
+            .map(|i| (i.subject.clone(), i.scopes.clone()));
+        move |task| Work {
+            task: task.to_owned(),
+            group: group.to_owned(),
+            version,
+            era: era.version().to_owned(),
+            params,
+            owner,
+            caller,
+            identity,
+            entry: String::new(),
+            attempt: 1,
+        }
+    }
+
+    /// Runs a task's call again, here, after the instance running it stopped: the task is
+    /// kept here from now on and ends with this run's outcome. Its client cannot be asked
+    /// (its questions' stream or round was the stopped instance's): a call that asks fails.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) async fn take_over(self: Arc<Self>, work: Work) {
+        let Some(era) = Era::of(&work.era) else {
+            return;
+        };
+        let tasks = self.core.tasks().clone();
+        let cancel = CancelSignal::new();
+        let caller = work.caller.as_deref().map(crate::context::Caller::from_key);
+        if let Err(e) = tasks.adopt(&work, caller.clone(), cancel.clone()).await {
+            tracing::debug!(task = work.task, error = %e.message(), "not taken over");
+            return;
+        }
+        let mut msg = Message::call("tools/call", Some(work.params));
+        let mut extras = CallExtras {
+            cancel: Some(cancel.clone()),
+            caller,
+            identity: work
+                .identity
+                .map(|(subject, scopes)| Arc::new(crate::context::Identity::new(subject, scopes))),
+            attempt: work.attempt,
+            ..CallExtras::default()
+        };
+        let (answer, failure) = self.handle_traced(&mut msg, era, &mut extras).await;
+        tasks.finish(&work.task, task_outcome(era, &cancel, answer, failure));
+    }
+
     /// Whose a task of this call is ([`crate::core::tasks::owner`]): on this endpoint, the
     /// caller's subject, else its session, else whoever knows the id.
     pub(crate) fn task_owner(&self, extras: &CallExtras) -> String {
@@ -249,6 +310,28 @@ fn members_bytes(m: &Map<String, Value>) -> Vec<u8> {
 }
 
 /// How a task's call ended, from its answer and its internal failure, if any.
+/// How a task's call ended, in the task form of `era`: on 2025-11-25 a tool result with
+/// `isError` makes the task `failed` (its result kept).
+fn task_outcome(
+    era: Era,
+    cancel: &CancelSignal,
+    answer: Answer,
+    failure: Option<Value>,
+) -> TaskOutcome {
+    if cancel.is_cancelled() {
+        return TaskOutcome::Cancelled;
+    }
+    match outcome_of(answer, failure) {
+        TaskOutcome::Result(r)
+            if era.tasks() == TaskForm::Experimental
+                && r.get("isError") == Some(&Value::Bool(true)) =>
+        {
+            TaskOutcome::ToolError(r)
+        }
+        other => other,
+    }
+}
+
 fn outcome_of(answer: Answer, failure: Option<Value>) -> TaskOutcome {
     if let Some(error) = failure {
         return TaskOutcome::Error(error);
@@ -365,6 +448,8 @@ impl McpEndpoint {
         let cancel = CancelSignal::new();
         let owner = self.task_owner(&extras);
         let caller = extras.caller.clone();
+        // What it takes to run the call again elsewhere, if it becomes a task.
+        let again = self.work(era, &msg, &owner, &extras);
         extras.input = Some(input.clone());
         extras.cancel = Some(cancel.clone());
         let ep = self.clone();
@@ -375,24 +460,19 @@ impl McpEndpoint {
             return answer;
         }
         let tasks = self.core.tasks().clone();
-        // No room for one more task, or no store to keep it: the call runs as a plain one.
-        let Ok((view, written)) = tasks.create_for(&owner, caller.as_ref(), cancel.clone(), None)
+        // No room for one more task, or no store to keep it: the call runs as a plain one
+        // (a task dropped before its id was told had its call cancelled: it runs anew).
+        let Ok(view) = tasks
+            .accept(&owner, caller.as_ref(), cancel.clone(), None, again)
+            .await
         else {
             return call.await.0;
         };
-        if tasks.stored(&view.id, written).await.is_err() {
-            // Dropped before its id was told: its call was cancelled with it, so it runs anew.
-            return call.await.0;
-        }
         let _ = input.task.set((tasks.clone(), view.id.clone()));
         let task_id = view.id.clone();
         tokio::spawn(async move {
             let (answer, failure) = call.await;
-            let outcome = if cancel.is_cancelled() {
-                TaskOutcome::Cancelled
-            } else {
-                outcome_of(answer, failure)
-            };
+            let outcome = task_outcome(era, &cancel, answer, failure);
             tasks.finish(&task_id, outcome);
         });
         let mut out = Vec::with_capacity(384);
@@ -417,11 +497,12 @@ impl McpEndpoint {
         let cancel = CancelSignal::new();
         let tasks = self.core.tasks().clone();
         let owner = self.task_owner(&extras);
-        let view = match tasks.create_for(&owner, extras.caller.as_ref(), cancel.clone(), ttl) {
-            Ok((v, written)) => match tasks.stored(&v.id, written).await {
-                Ok(()) => v,
-                Err(e) => return self.error(id.as_ref(), era, e.code(), e.message(), None),
-            },
+        let again = self.work(era, &msg, &owner, &extras);
+        let accepted = tasks
+            .accept(&owner, extras.caller.as_ref(), cancel.clone(), ttl, again)
+            .await;
+        let view = match accepted {
+            Ok(v) => v,
             Err(e) => return self.error(id.as_ref(), era, e.code(), e.message(), None),
         };
         extras.cancel = Some(cancel.clone());
@@ -439,16 +520,7 @@ impl McpEndpoint {
         let task_id = view.id.clone();
         tokio::spawn(async move {
             let (answer, failure) = ep.handle_traced(&mut msg, era, &mut extras).await;
-            let outcome = if cancel.is_cancelled() {
-                TaskOutcome::Cancelled
-            } else {
-                match outcome_of(answer, failure) {
-                    TaskOutcome::Result(r) if r.get("isError") == Some(&Value::Bool(true)) => {
-                        TaskOutcome::ToolError(r)
-                    }
-                    other => other,
-                }
-            };
+            let outcome = task_outcome(era, &cancel, answer, failure);
             tasks.finish(&task_id, outcome);
         });
         let mut members = b"\"task\":".to_vec();
