@@ -528,35 +528,10 @@ async fn modern(p: &Proc, id: u64, method: &str, params: Value) -> Value {
 }
 
 /// [`modern`] on the endpoint of `group`, v1.
-async fn modern_in(p: &Proc, group: &str, id: u64, method: &str, mut params: Value) -> Value {
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": {
-            "elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}
-    });
-    let name = params["name"]
-        .as_str()
-        .or_else(|| params["taskId"].as_str())
-        .map(str::to_owned);
-    let mut req = reqwest::Client::new()
-        .post(format!("http://{}/mcp/{group}/v1", p.addr))
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", method)
-        .json(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-    if let Some(n) = name {
-        req = req.header("mcp-name", n);
-    }
-    req.send()
-        .await
-        .expect("request")
-        .json()
-        .await
-        .expect("json")
+async fn modern_in(p: &Proc, group: &str, id: u64, method: &str, params: Value) -> Value {
+    common::modern(&format!("http://{}", p.addr), group, id, method, params).await
 }
 
-/// Polls `tasks/get` on `p` until the task's status is `status` (at most `secs` seconds).
 /// A 2026-07-28 call of `slow_compute` (a minute) on `p`, which becomes a task: its id.
 async fn slow_task(p: &Proc, id: u64) -> String {
     let created = modern(
@@ -572,21 +547,14 @@ async fn slow_task(p: &Proc, id: u64) -> String {
         .to_owned()
 }
 
+/// Polls `tasks/get` on `p` until the task's status is `status` (at most `secs` seconds).
 async fn task_status(p: &Proc, task: &str, status: &str, secs: u64) -> Value {
     task_status_in(p, "conformance", task, status, secs).await
 }
 
 /// [`task_status`] of a task of the endpoint of `group`.
 async fn task_status_in(p: &Proc, group: &str, task: &str, status: &str, secs: u64) -> Value {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);
-    loop {
-        let got = modern_in(p, group, 90, "tasks/get", json!({"taskId": task})).await;
-        if got["result"]["status"] == status {
-            return got["result"].clone();
-        }
-        assert!(tokio::time::Instant::now() < deadline, "{status}: {got}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    common::task_status(&format!("http://{}", p.addr), group, task, status, secs).await
 }
 
 #[tokio::test]
@@ -775,4 +743,38 @@ async fn a_task_whose_instance_is_killed_is_run_again_and_completed_by_another()
         json!({"result": {"steps": 40, "attempt": 2}}),
         "{done}"
     );
+}
+
+#[tokio::test]
+#[ignore = "needs redis-server; scripts/test.sh provides the peers and runs ignored tests"]
+async fn tasks_outlive_every_instance_and_a_redis_restart() {
+    let mut redis = Redis::durable();
+    let url = redis.url();
+    let env = [("REDIS_URL", url.as_str()), ("APP_ENV", "prod")];
+    let (mut a, mut b) = (catalog(&env), catalog(&env));
+    let job = json!({"name": "Jobs.run", "arguments": {"steps": 10, "step_ms": 100}});
+    let mut tasks = Vec::new();
+    for (i, p) in [&a, &a, &b].into_iter().enumerate() {
+        let created = modern_in(p, "mcp", i as u64, "tools/call", job.clone()).await;
+        let task = created["result"]["taskId"].as_str().map(str::to_owned);
+        tasks.push(task.unwrap_or_else(|| panic!("a task: {created}")));
+    }
+    // Every instance stops while its tasks run, and Redis restarts from its append-only file
+    // (written every second).
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    a.kill();
+    b.kill();
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    redis.stop();
+    redis.restart();
+    // A new instance completes them all: each its second run.
+    let c = catalog(&env);
+    for task in &tasks {
+        let done = task_status_in(&c, "mcp", task, "completed", 60).await;
+        assert_eq!(
+            done["result"]["structuredContent"],
+            json!({"result": {"steps": 10, "attempt": 2}}),
+            "{done}"
+        );
+    }
 }

@@ -2,8 +2,9 @@
 //! started here on loopback ports; it adds `X-Forwarded-For`). Under a mixed load (JSON-RPC calls and batches, cached
 //! calls, 2026-07-28 `tools/call`, handshake-era calls on Redis-held sessions), one instance is
 //! killed mid-run: only requests in flight on it may fail, every request sent after the load
-//! balancer has noticed is answered, sessions go on through the others, and cache entries and
-//! locks hold across instances.
+//! balancer has noticed is answered, sessions go on through the others, cache entries and
+//! locks hold across instances, and the task it ran is run again and completed by another.
+//! Redis runs with its append-only file on, as production should.
 
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -208,10 +209,11 @@ async fn one(c: &reqwest::Client, base: &str, session: &str, n: usize) -> Result
     }
 }
 
-/// Three `catalog` instances (production, with `env` besides) on one fresh Redis behind
+/// Three `catalog` instances (production, with `env` besides) on one fresh, durable Redis behind
 /// HAProxy, once its health checks have seen them up.
 async fn three_behind_haproxy(env: &[(&str, &str)]) -> (Redis, Vec<Spawned>, HaProxy) {
-    let redis = Redis::start();
+    // As production runs it: what Redis acknowledged is on disk (AOF, every second).
+    let redis = Redis::durable();
     let url = redis.url();
     let mut all = vec![("REDIS_URL", url.as_str()), ("APP_ENV", "prod")];
     all.extend_from_slice(env);
@@ -323,6 +325,19 @@ async fn three_instances_behind_haproxy_lose_only_what_was_in_flight_on_a_killed
     let stop = Arc::new(AtomicBool::new(false));
     let sent = Arc::new(AtomicUsize::new(0));
     let workers = load(&c, &base, WORKERS, &killed, &stop, &sent).await;
+    // A task the instance about to be killed runs (two seconds of work).
+    let created = common::modern(
+        &direct(1),
+        "mcp",
+        1,
+        "tools/call",
+        json!({"name": "Jobs.run", "arguments": {"steps": 20, "step_ms": 100}}),
+    )
+    .await;
+    let task = created["result"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {created}"))
+        .to_owned();
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let before_kill = sent.load(Ordering::SeqCst);
     instances[1].kill();
@@ -354,6 +369,14 @@ async fn three_instances_behind_haproxy_lose_only_what_was_in_flight_on_a_killed
     // worker.
     assert!(lost.len() <= WORKERS, "{} lost: {lost:?}", lost.len());
     assert!(after.is_empty(), "failed after the kill: {after:?}");
+    // The killed instance's task is run again by another and completes, polled through the
+    // balancer.
+    let done = common::task_status(&base, "mcp", &task, "completed", 60).await;
+    assert_eq!(
+        done["result"]["structuredContent"],
+        json!({"result": {"steps": 20, "attempt": 2}}),
+        "{done}"
+    );
     drop(lb);
     drop(redis);
 }

@@ -5,7 +5,8 @@ use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-/// A `redis-server` on a free loopback port, without persistence; killed on drop. A missing
+/// A `redis-server` on a free loopback port, without persistence unless started
+/// [`Redis::durable`]; killed on drop. A missing
 /// server or a failed bind fails the test: the tests that need it are `#[ignore]`d, and
 /// `scripts/test.sh` installs it and runs them. `MCP_TEST_REDIS` names another binary.
 #[derive(Debug)]
@@ -13,11 +14,29 @@ pub struct Redis {
     bin: String,
     child: Option<Child>,
     port: u16,
+    /// Where a durable one keeps its append-only file (removed on drop).
+    dir: Option<std::path::PathBuf>,
 }
 
 impl Redis {
     /// Starts one, and waits until it accepts connections.
     pub fn start() -> Self {
+        Self::start_with(None)
+    }
+
+    /// Starts one that keeps what it acknowledged as production should: the append-only file
+    /// on (`appendfsync everysec`), in a directory of its own; a restart reads it back.
+    pub fn durable() -> Self {
+        let dir = std::env::temp_dir().join(format!(
+            "mcp-test-redis-{}-{}",
+            std::process::id(),
+            crate::ids::random_id()
+        ));
+        std::fs::create_dir_all(&dir).expect("a directory for the append-only file");
+        Self::start_with(Some(dir))
+    }
+
+    fn start_with(dir: Option<std::path::PathBuf>) -> Self {
         let bin = std::env::var("MCP_TEST_REDIS").unwrap_or_else(|_| "redis-server".into());
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
@@ -27,16 +46,25 @@ impl Redis {
             bin,
             child: None,
             port,
+            dir,
         };
         r.restart();
         r
     }
 
-    /// Starts it again on the same port (after [`Self::stop`]), empty.
+    /// Starts it again on the same port (after [`Self::stop`]): empty, or, when durable, with
+    /// what its append-only file kept.
     pub fn restart(&mut self) {
-        let child = Command::new(&self.bin)
-            .args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no"])
+        let mut cmd = Command::new(&self.bin);
+        cmd.args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", ""]);
+        match &self.dir {
+            Some(dir) => cmd
+                .args(["--appendonly", "yes", "--appendfsync", "everysec", "--dir"])
+                .arg(dir),
+            None => cmd.args(["--appendonly", "no"]),
+        };
+        let child = cmd
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -98,5 +126,8 @@ impl Redis {
 impl Drop for Redis {
     fn drop(&mut self) {
         self.stop();
+        if let Some(dir) = &self.dir {
+            let _ = std::fs::remove_dir_all(dir);
+        }
     }
 }

@@ -141,3 +141,68 @@ pub fn client_from(ip: &str) -> reqwest::Client {
         .build()
         .expect("a client")
 }
+
+/// A 2026-07-28 request to the MCP endpoint of `group` v1 at `base` (`http://host:port`), as a
+/// client that declares elicitation and the tasks extension sends it (with the headers its
+/// envelope asks for): the answer's JSON.
+pub async fn modern(
+    base: &str,
+    group: &str,
+    id: u64,
+    method: &str,
+    mut params: serde_json::Value,
+) -> serde_json::Value {
+    params["_meta"] = serde_json::json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {
+            "elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}}
+    });
+    let name = params["name"]
+        .as_str()
+        .or_else(|| params["taskId"].as_str())
+        .map(str::to_owned);
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    let mut req = reqwest::Client::new()
+        .post(format!("{base}/mcp/{group}/v1"))
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method)
+        .json(&body);
+    if let Some(n) = name {
+        req = req.header("mcp-name", n);
+    }
+    req.send()
+        .await
+        .expect("request")
+        .json()
+        .await
+        .expect("json")
+}
+
+/// Polls `tasks/get` of task `task` of `group` at `base` until its status is `status` (at most
+/// `secs` seconds): the task.
+pub async fn task_status(
+    base: &str,
+    group: &str,
+    task: &str,
+    status: &str,
+    secs: u64,
+) -> serde_json::Value {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);
+    loop {
+        let got = modern(
+            base,
+            group,
+            90,
+            "tasks/get",
+            serde_json::json!({"taskId": task}),
+        )
+        .await;
+        if got["result"]["status"] == status {
+            return got["result"].clone();
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{status}: {got}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
