@@ -461,6 +461,7 @@ pub fn synthetic_defs(n: usize) -> Vec<&'static MethodDef> {
                 lock: None,
                 rate_limit: None,
                 task: mcp_runtime::record::TaskSupport::Forbidden,
+                retry: true,
                 transform: None,
                 location: SourceLocation {
                     file: file!(),

@@ -52,3 +52,21 @@ pub async fn run(
         attempt: (ctx.attempt() > 1).then(|| ctx.attempt()),
     })
 }
+
+/// Run a job that must not run twice (a payment, a message sent), reporting progress.
+///
+/// As `Jobs.run`, but with Redis a task of it whose instance stops is not run again by
+/// another: it ends `failed`, and the caller decides what to do.
+#[rpc_method(name = "Jobs.once", groups = [MCP])]
+#[mcp_tool(task = "optional", retry = false)]
+pub async fn once(
+    /// How many steps
+    #[param(default = 3)]
+    steps: u32,
+    /// Milliseconds per step
+    #[param(default = 100)]
+    step_ms: u64,
+    ctx: RequestContext,
+) -> Result<JobReport, RpcError> {
+    run(steps, step_ms, ctx).await
+}

@@ -12,12 +12,13 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 /// The tools of the example's `mcp` group, in tools/list order.
-const MCP_TOOLS: [&str; 9] = [
+const MCP_TOOLS: [&str; 10] = [
     "Catalog.get",
     "Catalog.ping",
     "Catalog.pitch",
     "Catalog.search",
     "Catalog.tree",
+    "Jobs.once",
     "Jobs.run",
     "Mail.send",
     "Orders.pay",

@@ -778,3 +778,26 @@ async fn tasks_outlive_every_instance_and_a_redis_restart() {
         );
     }
 }
+
+#[tokio::test]
+#[ignore = "needs redis-server; scripts/test.sh provides the peers and runs ignored tests"]
+async fn a_task_that_must_not_run_twice_fails_when_its_instance_is_killed() {
+    let redis = Redis::start();
+    let url = redis.url();
+    let env = [("REDIS_URL", url.as_str()), ("APP_ENV", "prod")];
+    let (mut a, b) = (catalog(&env), catalog(&env));
+    let job = json!({"name": "Jobs.once", "arguments": {"steps": 40, "step_ms": 100}});
+    let created = modern_in(&a, "mcp", 1, "tools/call", job).await;
+    let task = created["result"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {created}"))
+        .to_owned();
+    task_status_in(&b, "mcp", &task, "working", 10).await;
+    a.kill();
+    let failed = task_status_in(&b, "mcp", &task, "failed", 60).await;
+    assert_eq!(
+        failed["error"],
+        json!({"code": -32603, "message": "The instance running the task stopped, and tool 'Jobs.once' is not run again (retry = false)"}),
+        "{failed}"
+    );
+}

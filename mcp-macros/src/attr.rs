@@ -775,6 +775,7 @@ pub const DESTRUCTIVE_HINT: &str = "destructive_hint";
 pub const IDEMPOTENT_HINT: &str = "idempotent_hint";
 pub const OPEN_WORLD_HINT: &str = "open_world_hint";
 pub const TASK: &str = "task";
+pub const RETRY: &str = "retry";
 
 pub const MCP_TOOL: Keys = Keys {
     attr: MCP_TOOL_ATTR,
@@ -785,6 +786,7 @@ pub const MCP_TOOL: Keys = Keys {
         IDEMPOTENT_HINT,
         OPEN_WORLD_HINT,
         TASK,
+        RETRY,
     ],
 };
 
@@ -805,6 +807,8 @@ pub struct McpToolArgs {
     pub idempotent_hint: Option<bool>,
     pub open_world_hint: Option<bool>,
     pub task: TaskSupport,
+    /// `retry = false`: a task of it is not run again when its instance stops.
+    pub retry: bool,
 }
 
 fn task_support(meta: &ParseNestedMeta) -> syn::Result<TaskSupport> {
@@ -823,7 +827,11 @@ fn task_support(meta: &ParseNestedMeta) -> syn::Result<TaskSupport> {
 }
 
 pub fn parse_mcp_tool(cx: &Ctxt, tokens: TokenStream) -> McpToolArgs {
-    let mut args = McpToolArgs::default();
+    let mut args = McpToolArgs {
+        retry: true,
+        ..McpToolArgs::default()
+    };
+    let mut retry_key = None;
     parse_keys(cx, tokens, &MCP_TOOL, |key, meta| {
         match key {
             TITLE => args.title = Some(lit_str(meta)?.value),
@@ -832,10 +840,20 @@ pub fn parse_mcp_tool(cx: &Ctxt, tokens: TokenStream) -> McpToolArgs {
             IDEMPOTENT_HINT => args.idempotent_hint = Some(flag(meta)?),
             OPEN_WORLD_HINT => args.open_world_hint = Some(flag(meta)?),
             TASK => args.task = task_support(meta)?,
+            RETRY => {
+                args.retry = flag(meta)?;
+                retry_key = Some(meta.path.clone());
+            }
             _ => unreachable!("a key of MCP_TOOL"),
         }
         Ok(())
     });
+    if let (Some(key), TaskSupport::Forbidden) = (retry_key, args.task) {
+        cx.error_spanned_by(
+            key,
+            "`retry` is about tasks: it needs `task = \"optional\"` or `task = \"required\"`",
+        );
+    }
     args
 }
 

@@ -134,6 +134,9 @@ pub struct MethodDef {
     pub rate_limit: Option<RateLimit>,
     /// Whether an MCP call may run as a task (`#[mcp_tool(task = "...")]`).
     pub task: TaskSupport,
+    /// Whether a task of it is run again on another instance when the one running it stops
+    /// (with Redis). `#[mcp_tool(retry = false)]` says no: such a task then ends `failed`.
+    pub retry: bool,
     /// `transform = f`: changes the input schema once built (keywords the parameters cannot
     /// express: `allOf`, `if`/`then`/`else`, ...). The schema checks calls too.
     pub transform: Option<fn(&mut schemars::Schema)>,
@@ -398,6 +401,7 @@ pub(crate) mod fixtures {
             lock: None,
             rate_limit: None,
             task: crate::record::TaskSupport::Forbidden,
+            retry: true,
             transform: None,
             location: SourceLocation {
                 file: "mcp-runtime/src/record.rs",

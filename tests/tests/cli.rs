@@ -168,6 +168,7 @@ const fn def(name: &'static str, line: u32) -> MethodDef {
         lock: None,
         rate_limit: None,
         task: mcp_runtime::record::TaskSupport::Forbidden,
+        retry: true,
         transform: None,
         location: SourceLocation {
             file: "tests/tests/cli.rs",
@@ -686,6 +687,7 @@ fn no_group_given_is_the_only_mcp_group_else_mcp() {
         lock: None,
         rate_limit: None,
         task: mcp_runtime::TaskSupport::Forbidden,
+        retry: true,
         transform: None,
         location: SourceLocation {
             file: file!(),

@@ -1182,6 +1182,7 @@ async fn openrpc_document_on_get() {
             "Catalog.pitch",
             "Catalog.search",
             "Catalog.tree",
+            "Jobs.once",
             "Jobs.run",
             "Mail.send",
             "Orders.pay",

@@ -2173,6 +2173,7 @@ static BAD: MethodDef = MethodDef {
     lock: None,
     rate_limit: None,
     task: mcp_runtime::record::TaskSupport::Forbidden,
+    retry: true,
     transform: None,
     location: SourceLocation {
         file: "tests/tests/mcp.rs",

@@ -43,6 +43,7 @@ pub(super) fn method_def(cx: &Cx, params: &Params) -> TokenStream {
         crate::attr::TaskSupport::Optional => quote!(#rt::TaskSupport::Optional),
         crate::attr::TaskSupport::Required => quote!(#rt::TaskSupport::Required),
     };
+    let retry = cx.m.tool.retry;
     let transform = match &cx.m.transform {
         // Spanned at the path: a function of another type is reported where it is named.
         Some(f) => quote_spanned!(f.span()=> ::core::option::Option::Some({
@@ -72,6 +73,7 @@ pub(super) fn method_def(cx: &Cx, params: &Params) -> TokenStream {
             lock: #lock,
             rate_limit: #rate_limit,
             task: #task,
+            retry: #retry,
             transform: #transform,
             location: #location,
             states: &[#(#states),*],

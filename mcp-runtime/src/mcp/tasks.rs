@@ -71,6 +71,21 @@ impl McpEndpoint {
             tracing::debug!(task = work.task, error = %e.message(), "not taken over");
             return;
         }
+        // `#[mcp_tool(retry = false)]`: its effects must not happen twice, so it ends here.
+        let tool = work.params.get("name").and_then(Value::as_str);
+        if let Some(info) = tool.and_then(|t| self.catalog.get(t))
+            && !info.def.retry
+        {
+            let m = format!(
+                "The instance running the task stopped, and tool '{}' is not run again (retry = false)",
+                info.name()
+            );
+            tasks.finish(
+                &work.task,
+                TaskOutcome::Error(json!({"code": codes::INTERNAL_ERROR, "message": m})),
+            );
+            return;
+        }
         let mut msg = Message::call("tools/call", Some(work.params));
         let mut extras = CallExtras {
             cancel: Some(cancel.clone()),
