@@ -50,7 +50,8 @@ pub fn with_states(b: mcp_runtime::ServerBuilder) -> mcp_runtime::ServerBuilder 
 /// instances behind one address share for 2026-07-28 request states, `CATALOG_API_TOKENS` the
 /// tokens of the `admin` group, `CATALOG_TRUSTED_PROXIES` the load balancers whose
 /// `X-Forwarded-For` names the client, `CATALOG_UNREADY_DELAY_MS` how long a shutdown keeps
-/// serving with `/readyz` failing before it drains (behind a balancer).
+/// serving with `/readyz` failing before it drains (behind a balancer),
+/// `CATALOG_WEBHOOK_SECRETS` the keys that sign webhook deliveries.
 pub fn builder() -> mcp_runtime::ServerBuilder {
     let mut b = with_states(Server::builder())
         .name("catalog")
@@ -63,8 +64,6 @@ pub fn builder() -> mcp_runtime::ServerBuilder {
         // The conformance suite's clients answer before they are asked (SEP-2322 allows it);
         // the other groups ask first.
         .mcp_answers_in_advance("conformance")
-        // Asynchronous JSON-RPC calls: `params.$rpc.callback` (public HTTPS hosts).
-        .webhooks()
         .default_language("en")
         .translations_embedded(TRANSLATIONS);
     for kind in EventKind::ALL {
@@ -125,6 +124,22 @@ pub fn builder() -> mcp_runtime::ServerBuilder {
             }
         },
     }));
+    // Asynchronous JSON-RPC calls: `params.$rpc.callback` (public HTTPS hosts), signed
+    // (Standard Webhooks) with `CATALOG_WEBHOOK_SECRETS=whsec_...,whsec_...` when given; a
+    // secret that does not parse turns webhooks off rather than sending them unsigned.
+    let secrets = std::env::var("CATALOG_WEBHOOK_SECRETS").unwrap_or_default();
+    let secrets: Vec<&str> = secrets.split(',').filter(|s| !s.is_empty()).collect();
+    b = if secrets.is_empty() {
+        b.webhooks()
+    } else {
+        match mcp_runtime::jsonrpc::callback::HttpCallbacks::new().signing_secrets(&secrets) {
+            Ok(hooks) => b.callbacks(std::sync::Arc::new(hooks)),
+            Err(e) => {
+                tracing::error!("CATALOG_WEBHOOK_SECRETS: {e}; webhooks are off");
+                b
+            }
+        }
+    };
     if let Ok(ms) = std::env::var("CATALOG_UNREADY_DELAY_MS") {
         match ms.parse() {
             Ok(ms) => b = b.unready_delay(std::time::Duration::from_millis(ms)),

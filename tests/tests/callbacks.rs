@@ -306,3 +306,107 @@ async fn an_asynchronous_call_past_its_rate_limit_is_refused_not_acknowledged() 
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(rx.try_recv().is_err(), "the refused call ran");
 }
+
+/// One POST as the webhook received it: headers and raw body.
+type Raw = (HeaderMap, axum::body::Bytes);
+
+#[tokio::test]
+async fn deliveries_are_signed_and_a_retry_keeps_its_webhook_id() {
+    use base64::Engine as _;
+    use hmac::Mac as _;
+    // The receiver's key, as Standard Webhooks writes it; the server signs with a newer one
+    // too (a rotation): either verifies.
+    const OLD: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+    const NEW: &str = "whsec_bmV3LWtleS1mb3ItdGhlLXJvdGF0aW9u";
+    let (tx, mut rx) = mpsc::unbounded_channel::<Raw>();
+    let tries = Arc::new(Mutex::new(0));
+    let app = axum::Router::new().fallback(
+        move |method: Method, headers: HeaderMap, body: axum::body::Bytes| {
+            let (tx, tries) = (tx.clone(), tries.clone());
+            async move {
+                if method == Method::OPTIONS {
+                    return (StatusCode::OK, [("allow", "POST, OPTIONS")]).into_response();
+                }
+                let _ = tx.send((headers, body));
+                let mut n = tries.lock().unwrap();
+                *n += 1;
+                // The first try fails: the delivery is tried again.
+                if *n == 1 {
+                    StatusCode::SERVICE_UNAVAILABLE
+                } else {
+                    StatusCode::OK
+                }
+                .into_response()
+            }
+        },
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let hook = format!("http://{}/hooks/signed", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let server = examples::builder()
+        .env(Environment::PROD)
+        .callbacks(Arc::new(
+            HttpCallbacks::new()
+                .signing_secrets([NEW, OLD])
+                .unwrap()
+                .allow_hosts(["127.0.0.1"])
+                .retry_backoff(Duration::from_millis(10)),
+        ))
+        .build()
+        .unwrap();
+    let rpc = format!("{}/rpc/mcp/v1", serve_url(server).await);
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "Catalog.ping",
+        "params": {"who": "signed", "$rpc": {"callback": hook}}});
+    let (status, _) = post(&rpc, &[], call).await;
+    assert_eq!(status, 200);
+    let mut seen = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while seen.len() < 2 {
+        match rx.try_recv() {
+            Ok(r) => seen.push(r),
+            Err(_) => {
+                assert!(tokio::time::Instant::now() < deadline, "two tries");
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        }
+    }
+    let key = base64::engine::general_purpose::STANDARD
+        .decode(OLD.trim_start_matches("whsec_"))
+        .unwrap();
+    let ids: Vec<String> = seen
+        .iter()
+        .map(|(h, body)| {
+            let text = |name: &str| h[name].to_str().unwrap().to_owned();
+            let (id, ts, signatures) = (
+                text("webhook-id"),
+                text("webhook-timestamp"),
+                text("webhook-signature"),
+            );
+            let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(&key).unwrap();
+            mac.update(format!("{id}.{ts}.").as_bytes());
+            mac.update(body);
+            let expected = format!(
+                "v1,{}",
+                base64::engine::general_purpose::STANDARD.encode(mac.finalize().into_bytes())
+            );
+            assert!(
+                signatures.split(' ').any(|s| s == expected),
+                "the old key verifies one of {signatures}"
+            );
+            assert_eq!(signatures.split(' ').count(), 2, "one signature per key");
+            let age = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_secs()
+                .abs_diff(ts.parse::<u64>().unwrap());
+            assert!(age < 60, "a timestamp of now: {ts}");
+            assert_eq!(
+                serde_json::from_slice::<Value>(body).unwrap(),
+                json!({"jsonrpc": "2.0", "id": 1, "result": "pong, signed"})
+            );
+            id
+        })
+        .collect();
+    assert!(ids[0].starts_with("msg_"), "{}", ids[0]);
+    assert_eq!(ids[0], ids[1], "a retry is the same delivery");
+}

@@ -292,12 +292,20 @@ pub(crate) async fn start(
 /// whatever they resolve to. Environment proxies are not used and redirects are not followed.
 /// A delivery answered 5xx, or that cannot connect, is tried again after 1 s, 2 s and 4 s
 /// (four tries at most); each try times out after 10 s.
+///
+/// With [`HttpCallbacks::signing_secrets`], every delivery is signed as the Standard Webhooks
+/// specification says (<https://www.standardwebhooks.com>): `webhook-id` (the same on every
+/// try of one delivery), `webhook-timestamp` (seconds since the epoch, of the try) and
+/// `webhook-signature` (`v1,` and the base64 HMAC-SHA256 of `{id}.{timestamp}.{body}`, one per
+/// secret, so that a receiver can rotate its key).
 #[cfg(feature = "webhooks")]
 #[derive(Debug, Clone)]
 pub struct HttpCallbacks {
     client: reqwest::Client,
     allowed: std::sync::Arc<[String]>,
     backoff: Duration,
+    /// The signing keys (decoded), newest first.
+    keys: Arc<[Vec<u8>]>,
 }
 
 #[cfg(feature = "webhooks")]
@@ -334,7 +342,56 @@ impl HttpCallbacks {
             client,
             allowed,
             backoff,
+            keys: Arc::from([]),
         }
+    }
+
+    /// Signs every delivery with these secrets, as the Standard Webhooks specification writes
+    /// them (`whsec_` and the key in base64; the prefix may be left out): one signature per
+    /// secret, so that during a rotation receivers holding either key verify it. An error
+    /// names a secret that is not base64 or is empty.
+    pub fn signing_secrets(
+        mut self,
+        secrets: impl IntoIterator<Item = impl AsRef<str>>,
+    ) -> Result<Self, String> {
+        use base64::Engine as _;
+        let mut keys = Vec::new();
+        for (i, s) in secrets.into_iter().enumerate() {
+            let s = s.as_ref().trim();
+            let b64 = s.strip_prefix("whsec_").unwrap_or(s);
+            let key = base64::engine::general_purpose::STANDARD
+                .decode(b64)
+                .ok()
+                .filter(|k| !k.is_empty())
+                .ok_or_else(|| {
+                    format!(
+                        "webhook signing secret {} is not `whsec_` and a base64 key",
+                        i + 1
+                    )
+                })?;
+            keys.push(key);
+        }
+        self.keys = keys.into();
+        Ok(self)
+    }
+
+    /// The Standard Webhooks headers of one try of delivery `id`.
+    fn signature_headers(&self, id: &str, body: &[u8]) -> Vec<(HeaderName, HeaderValue)> {
+        if self.keys.is_empty() {
+            return Vec::new();
+        }
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let signatures = sign(&self.keys, id, now, body);
+        [
+            ("webhook-id", id.to_owned()),
+            ("webhook-timestamp", now.to_string()),
+            ("webhook-signature", signatures),
+        ]
+        .into_iter()
+        .filter_map(|(k, v)| Some((HeaderName::from_static(k), HeaderValue::from_str(&v).ok()?)))
+        .collect()
     }
 
     /// Also admits these hosts (names or IP addresses as written in the URL, e.g.
@@ -343,7 +400,10 @@ impl HttpCallbacks {
     pub fn allow_hosts(self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
         let mut allowed = self.allowed.to_vec();
         allowed.extend(hosts.into_iter().map(Into::into));
-        Self::with_allowed(allowed.into(), self.backoff)
+        Self {
+            keys: self.keys,
+            ..Self::with_allowed(allowed.into(), self.backoff)
+        }
     }
 
     /// The first wait between tries (doubled each time; default 1 s).
@@ -373,6 +433,30 @@ impl HttpCallbacks {
         }
         Ok(())
     }
+}
+
+/// `webhook-signature`: `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` per key,
+/// space-separated.
+#[cfg(feature = "webhooks")]
+fn sign(keys: &[Vec<u8>], id: &str, timestamp: u64, body: &[u8]) -> String {
+    use base64::Engine as _;
+    use hmac::Mac as _;
+    keys.iter()
+        .filter_map(|key| {
+            let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(key).ok()?;
+            mac.update(id.as_bytes());
+            mac.update(b".");
+            mac.update(timestamp.to_string().as_bytes());
+            mac.update(b".");
+            mac.update(body);
+            let digest = mac.finalize().into_bytes();
+            Some(format!(
+                "v1,{}",
+                base64::engine::general_purpose::STANDARD.encode(digest)
+            ))
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// A failed request's message: the resolver's refusal when that is why, else reqwest's.
@@ -431,6 +515,8 @@ impl CallbackClient for HttpCallbacks {
         Box::pin(async move {
             self.admitted(url)?;
             let body = bytes::Bytes::from(body);
+            // One delivery, one id, whatever the tries.
+            let delivery = format!("msg_{}", crate::ids::random_id());
             let mut wait = self.backoff;
             let mut tries = 0;
             loop {
@@ -441,6 +527,9 @@ impl CallbackClient for HttpCallbacks {
                     .header(http::header::ACCEPT, "application/json")
                     .header(http::header::CONTENT_TYPE, "application/json");
                 for (k, v) in headers {
+                    req = req.header(k, v);
+                }
+                for (k, v) in self.signature_headers(&delivery, &body) {
                     req = req.header(k, v);
                 }
                 let outcome = req.body(body.clone()).send().await;
@@ -465,6 +554,55 @@ impl CallbackClient for HttpCallbacks {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[cfg(feature = "webhooks")]
+    #[test]
+    fn deliveries_are_signed_as_standard_webhooks_says() {
+        // The specification's own example.
+        let hooks = HttpCallbacks::new()
+            .signing_secrets(["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"])
+            .unwrap();
+        let body = br#"{"test": 2432232314}"#;
+        assert_eq!(
+            sign(
+                &hooks.keys,
+                "msg_p5jXN8AQM9LWM0D4loKWxJek",
+                1_614_265_330,
+                body
+            ),
+            "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="
+        );
+        // Two secrets (a rotation): two signatures; the prefix is optional.
+        let both = HttpCallbacks::new()
+            .signing_secrets(["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "c2Vjb25k"])
+            .unwrap();
+        let two = sign(
+            &both.keys,
+            "msg_p5jXN8AQM9LWM0D4loKWxJek",
+            1_614_265_330,
+            body,
+        );
+        assert!(two.starts_with("v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE= v1,"));
+        // Kept when hosts are allowed after.
+        assert_eq!(both.allow_hosts(["127.0.0.1"]).keys.len(), 2);
+        assert_eq!(
+            HttpCallbacks::new()
+                .signing_secrets(["whsec_not base64!"])
+                .unwrap_err(),
+            "webhook signing secret 1 is not `whsec_` and a base64 key"
+        );
+        let headers = hooks.signature_headers("msg_1", body);
+        let names: Vec<&str> = headers.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            names,
+            ["webhook-id", "webhook-timestamp", "webhook-signature"]
+        );
+        assert!(
+            HttpCallbacks::new()
+                .signature_headers("msg_1", body)
+                .is_empty()
+        );
+    }
 
     #[test]
     fn rpc_options_are_checked() {
