@@ -45,6 +45,9 @@ export MCP_TEST_NPM_DIR="$ROOT/.tools/npm"
 # trybuild's project and tests/one-dependency have manifests of their own, which do not read the
 # workspace's `[profile.dev]`: the same line-tables-only debug info for them (see Cargo.toml).
 export CARGO_PROFILE_DEV_DEBUG=line-tables-only
+# One build, never rebuilt a little: incremental compilation's caches would only cost disk
+# (about a third of the target directory), and a CI machine's disk is shared.
+export CARGO_INCREMENTAL=0
 
 # Colourless cargo output in CI logs, without cargo's "Compiling ..." lines: a failing test that
 # compiles (trybuild, one-dependency) then shows its error first, not a page of progress.
