@@ -801,3 +801,49 @@ async fn a_task_that_must_not_run_twice_fails_when_its_instance_is_killed() {
         "{failed}"
     );
 }
+
+#[tokio::test]
+#[ignore = "needs redis-server; scripts/test.sh provides the peers and runs ignored tests"]
+async fn a_2025_11_25_task_whose_instance_is_killed_is_completed_by_another() {
+    let redis = Redis::start();
+    let url = redis.url();
+    let env = [("REDIS_URL", url.as_str()), ("APP_ENV", "prod")];
+    let (mut a, b) = (catalog(&env), catalog(&env));
+    let handshake = |p: &Proc, id: u64, method: &str, params: Value| {
+        let url = p.url("mcp");
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        async move {
+            reqwest::Client::new()
+                .post(url)
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", "2025-11-25")
+                .json(&body)
+                .send()
+                .await
+                .expect("request")
+                .json::<Value>()
+                .await
+                .expect("json")
+        }
+    };
+    let created = handshake(
+        &a,
+        1,
+        "tools/call",
+        json!({"name": "Jobs.run", "arguments": {"steps": 30, "step_ms": 100}, "task": {"ttl": 60000}}),
+    )
+    .await;
+    let task = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {created}"))
+        .to_owned();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    a.kill();
+    // `tasks/result` on B waits for the end: the run B took over.
+    let done = handshake(&b, 2, "tasks/result", json!({"taskId": task})).await;
+    assert_eq!(
+        done["result"]["structuredContent"],
+        json!({"result": {"steps": 30, "attempt": 2}}),
+        "{done}"
+    );
+}
