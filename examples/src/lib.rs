@@ -51,7 +51,8 @@ pub fn with_states(b: mcp_runtime::ServerBuilder) -> mcp_runtime::ServerBuilder 
 /// tokens of the `admin` group, `CATALOG_TRUSTED_PROXIES` the load balancers whose
 /// `X-Forwarded-For` names the client, `CATALOG_UNREADY_DELAY_MS` how long a shutdown keeps
 /// serving with `/readyz` failing before it drains (behind a balancer),
-/// `CATALOG_WEBHOOK_SECRETS` the keys that sign webhook deliveries.
+/// `CATALOG_WEBHOOK_SECRETS` the keys that sign webhook deliveries, `CATALOG_RUNS_WORK=false`
+/// a front whose tasks `catalog worker` instances run.
 pub fn builder() -> mcp_runtime::ServerBuilder {
     let mut b = with_states(Server::builder())
         .name("catalog")
@@ -140,6 +141,10 @@ pub fn builder() -> mcp_runtime::ServerBuilder {
             }
         }
     };
+    // A front that leaves the tasks it accepts to the workers (`catalog worker`).
+    if std::env::var("CATALOG_RUNS_WORK").is_ok_and(|v| v == "false" || v == "0") {
+        b = b.runs_work(false);
+    }
     if let Ok(ms) = std::env::var("CATALOG_UNREADY_DELAY_MS") {
         match ms.parse() {
             Ok(ms) => b = b.unready_delay(std::time::Duration::from_millis(ms)),

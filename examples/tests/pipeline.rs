@@ -847,3 +847,36 @@ async fn a_2025_11_25_task_whose_instance_is_killed_is_completed_by_another() {
         "{done}"
     );
 }
+
+#[tokio::test]
+#[ignore = "needs redis-server; scripts/test.sh provides the peers and runs ignored tests"]
+async fn a_worker_runs_the_tasks_a_front_accepted() {
+    let redis = Redis::start();
+    let url = redis.url();
+    let env = [("REDIS_URL", url.as_str()), ("APP_ENV", "prod")];
+    let front_env = [env[0], env[1], ("CATALOG_RUNS_WORK", "false")];
+    let front = catalog(&front_env);
+    let job = json!({"name": "Jobs.run", "arguments": {"steps": 5, "step_ms": 100}});
+    let created = modern_in(&front, "mcp", 1, "tools/call", job).await;
+    let task = created["result"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {created}"))
+        .to_owned();
+    // Half a second of work, and no worker yet: nobody runs it.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let waiting = modern_in(&front, "mcp", 2, "tasks/get", json!({"taskId": task})).await;
+    assert_eq!(waiting["result"]["status"], "working", "{waiting}");
+    // A worker (no MCP or JSON-RPC endpoints, health only) runs it: its first run.
+    let worker = Proc::start_command(env!("CARGO_BIN_EXE_catalog"), "catalog", &["worker"], &env);
+    let c = reqwest::Client::new();
+    let health = c.get(format!("http://{}/readyz", worker.addr)).send().await;
+    assert_eq!(health.map(|r| r.status().as_u16()).ok(), Some(200));
+    let endpoint = c.post(worker.url("mcp")).send().await.expect("answered");
+    assert_eq!(endpoint.status(), 404, "a worker serves no endpoint");
+    let done = task_status_in(&front, "mcp", &task, "completed", 30).await;
+    assert_eq!(
+        done["result"]["structuredContent"],
+        json!({"result": {"steps": 5}}),
+        "{done}"
+    );
+}

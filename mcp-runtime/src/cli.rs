@@ -122,6 +122,9 @@ pub enum Command {
     Hosts(HostsArgs),
     /// Build the server and report problems (catalog, translations, tool names)
     Check,
+    /// Run queued work (tasks accepted by any instance on the same Redis) without serving
+    /// requests; `--listen` answers `/healthz` and `/readyz` only
+    Worker(ServeArgs),
 }
 
 /// The options of `serve`.
@@ -320,6 +323,17 @@ impl Cli {
         };
         match command {
             Command::Check => Ok(run_check(builder, &self.program)),
+            Command::Worker(a) => {
+                let server = build(builder)?;
+                let listener = tokio::net::TcpListener::bind(a.listen)
+                    .await
+                    .map_err(|e| format!("cannot listen on {}: {e}", a.listen))?;
+                server
+                    .serve_worker(listener, crate::server::shutdown_signal())
+                    .await
+                    .map_err(|e| e.to_string())?;
+                Ok(ExitCode::SUCCESS)
+            }
             Command::Serve(a) => {
                 let server = build(builder)?;
                 serve(&server, a.listen).await?;

@@ -130,6 +130,8 @@ pub(crate) struct Config {
     pub health_routes: bool,
     /// The groups the application says it serves ([`ServerBuilder::groups`]).
     pub declared_groups: Vec<crate::ApiGroup>,
+    /// Whether this instance runs accepted work ([`ServerBuilder::runs_work`]).
+    pub runs_work: bool,
 }
 
 /// Builds a [`Server`].
@@ -394,6 +396,17 @@ impl ServerBuilder {
         self
     }
 
+    /// Whether this instance runs the calls of the tasks it accepts (default `true`). With
+    /// `false` it is a front: each task it accepts is queued on Redis and answered, and a
+    /// worker runs it ([`Server::serve_worker`], `catalog worker`), so fronts and workers scale
+    /// apart. A 2026-07-28 call that becomes a task was started here: it stops here, and the
+    /// worker runs it from its start (its first run). Needs [`ServerBuilder::redis`]: `build`
+    /// fails without it.
+    pub fn runs_work(mut self, yes: bool) -> Self {
+        self.config.runs_work = yes;
+        self
+    }
+
     /// Leaves `/healthz` and `/readyz` out of the router (they are in by default), e.g. when
     /// the application it is merged into serves its own under those paths.
     ///
@@ -649,7 +662,18 @@ impl ServerBuilder {
         let registry =
             Registry::build_all(defs, resources, prompts).map_err(BuildError::Catalog)?;
         registry.compile_validators().map_err(BuildError::Schema)?;
-        let unknown = unknown_names(&self.config, &registry);
+        let mut unknown = unknown_names(&self.config, &registry);
+        #[cfg(feature = "redis")]
+        let queued = self.redis.is_some();
+        #[cfg(not(feature = "redis"))]
+        let queued = false;
+        if !self.config.runs_work && !queued {
+            unknown.push(
+                "runs_work(false): the tasks a front accepts are queued for the workers on Redis, \
+                 and there is none (ServerBuilder::redis)"
+                    .to_owned(),
+            );
+        }
         if !unknown.is_empty() {
             return Err(BuildError::Settings(unknown));
         }
@@ -810,9 +834,13 @@ impl ServerBuilder {
                 .iter()
                 .map(|((g, v), ep)| ((g.to_string(), *v), ep.clone()))
                 .collect();
+            let runner = self
+                .config
+                .runs_work
+                .then(|| Arc::new(TakeOvers(endpoints)) as Arc<dyn crate::core::tasks::Runner>);
             core.tasks().with_queue(
                 Arc::new(crate::core::redis_work::RedisWork::new(store.clone())),
-                Arc::new(TakeOvers(endpoints)),
+                runner,
             );
         }
         let config = self.config;
@@ -904,6 +932,7 @@ impl Server {
                 quiet: false,
                 health_routes: true,
                 declared_groups: Vec::new(),
+                runs_work: true,
             },
             env: None,
             state: StateMap::default(),
@@ -1100,6 +1129,53 @@ impl Server {
 }
 
 impl Server {
+    /// Runs queued work (tasks accepted by any instance on the same Redis, fronts included,
+    /// and those of stopped instances) without serving requests: on `listener` it answers
+    /// `/healthz` and `/readyz` only, until `shutdown` completes. An error without
+    /// [`ServerBuilder::redis`] (there is no queue to take work from) or with
+    /// `runs_work(false)`.
+    pub async fn serve_worker(
+        &self,
+        listener: tokio::net::TcpListener,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()> {
+        let tasks = self.inner.site.core.tasks();
+        if !tasks.queued() || tasks.hands_off() {
+            return Err(std::io::Error::other(
+                "a worker takes its work from the queue on Redis: it needs ServerBuilder::redis \
+                 and runs_work(true)",
+            ));
+        }
+        let local = listener.local_addr().ok();
+        if let Some(addr) = local
+            && !self.inner.quiet
+        {
+            let line = format!(
+                "{} listening on {addr}: work only (/healthz, /readyz)",
+                self.inner.site.name
+            );
+            if tracing::dispatcher::has_been_set() {
+                tracing::info!("{line}");
+            } else {
+                eprintln!("{line}");
+            }
+        }
+        let health = self.inner.site.health.clone().unwrap_or_default();
+        let app = crate::transport::health::routes(health.clone());
+        let shutdown = async move {
+            shutdown.await;
+            health.drain();
+        };
+        crate::transport::serve::serve(
+            listener,
+            app,
+            &self.inner.site.limits,
+            self.inner.site.core.background().clone(),
+            shutdown,
+        )
+        .await
+    }
+
     /// `NAME listening on ADDR: JSON-RPC mcp v1, ...; MCP mcp v1, ...`: an `info` event when a
     /// `tracing` subscriber is installed, else a line on stderr (a server started from the
     /// quick start, with no logging set up, still says where it is). Scripts read the address

@@ -17,8 +17,14 @@ impl Spawned {
     /// Starts `bin` and waits for its `<name> listening on ADDR` log line (stderr).
     /// `REDIS_URL` and `APP_ENV` of the caller are not passed on: tests set what they need.
     pub fn start(bin: &str, name: &str, env: &[(&str, &str)]) -> Self {
+        Self::start_command(bin, name, &[], env)
+    }
+
+    /// [`Self::start`] of a command (`worker`, ...): `bin COMMAND... --listen 127.0.0.1:0`.
+    pub fn start_command(bin: &str, name: &str, command: &[&str], env: &[(&str, &str)]) -> Self {
         let mut cmd = Command::new(bin);
-        cmd.args(["--listen", "127.0.0.1:0"])
+        cmd.args(command)
+            .args(["--listen", "127.0.0.1:0"])
             .env_remove("REDIS_URL")
             .env_remove("APP_ENV")
             .env("RUST_LOG", "info");

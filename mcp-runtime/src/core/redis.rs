@@ -453,7 +453,9 @@ impl super::tasks::TaskMirror for RedisTasks {
         let Ok(json) = serde_json::to_string(&task) else {
             return Box::pin(std::future::ready(false));
         };
-        let running = !matches!(task.status.as_str(), "completed" | "failed" | "cancelled");
+        // Alive while an instance runs it: not a task queued for a worker.
+        let running =
+            !task.handed && !matches!(task.status.as_str(), "completed" | "failed" | "cancelled");
         let key = self.key(&task.id);
         let (mut con, script) = (self.store.con.clone(), self.put.clone());
         let keep_ms = u64::try_from(keep.as_millis()).unwrap_or(u64::MAX).max(1);
@@ -596,6 +598,7 @@ mod tests {
             result: None,
             error: None,
             durable: false,
+            handed: false,
         }
     }
 

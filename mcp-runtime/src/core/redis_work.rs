@@ -238,12 +238,12 @@ impl Worker {
         let Ok(attempt) = attempt else {
             return;
         };
-        // The accepting instance's run was the first.
-        work.attempt = attempt + 1;
+        // The accepting instance's run was the first, unless it was a front that runs none.
+        work.attempt = if view.handed { attempt } else { attempt + 1 };
         tracing::info!(
             task = work.task,
             attempt = work.attempt,
-            "taking over a task whose instance stopped"
+            "running queued work"
         );
         tokio::spawn(self.runner.run(work));
     }

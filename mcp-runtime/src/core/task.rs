@@ -99,6 +99,9 @@ pub(crate) struct Stored {
     /// a lapsed heartbeat is not a failure.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub durable: bool,
+    /// Accepted by an instance that runs no work: queued for a worker, not running yet.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub handed: bool,
 }
 
 fn ms(t: SystemTime) -> u64 {
@@ -125,6 +128,7 @@ impl Stored {
             result: v.result.clone(),
             error: v.error.clone(),
             durable: false,
+            handed: false,
         }
     }
 

@@ -187,6 +187,8 @@ struct Inner {
     revs: AtomicU64,
     /// Where accepted work is kept until it is done (with Redis).
     queue: OnceLock<Arc<dyn WorkQueue>>,
+    /// This instance runs no work: accepted tasks are left to the workers.
+    hands_off: std::sync::atomic::AtomicBool,
     /// Where task changes are announced (`notifications/tasks` on listen streams).
     changes: Option<super::Changes>,
     max_tasks: usize,
@@ -278,6 +280,7 @@ impl Tasks {
                 mirror: None,
                 revs: AtomicU64::new(0),
                 queue: OnceLock::new(),
+                hands_off: std::sync::atomic::AtomicBool::new(false),
                 changes: None,
                 max_tasks: max_tasks.max(1),
                 max_running: max_running.max(1),
@@ -354,6 +357,7 @@ impl Tasks {
             let rt = tokio::runtime::Handle::try_current().ok()?;
             let mut stored = Stored::of(&e.view, &e.owner);
             stored.durable = e.work.is_some();
+            stored.handed = stored.durable && self.hands_off();
             let write = m.put(stored, rev, keep);
             let flush = e.flush.clone();
             flush.sent.fetch_max(rev, Ordering::AcqRel);
@@ -533,10 +537,13 @@ impl Tasks {
         };
         match queue.enqueue(&work(&view.id)).await {
             Ok(entry) => {
-                if let Ok(mut tasks) = self.lock()
-                    && let Some(e) = tasks.get_mut(&view.id)
-                {
-                    e.work = Some(entry);
+                if let Ok(mut tasks) = self.lock() {
+                    if self.hands_off() {
+                        // A worker runs it, and answers for it from the store meanwhile.
+                        tasks.remove(&view.id);
+                    } else if let Some(e) = tasks.get_mut(&view.id) {
+                        e.work = Some(entry);
+                    }
                 }
                 Ok(view)
             }
@@ -601,13 +608,29 @@ impl Tasks {
         Ok(view)
     }
 
-    /// Uses `queue` for the work of the tasks [`Self::accept`] creates (and starts its loop,
-    /// which takes over the work of stopped instances through `runner`).
+    /// Uses `queue` for the work of the tasks [`Self::accept`] creates; with `runner`, this
+    /// instance runs work: its loop takes over the work of stopped instances (and, for a
+    /// front that runs none, the work it queued). Without one, this instance is a front only:
+    /// the tasks it accepts are queued for the workers and not run here.
     #[cfg_attr(not(feature = "redis"), allow(dead_code))]
-    pub(crate) fn with_queue(&self, queue: Arc<dyn WorkQueue>, runner: Arc<dyn Runner>) {
+    pub(crate) fn with_queue(&self, queue: Arc<dyn WorkQueue>, runner: Option<Arc<dyn Runner>>) {
         if self.inner.queue.set(queue.clone()).is_ok() {
-            queue.run(runner);
+            match runner {
+                Some(runner) => queue.run(runner),
+                None => self.inner.hands_off.store(true, Ordering::Release),
+            }
         }
+    }
+
+    /// Whether accepted work is queued in a shared store (and this instance can be a worker).
+    pub(crate) fn queued(&self) -> bool {
+        self.inner.queue.get().is_some()
+    }
+
+    /// Whether the tasks this instance accepts are run by the workers, not here: the caller
+    /// of [`Self::accept`] does not run the call.
+    pub(crate) fn hands_off(&self) -> bool {
+        self.inner.hands_off.load(Ordering::Acquire)
     }
 
     fn create_entry(

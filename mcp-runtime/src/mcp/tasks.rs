@@ -485,11 +485,16 @@ impl McpEndpoint {
         };
         let _ = input.task.set((tasks.clone(), view.id.clone()));
         let task_id = view.id.clone();
-        tokio::spawn(async move {
-            let (answer, failure) = call.await;
-            let outcome = task_outcome(era, &cancel, answer, failure);
-            tasks.finish(&task_id, outcome);
-        });
+        if tasks.hands_off() {
+            // A worker runs it from its start: the run started here stops.
+            drop(call);
+        } else {
+            tokio::spawn(async move {
+                let (answer, failure) = call.await;
+                let outcome = task_outcome(era, &cancel, answer, failure);
+                tasks.finish(&task_id, outcome);
+            });
+        }
         let mut out = Vec::with_capacity(384);
         wire::open_result(&mut out, Id::from(id.as_ref()));
         out.extend_from_slice(b"{\"resultType\":\"task\",");
@@ -533,11 +538,14 @@ impl McpEndpoint {
         extras.notifier = None;
         let ep = self.clone();
         let task_id = view.id.clone();
-        tokio::spawn(async move {
-            let (answer, failure) = ep.handle_traced(&mut msg, era, &mut extras).await;
-            let outcome = task_outcome(era, &cancel, answer, failure);
-            tasks.finish(&task_id, outcome);
-        });
+        // On a front a worker runs it.
+        if !tasks.hands_off() {
+            tokio::spawn(async move {
+                let (answer, failure) = ep.handle_traced(&mut msg, era, &mut extras).await;
+                let outcome = task_outcome(era, &cancel, answer, failure);
+                tasks.finish(&task_id, outcome);
+            });
+        }
         let mut members = b"\"task\":".to_vec();
         members.extend_from_slice(
             &serde_json::to_vec(&task_members(&view, era.tasks()))
