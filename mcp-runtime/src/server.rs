@@ -1096,17 +1096,24 @@ impl Server {
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
         let local = listener.local_addr().ok();
-        if let Some(addr) = local
-            && !self.inner.quiet
-        {
-            self.announce(addr);
+        if let Some(addr) = local {
+            self.announce(addr, &self.endpoints());
         }
         let app = crate::transport::http::router(&self.inner.site, local);
-        // On the signal, readiness turns false first; the drain begins `unready_delay` later.
-        let (health, delay) = (
-            self.inner.site.health.clone(),
-            self.inner.site.limits.unready_delay,
-        );
+        let health = self.inner.site.health.clone();
+        self.serve_app(listener, app, health, shutdown).await
+    }
+
+    /// Serves `app` until `shutdown` completes: on the signal, readiness (`health`) turns false
+    /// first, and the drain begins [`Limits::unready_delay`] later.
+    async fn serve_app(
+        &self,
+        listener: tokio::net::TcpListener,
+        app: Router,
+        health: Option<Arc<crate::transport::health::Health>>,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<()> {
+        let delay = self.inner.site.limits.unready_delay;
         let shutdown = async move {
             shutdown.await;
             if let Some(health) = health {
@@ -1146,46 +1153,24 @@ impl Server {
                  and runs_work(true)",
             ));
         }
-        let local = listener.local_addr().ok();
-        if let Some(addr) = local
-            && !self.inner.quiet
-        {
-            let line = format!(
-                "{} listening on {addr}: work only (/healthz, /readyz)",
-                self.inner.site.name
-            );
-            if tracing::dispatcher::has_been_set() {
-                tracing::info!("{line}");
-            } else {
-                eprintln!("{line}");
-            }
+        if let Ok(addr) = listener.local_addr() {
+            self.announce(addr, "work only (/healthz, /readyz)");
         }
         let health = self.inner.site.health.clone().unwrap_or_default();
         let app = crate::transport::health::routes(health.clone());
-        let shutdown = async move {
-            shutdown.await;
-            health.drain();
-        };
-        crate::transport::serve::serve(
-            listener,
-            app,
-            &self.inner.site.limits,
-            self.inner.site.core.background().clone(),
-            shutdown,
-        )
-        .await
+        self.serve_app(listener, app, Some(health), shutdown).await
     }
 
-    /// `NAME listening on ADDR: JSON-RPC mcp v1, ...; MCP mcp v1, ...`: an `info` event when a
+    /// `NAME listening on ADDR: WHAT` (the endpoints, `JSON-RPC mcp v1, ...; MCP mcp v1, ...`, or
+    /// a worker's `work only ...`) unless quiet: an `info` event when a
     /// `tracing` subscriber is installed, else a line on stderr (a server started from the
     /// quick start, with no logging set up, still says where it is). Scripts read the address
     /// from it: the text after `listening on ` up to the second `:`.
-    fn announce(&self, addr: std::net::SocketAddr) {
-        let line = format!(
-            "{} listening on {addr}: {}",
-            self.inner.site.name,
-            self.endpoints()
-        );
+    fn announce(&self, addr: std::net::SocketAddr, what: &str) {
+        if self.inner.quiet {
+            return;
+        }
+        let line = format!("{} listening on {addr}: {what}", self.inner.site.name);
         if tracing::dispatcher::has_been_set() {
             tracing::info!("{line}");
         } else {
