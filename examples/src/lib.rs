@@ -51,7 +51,8 @@ pub fn with_states(b: mcp_runtime::ServerBuilder) -> mcp_runtime::ServerBuilder 
 /// tokens of the `admin` group, `CATALOG_TRUSTED_PROXIES` the load balancers whose
 /// `X-Forwarded-For` names the client, `CATALOG_UNREADY_DELAY_MS` how long a shutdown keeps
 /// serving with `/readyz` failing before it drains (behind a balancer),
-/// `CATALOG_WEBHOOK_SECRETS` the keys that sign webhook deliveries, `CATALOG_RUNS_WORK=false`
+/// `CATALOG_WEBHOOK_SECRETS` the keys that sign webhook deliveries,
+/// `CATALOG_WEBHOOK_ALLOW_HOSTS` private hosts webhooks may reach, `CATALOG_RUNS_WORK=false`
 /// a front whose tasks `catalog worker` instances run.
 pub fn builder() -> mcp_runtime::ServerBuilder {
     let mut b = with_states(Server::builder())
@@ -130,10 +131,14 @@ pub fn builder() -> mcp_runtime::ServerBuilder {
     // secret that does not parse turns webhooks off rather than sending them unsigned.
     let secrets = std::env::var("CATALOG_WEBHOOK_SECRETS").unwrap_or_default();
     let secrets: Vec<&str> = secrets.split(',').filter(|s| !s.is_empty()).collect();
+    // `CATALOG_WEBHOOK_ALLOW_HOSTS`: private hosts webhooks may reach (a trusted network).
+    let allowed = std::env::var("CATALOG_WEBHOOK_ALLOW_HOSTS").unwrap_or_default();
+    let allowed = allowed.split(',').map(str::trim).filter(|h| !h.is_empty());
+    let hooks = mcp_runtime::jsonrpc::callback::HttpCallbacks::new().allow_hosts(allowed);
     b = if secrets.is_empty() {
-        b.webhooks()
+        b.callbacks(std::sync::Arc::new(hooks))
     } else {
-        match mcp_runtime::jsonrpc::callback::HttpCallbacks::new().signing_secrets(&secrets) {
+        match hooks.signing_secrets(&secrets) {
             Ok(hooks) => b.callbacks(std::sync::Arc::new(hooks)),
             Err(e) => {
                 tracing::error!("CATALOG_WEBHOOK_SECRETS: {e}; webhooks are off");

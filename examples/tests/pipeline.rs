@@ -880,3 +880,53 @@ async fn a_worker_runs_the_tasks_a_front_accepted() {
         "{done}"
     );
 }
+
+#[tokio::test]
+#[ignore = "needs redis-server; scripts/test.sh provides the peers and runs ignored tests"]
+async fn an_asynchronous_call_whose_instance_is_killed_is_delivered_by_another() {
+    // The webhook: every POST it receives.
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Value>();
+    let app =
+        axum::Router::new().fallback(move |method: axum::http::Method, body: axum::body::Bytes| {
+            let tx = tx.clone();
+            async move {
+                if method == axum::http::Method::POST
+                    && let Ok(v) = serde_json::from_slice::<Value>(&body)
+                    && v.get("jsonrpc").is_some()
+                {
+                    let _ = tx.send(v);
+                }
+                axum::http::StatusCode::OK
+            }
+        });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let hook = format!("http://{}/hooks/jobs", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let redis = Redis::start();
+    let url = redis.url();
+    let env = [
+        ("REDIS_URL", url.as_str()),
+        ("APP_ENV", "prod"),
+        ("CATALOG_WEBHOOK_ALLOW_HOSTS", "127.0.0.1"),
+    ];
+    let (mut a, _b) = (catalog(&env), catalog(&env));
+    let ack = rpc(
+        &a,
+        "mcp",
+        json!({"jsonrpc": "2.0", "id": 1, "method": "Jobs.run",
+            "params": {"steps": 30, "step_ms": 100, "$rpc": {"callback": hook, "timeout": 30}}}),
+    )
+    .await;
+    assert_eq!(ack["result"]["async"], true, "{ack}");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    a.kill();
+    // B runs it again and POSTs the answer: its second run.
+    let delivered = tokio::time::timeout(Duration::from_secs(60), rx.recv())
+        .await
+        .expect("delivered in time")
+        .expect("the webhook runs");
+    assert_eq!(
+        delivered,
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"steps": 30, "attempt": 2}})
+    );
+}

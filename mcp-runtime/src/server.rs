@@ -830,14 +830,24 @@ impl ServerBuilder {
         // With Redis, accepted tasks are queued, and the work of stopped instances is run here.
         #[cfg(feature = "redis")]
         if let Some(store) = &readiness_redis {
-            let endpoints = mcp
-                .iter()
-                .map(|((g, v), ep)| ((g.to_string(), *v), ep.clone()))
-                .collect();
+            let takeovers = TakeOvers {
+                mcp: mcp
+                    .iter()
+                    .map(|((g, v), ep)| ((g.to_string(), *v), ep.clone()))
+                    .collect(),
+                rpc: self.callbacks.clone().map(|client| RpcTakeOvers {
+                    core: core.clone(),
+                    client,
+                    catalogs: registry
+                        .catalogs()
+                        .map(|c| ((c.group().name().to_owned(), c.version()), c.clone()))
+                        .collect(),
+                }),
+            };
             let runner = self
                 .config
                 .runs_work
-                .then(|| Arc::new(TakeOvers(endpoints)) as Arc<dyn crate::core::tasks::Runner>);
+                .then(|| Arc::new(takeovers) as Arc<dyn crate::core::tasks::Runner>);
             core.tasks().with_queue(
                 Arc::new(crate::core::redis_work::RedisWork::new(store.clone())),
                 runner,
@@ -1197,14 +1207,37 @@ impl Server {
     }
 }
 
-/// Runs work taken over from a stopped instance on the MCP endpoint that accepted it.
+/// Runs queued work on the face that accepted it: an MCP task on its endpoint, an
+/// asynchronous JSON-RPC call through its catalog and the webhook client.
 #[cfg(feature = "redis")]
-struct TakeOvers(BTreeMap<(String, u32), Arc<crate::mcp::handler::McpEndpoint>>);
+struct TakeOvers {
+    mcp: BTreeMap<(String, u32), Arc<crate::mcp::handler::McpEndpoint>>,
+    rpc: Option<RpcTakeOvers>,
+}
+
+#[cfg(feature = "redis")]
+struct RpcTakeOvers {
+    core: Core,
+    client: Arc<dyn crate::jsonrpc::callback::CallbackClient>,
+    catalogs: BTreeMap<(String, u32), Arc<crate::catalog::Catalog>>,
+}
 
 #[cfg(feature = "redis")]
 impl crate::core::tasks::Runner for TakeOvers {
     fn run(&self, work: crate::core::tasks::Work) -> futures_util::future::BoxFuture<'static, ()> {
-        match self.0.get(&(work.group.clone(), work.version)) {
+        let key = (work.group.clone(), work.version);
+        if work.callback.is_some()
+            && let Some(rpc) = &self.rpc
+            && let Some(catalog) = rpc.catalogs.get(&key)
+        {
+            return Box::pin(crate::jsonrpc::callback::take_over(
+                rpc.core.clone(),
+                rpc.client.clone(),
+                catalog.clone(),
+                work,
+            ));
+        }
+        match self.mcp.get(&key).filter(|_| work.callback.is_none()) {
             Some(ep) => Box::pin(ep.clone().take_over(work)),
             None => {
                 tracing::warn!(

@@ -95,12 +95,29 @@ pub(crate) struct Work {
     /// The identity's subject and scopes (never a token).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub identity: Option<(String, Vec<String>)>,
+    /// An asynchronous JSON-RPC call's delivery (`$rpc.callback`); `None` for an MCP task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub callback: Option<Delivery>,
     /// The queue's entry (not stored in it).
     #[serde(skip)]
     pub entry: String,
     /// Which run this is: 1 for the first, 2 for the first taken over, and so on.
     #[serde(skip)]
     pub attempt: u32,
+}
+
+/// What it takes to deliver an asynchronous call's answer, kept with its queued work.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(not(feature = "redis"), allow(dead_code))]
+pub(crate) struct Delivery {
+    pub method: String,
+    pub url: String,
+    /// The request's trace headers, sent with the answer.
+    pub trace: Vec<(String, String)>,
+    /// The request's id, as written.
+    pub id: Option<String>,
+    pub ray_id: Option<String>,
+    pub timeout_ms: u64,
 }
 
 /// How a task's call ended.

@@ -22,6 +22,7 @@ use serde_json::value::RawValue;
 
 use crate::catalog::Catalog;
 use crate::context::{CallExtras, CancelSignal, Face};
+use crate::core::tasks::Delivery;
 use crate::core::{CallRequest, Core, TaskOutcome};
 use crate::error::RpcError;
 use crate::wire::{self, Id};
@@ -210,73 +211,173 @@ pub(crate) async fn start(
     if let Some(info) = asyncs.catalog.get(info_name) {
         core.charge(&asyncs.catalog, info, caller.as_ref()).await?;
     }
-    let (task, written) = tasks.create_for(&owner, caller.as_ref(), cancel.clone(), None)?;
-    tasks.stored(&task.id, written).await?;
-    let ack = serde_json::json!({"async": true, "callback": callback}).to_string();
-    let (core, client, catalog) = (core.clone(), asyncs.client.clone(), asyncs.catalog.clone());
     let trace = Async::trace_headers(&asyncs.headers);
-    let method = info_name.to_owned();
-    let id = id.map(|i| i.get().to_owned());
     let limit = opts.timeout.unwrap_or(Duration::from_secs(10));
-    let ray_id = opts.ray_id;
-    let identity = identity.cloned();
-    tokio::spawn(async move {
-        let _place = place;
-        let Some(info) = catalog.get(&method) else {
-            return;
-        };
-        let extras = CallExtras {
-            cancel: Some(cancel),
-            ray_id: ray_id.as_deref().map(Arc::from),
-            identity,
+    let job = Delivery {
+        method: info_name.to_owned(),
+        url: callback.clone(),
+        trace: trace
+            .iter()
+            .filter_map(|(k, v)| Some((k.as_str().to_owned(), v.to_str().ok()?.to_owned())))
+            .collect(),
+        id: id.map(|i| i.get().to_owned()),
+        ray_id: opts.ray_id,
+        timeout_ms: u64::try_from(limit.as_millis()).unwrap_or(u64::MAX),
+    };
+    // Queued (with Redis) before it is acknowledged: if this instance stops, another runs the
+    // call again and delivers it.
+    let work = {
+        let (catalog, job, params) = (asyncs.catalog.clone(), job.clone(), params.clone());
+        let (owner, caller) = (owner.clone(), caller.as_ref().map(ToString::to_string));
+        let identity = identity.map(|i| (i.subject.clone(), i.scopes.clone()));
+        move |task: &str| crate::core::tasks::Work {
+            task: task.to_owned(),
+            group: catalog.group().name().to_owned(),
+            version: catalog.version(),
+            era: String::new(),
+            params: params.unwrap_or(Value::Null),
+            owner,
             caller,
-            ..CallExtras::default()
-        };
-        let call = core.call_charged(CallRequest {
-            catalog: &catalog,
-            info,
-            params,
-            face: Face::JsonRpc,
-            extras,
-        });
-        let result = match tokio::time::timeout(limit, call).await {
-            Ok(r) => r,
-            Err(_) => Err(RpcError::internal(format!(
-                "Method '{method}' timed out after {} ms",
-                limit.as_millis()
-            ))),
-        };
-        let raw = id.and_then(|i| RawValue::from_string(i).ok());
-        let id = raw.as_deref().map_or(Id::Null, Id::Raw);
-        let mut out = Vec::with_capacity(128);
-        let outcome = match &result {
-            Ok(o) => {
-                wire::result(&mut out, id, o.as_json().get());
-                TaskOutcome::Result(serde_json::from_str(o.as_json().get()).unwrap_or_default())
-            }
-            Err(e) => {
-                wire::rpc_error(&mut out, id, e, core.env());
-                TaskOutcome::Error(e.to_wire(core.env()))
-            }
-        };
-        tasks.finish(&task.id, outcome);
-        match client.post(&callback, &trace, out).await {
-            Ok(status) if (200..300).contains(&status) => {
-                tracing::debug!(%method, ray_id, status, "callback delivered");
-            }
-            Ok(status) => {
-                let e = RpcError::new(
-                    crate::codes::ASYNC_REQUEST,
-                    format!("Callback endpoint returned HTTP status code: {status}"),
-                );
-                tracing::warn!(%method, ray_id, code = e.code(), error = %e.message(), "callback refused");
-            }
-            Err(why) => {
-                tracing::warn!(%method, ray_id, code = crate::codes::ASYNC_REQUEST, error = %why, "callback failed");
-            }
+            identity,
+            callback: Some(job),
+            entry: String::new(),
+            attempt: 1,
         }
-    });
+    };
+    let task = tasks
+        .accept(&owner, caller.as_ref(), cancel.clone(), None, work)
+        .await?;
+    let ack = serde_json::json!({"async": true, "callback": callback}).to_string();
+    let extras = CallExtras {
+        cancel: Some(cancel),
+        ray_id: job.ray_id.as_deref().map(Arc::from),
+        identity: identity.cloned(),
+        caller,
+        ..CallExtras::default()
+    };
+    if !tasks.hands_off() {
+        let run = deliver(
+            core.clone(),
+            asyncs.client.clone(),
+            asyncs.catalog.clone(),
+            params,
+            extras,
+            job,
+            task.id,
+        );
+        tokio::spawn(async move {
+            let _place = place;
+            run.await;
+        });
+    }
     Ok(ack)
+}
+
+/// Runs the call of task `task` and POSTs its answer to the callback.
+pub(crate) async fn deliver(
+    core: Core,
+    client: Arc<dyn CallbackClient>,
+    catalog: Arc<Catalog>,
+    params: Option<Value>,
+    extras: CallExtras,
+    job: Delivery,
+    task: String,
+) {
+    let tasks = core.tasks().clone();
+    let Some(info) = catalog.get(&job.method) else {
+        return;
+    };
+    let (method, ray_id) = (job.method.as_str(), job.ray_id.as_deref());
+    let limit = Duration::from_millis(job.timeout_ms);
+    let call = core.call_charged(CallRequest {
+        catalog: &catalog,
+        info,
+        params,
+        face: Face::JsonRpc,
+        extras,
+    });
+    let result = match tokio::time::timeout(limit, call).await {
+        Ok(r) => r,
+        Err(_) => Err(RpcError::internal(format!(
+            "Method '{method}' timed out after {} ms",
+            limit.as_millis()
+        ))),
+    };
+    let raw = job.id.and_then(|i| RawValue::from_string(i).ok());
+    let id = raw.as_deref().map_or(Id::Null, Id::Raw);
+    let mut out = Vec::with_capacity(128);
+    let outcome = match &result {
+        Ok(o) => {
+            wire::result(&mut out, id, o.as_json().get());
+            TaskOutcome::Result(serde_json::from_str(o.as_json().get()).unwrap_or_default())
+        }
+        Err(e) => {
+            wire::rpc_error(&mut out, id, e, core.env());
+            TaskOutcome::Error(e.to_wire(core.env()))
+        }
+    };
+    tasks.finish(&task, outcome);
+    let trace: Vec<(HeaderName, HeaderValue)> = job
+        .trace
+        .iter()
+        .filter_map(|(k, v)| {
+            Some((
+                HeaderName::from_bytes(k.as_bytes()).ok()?,
+                HeaderValue::from_str(v).ok()?,
+            ))
+        })
+        .collect();
+    match client.post(&job.url, &trace, out).await {
+        Ok(status) if (200..300).contains(&status) => {
+            tracing::debug!(%method, ray_id, status, "callback delivered");
+        }
+        Ok(status) => {
+            let e = RpcError::new(
+                crate::codes::ASYNC_REQUEST,
+                format!("Callback endpoint returned HTTP status code: {status}"),
+            );
+            tracing::warn!(%method, ray_id, code = e.code(), error = %e.message(), "callback refused");
+        }
+        Err(why) => {
+            tracing::warn!(%method, ray_id, code = crate::codes::ASYNC_REQUEST, error = %why, "callback failed");
+        }
+    }
+}
+
+/// Runs an asynchronous call again, here, after the instance running it stopped, and
+/// delivers its answer.
+#[cfg_attr(not(feature = "redis"), allow(dead_code))]
+pub(crate) async fn take_over(
+    core: Core,
+    client: Arc<dyn CallbackClient>,
+    catalog: Arc<Catalog>,
+    mut work: crate::core::tasks::Work,
+) {
+    let Some(job) = work.callback.take() else {
+        return;
+    };
+    let cancel = CancelSignal::new();
+    let caller = work.caller.as_deref().map(crate::context::Caller::from_key);
+    if let Err(e) = core
+        .tasks()
+        .adopt(&work, caller.clone(), cancel.clone())
+        .await
+    {
+        tracing::debug!(task = work.task, error = %e.message(), "not taken over");
+        return;
+    }
+    let extras = CallExtras {
+        cancel: Some(cancel),
+        ray_id: job.ray_id.as_deref().map(Arc::from),
+        identity: work
+            .identity
+            .map(|(subject, scopes)| Arc::new(crate::context::Identity::new(subject, scopes))),
+        caller,
+        attempt: work.attempt,
+        ..CallExtras::default()
+    };
+    let params = Some(work.params).filter(|p| !p.is_null());
+    deliver(core, client, catalog, params, extras, job, work.task).await;
 }
 
 /// Webhooks over HTTP and HTTPS (feature `webhooks`, with `reqwest` and rustls).

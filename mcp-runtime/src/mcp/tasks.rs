@@ -51,6 +51,7 @@ impl McpEndpoint {
             owner,
             caller,
             identity,
+            callback: None,
             entry: String::new(),
             attempt: 1,
         }
