@@ -495,8 +495,9 @@ impl Tasks {
     }
 
     /// Starts a task for `owner` whose call stops when `cancel` is set, kept `ttl` (at most
-    /// the engine's, which is the default); refused (-32603) when the bounds are reached.
-    /// Expired tasks are dropped first.
+    /// the engine's, which is the default); refused (-32603) when the bounds are reached, or
+    /// when a shared store is configured and cannot keep it (nothing is acknowledged before it
+    /// is stored). Expired tasks are dropped first.
     pub async fn create(
         &self,
         owner: &str,
@@ -508,23 +509,23 @@ impl Tasks {
         Ok(view)
     }
 
-    /// Once a new task is in the shared store; when it cannot be, the task is dropped and its
-    /// call cancelled: it was never acknowledged.
+    /// Once a new task is in the shared store; when it cannot be, the task is dropped: it was
+    /// never acknowledged. What becomes of its call is the caller's (a 2026-07-28 call runs on
+    /// as a plain call; the others are refused before they start), so its signal is left as is.
     pub(crate) async fn stored(&self, id: &str, written: Written) -> Result<(), RpcError> {
         let stored = written.stored().await;
         if stored.is_err()
             && let Ok(mut tasks) = self.lock()
-            && let Some(e) = tasks.remove(id)
         {
-            e.cancel.cancel();
+            tasks.remove(id);
         }
         stored
     }
 
     /// [`Self::create`], counted against `caller`'s share, and the write that stores it: the
-    /// task's id is answered only once [`Self::stored`] says it is stored. When a bound is reached a finished
-    /// task gives way, oldest first (the caller's own when its share is full); only running
-    /// tasks refuse one more. One pass over the tasks kept (at most [`crate::Limits::tasks`]).
+    /// task's id is answered only once [`Self::stored`] says it is stored. When a bound is
+    /// reached a finished task gives way, oldest first (the caller's own when its share is
+    /// full); only running tasks refuse one more. One pass over the tasks kept (at most [`crate::Limits::tasks`]).
     pub(crate) fn create_for(
         &self,
         owner: &str,
@@ -1156,7 +1157,10 @@ mod tests {
             "{}",
             e.message()
         );
-        assert!(signal.is_cancelled(), "its call stops");
+        assert!(
+            !signal.is_cancelled(),
+            "its call is the caller's to run or not"
+        );
         assert!(t.list().is_empty(), "and it is gone");
         assert!(stored.lock().unwrap().is_empty());
     }

@@ -476,8 +476,7 @@ impl McpEndpoint {
             return answer;
         }
         let tasks = self.core.tasks().clone();
-        // No room for one more task, or no store to keep it: the call runs as a plain one
-        // (a task dropped before its id was told had its call cancelled: it runs anew).
+        // No room for one more task, or no store to keep it: the call runs on as a plain one.
         let Ok(view) = tasks
             .accept(&owner, caller.as_ref(), cancel.clone(), None, again)
             .await
