@@ -106,6 +106,9 @@ impl Worker {
         // A connection of its own: a blocking read would hold up every command on the shared
         // one.
         let mut own = None;
+        // Where the next claim of idle entries starts: the whole pending list is walked in
+        // batches, then again from its start.
+        let mut cursor = String::from("0-0");
         loop {
             let con = match &mut own {
                 Some(con) => con,
@@ -118,7 +121,7 @@ impl Worker {
                     }
                 },
             };
-            if let Err(e) = self.round(con).await {
+            if let Err(e) = self.round(con, &mut cursor).await {
                 if e.to_string().contains("NOGROUP") {
                     self.create_group(con).await;
                 } else {
@@ -147,19 +150,26 @@ impl Worker {
         }
     }
 
-    /// Claims what was left idle, then reads what is new (waiting a while for it), and looks
-    /// at each entry.
-    async fn round(&self, con: &mut redis::aio::MultiplexedConnection) -> redis::RedisResult<()> {
+    /// Claims a batch of what was left idle (from `cursor` on), then reads what is new (waiting
+    /// a while for it only when the claims are done), and looks at each entry.
+    async fn round(
+        &self,
+        con: &mut redis::aio::MultiplexedConnection,
+        cursor: &mut String,
+    ) -> redis::RedisResult<()> {
         let idle: redis::streams::StreamAutoClaimReply = redis::cmd("XAUTOCLAIM")
             .arg(&self.stream)
             .arg(GROUP)
             .arg(&self.consumer)
             .arg(u64::try_from(VISIBILITY.as_millis()).unwrap_or(u64::MAX))
-            .arg("0-0")
+            .arg(cursor.as_str())
             .arg("COUNT")
             .arg(BATCH)
             .query_async(con)
             .await?;
+        // "0-0" when the walk is over: the next one starts again from the start.
+        let more = idle.next_stream_id != "0-0";
+        *cursor = idle.next_stream_id;
         for entry in idle.claimed {
             self.look_at(entry).await;
         }
@@ -170,7 +180,8 @@ impl Worker {
             .arg("COUNT")
             .arg(BATCH)
             .arg("BLOCK")
-            .arg(BLOCK_MS)
+            // Not waiting while idle entries are left to claim.
+            .arg(if more { 1 } else { BLOCK_MS })
             .arg("STREAMS")
             .arg(&self.stream)
             .arg(">")
