@@ -382,6 +382,30 @@ return 1
 pub(crate) const ALIVE_MS: u64 = 10_000;
 const HEARTBEAT: Duration = Duration::from_secs(3);
 
+/// The key of task `id`'s record (`…:alive`, `…:answers` and `…:attempt` beside it).
+pub(crate) fn task_key(store: &RedisStore, id: &str) -> String {
+    store.key(&format!("mcp:task:{id}"))
+}
+
+/// Task `id`'s stored view (`None`: none, or one that does not parse) and whether the
+/// instance running it is alive, in one round trip; an error when Redis did not answer.
+pub(crate) async fn task_record(
+    store: &RedisStore,
+    id: &str,
+) -> redis::RedisResult<(Option<super::task::Stored>, bool)> {
+    let key = task_key(store, id);
+    let mut con = store.con.clone();
+    let (view, alive): (Option<String>, bool) = redis::pipe()
+        .cmd("HGET")
+        .arg(&key)
+        .arg("view")
+        .cmd("EXISTS")
+        .arg(format!("{key}:alive"))
+        .query_async(&mut con)
+        .await?;
+    Ok((view.and_then(|v| serde_json::from_str(&v).ok()), alive))
+}
+
 impl RedisTasks {
     pub(crate) fn new(store: RedisStore) -> Self {
         let channel = store.key("mcp:tasks");
@@ -394,7 +418,7 @@ impl RedisTasks {
     }
 
     fn key(&self, id: &str) -> String {
-        self.store.key(&format!("mcp:task:{id}"))
+        task_key(&self.store, id)
     }
 
     async fn publish(&self, message: String) -> Result<(), crate::RpcError> {
@@ -454,8 +478,7 @@ impl super::tasks::TaskMirror for RedisTasks {
             return Box::pin(std::future::ready(false));
         };
         // Alive while an instance runs it: not a task queued for a worker.
-        let running =
-            !task.handed && !matches!(task.status.as_str(), "completed" | "failed" | "cancelled");
+        let running = !task.handed && !task.ended();
         let key = self.key(&task.id);
         let (mut con, script) = (self.store.con.clone(), self.put.clone());
         let keep_ms = u64::try_from(keep.as_millis()).unwrap_or(u64::MAX).max(1);
@@ -479,19 +502,8 @@ impl super::tasks::TaskMirror for RedisTasks {
 
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Option<(super::task::Stored, bool)>> {
         Box::pin(async move {
-            let key = self.key(id);
-            let mut con = self.store.con.clone();
-            let (task, alive): (Option<String>, bool) = redis::pipe()
-                .cmd("HGET")
-                .arg(&key)
-                .arg("view")
-                .cmd("EXISTS")
-                .arg(format!("{key}:alive"))
-                .query_async(&mut con)
-                .await
-                .ok()?;
-            let task = serde_json::from_str(&task?).ok()?;
-            Some((task, alive))
+            let (task, alive) = task_record(&self.store, id).await.ok()?;
+            Some((task?, alive))
         })
     }
 

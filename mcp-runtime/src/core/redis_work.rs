@@ -209,38 +209,32 @@ impl Worker {
             return forget(self.store.clone(), self.stream.clone(), entry.id).await;
         };
         work.entry = entry.id;
-        let task = self.store.key(&format!("mcp:task:{}", work.task));
-        let mut con = self.store.connection();
-        let (view, alive): (Option<String>, bool) = match redis::pipe()
-            .cmd("HGET")
-            .arg(&task)
-            .arg("view")
-            .cmd("EXISTS")
-            .arg(format!("{task}:alive"))
-            .query_async(&mut con)
-            .await
-        {
-            Ok(found) => found,
-            Err(_) => return,
+        // Redis not answering: looked at again one timeout later.
+        let Ok((view, alive)) = super::redis::task_record(&self.store, &work.task).await else {
+            return;
         };
-        let Some(view) = view.and_then(|v| serde_json::from_str::<super::task::Stored>(&v).ok())
-        else {
+        let Some(view) = view else {
             if added_before(&work.entry, ORPHAN) {
                 forget(self.store.clone(), self.stream.clone(), work.entry).await;
             }
             return;
         };
-        if matches!(view.status.as_str(), "completed" | "failed" | "cancelled") {
+        if view.ended() {
             return forget(self.store.clone(), self.stream.clone(), work.entry).await;
         }
         if alive {
             return;
         }
+        let attempts = format!(
+            "{}:attempt",
+            super::redis::task_key(&self.store, &work.task)
+        );
+        let mut con = self.store.connection();
         let attempt: redis::RedisResult<u32> = redis::pipe()
             .cmd("INCR")
-            .arg(format!("{task}:attempt"))
+            .arg(&attempts)
             .cmd("PEXPIRE")
-            .arg(format!("{task}:attempt"))
+            .arg(&attempts)
             .arg(view.ttl_ms.max(1))
             .ignore()
             .query_async::<(u32,)>(&mut con)

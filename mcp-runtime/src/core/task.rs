@@ -132,6 +132,12 @@ impl Stored {
         }
     }
 
+    /// Whether the task has ended (completed, failed or cancelled).
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) fn ended(&self) -> bool {
+        matches!(self.status.as_str(), "completed" | "failed" | "cancelled")
+    }
+
     pub(crate) fn view(self) -> TaskView {
         let status = match self.status.as_str() {
             "working" => TaskStatus::Working,

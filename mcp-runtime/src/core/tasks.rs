@@ -580,15 +580,13 @@ impl Tasks {
     }
 
     /// Runs taken-over work through this instance: task `work.task`, as the store has it, is
-    /// kept here from now on, running again (its call stops when `cancel` is set), and its
-    /// queue entry is forgotten when it ends. An error when it ended meanwhile or is not stored.
+    /// kept here from now on, running again, and its queue entry is forgotten when it ends.
+    /// The extras its call runs with (its caller, identity and attempt, and the signal that
+    /// cancels it); an error when it ended meanwhile or is not stored.
     #[cfg_attr(not(feature = "redis"), allow(dead_code))]
-    pub(crate) async fn adopt(
-        &self,
-        work: &Work,
-        caller: Option<crate::context::Caller>,
-        cancel: CancelSignal,
-    ) -> Result<TaskView, RpcError> {
+    pub(crate) async fn adopt(&self, work: &Work) -> Result<crate::context::CallExtras, RpcError> {
+        let cancel = CancelSignal::new();
+        let caller = work.caller.as_deref().map(crate::context::Caller::from_key);
         let Some(mirror) = &self.inner.mirror else {
             return Err(unknown());
         };
@@ -610,11 +608,11 @@ impl Tasks {
         let since = view.created.elapsed().unwrap_or_default();
         let ttl = Duration::from_millis(view.ttl_ms).saturating_sub(since);
         let entry = Entry {
-            view: view.clone(),
+            view,
             owner,
-            caller,
+            caller: caller.clone(),
             expires: Instant::now() + ttl,
-            cancel,
+            cancel: cancel.clone(),
             answers: Map::new(),
             changed: Arc::default(),
             flush: Arc::default(),
@@ -623,7 +621,16 @@ impl Tasks {
         let written = Written(self.mirror(&entry));
         self.lock()?.insert(work.task.clone(), entry);
         self.stored(&work.task, written).await?;
-        Ok(view)
+        Ok(crate::context::CallExtras {
+            cancel: Some(cancel),
+            caller,
+            identity: work
+                .identity
+                .clone()
+                .map(|(subject, scopes)| Arc::new(crate::context::Identity::new(subject, scopes))),
+            attempt: work.attempt,
+            ..crate::context::CallExtras::default()
+        })
     }
 
     /// Uses `queue` for the work of the tasks [`Self::accept`] creates; with `runner`, this

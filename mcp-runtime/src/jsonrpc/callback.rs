@@ -356,26 +356,14 @@ pub(crate) async fn take_over(
     let Some(job) = work.callback.take() else {
         return;
     };
-    let cancel = CancelSignal::new();
-    let caller = work.caller.as_deref().map(crate::context::Caller::from_key);
-    if let Err(e) = core
-        .tasks()
-        .adopt(&work, caller.clone(), cancel.clone())
-        .await
-    {
-        tracing::debug!(task = work.task, error = %e.message(), "not taken over");
-        return;
-    }
-    let extras = CallExtras {
-        cancel: Some(cancel),
-        ray_id: job.ray_id.as_deref().map(Arc::from),
-        identity: work
-            .identity
-            .map(|(subject, scopes)| Arc::new(crate::context::Identity::new(subject, scopes))),
-        caller,
-        attempt: work.attempt,
-        ..CallExtras::default()
+    let mut extras = match core.tasks().adopt(&work).await {
+        Ok(extras) => extras,
+        Err(e) => {
+            tracing::debug!(task = work.task, error = %e.message(), "not taken over");
+            return;
+        }
     };
+    extras.ray_id = job.ray_id.as_deref().map(Arc::from);
     let params = Some(work.params).filter(|p| !p.is_null());
     deliver(core, client, catalog, params, extras, job, work.task).await;
 }

@@ -66,12 +66,14 @@ impl McpEndpoint {
             return;
         };
         let tasks = self.core.tasks().clone();
-        let cancel = CancelSignal::new();
-        let caller = work.caller.as_deref().map(crate::context::Caller::from_key);
-        if let Err(e) = tasks.adopt(&work, caller.clone(), cancel.clone()).await {
-            tracing::debug!(task = work.task, error = %e.message(), "not taken over");
-            return;
-        }
+        let mut extras = match tasks.adopt(&work).await {
+            Ok(extras) => extras,
+            Err(e) => {
+                tracing::debug!(task = work.task, error = %e.message(), "not taken over");
+                return;
+            }
+        };
+        let cancel = extras.cancel.clone().unwrap_or_default();
         // `#[mcp_tool(retry = false)]`: its effects must not happen twice, so it ends here.
         let tool = work.params.get("name").and_then(Value::as_str);
         if let Some(info) = tool.and_then(|t| self.catalog.get(t))
@@ -88,15 +90,6 @@ impl McpEndpoint {
             return;
         }
         let mut msg = Message::call("tools/call", Some(work.params));
-        let mut extras = CallExtras {
-            cancel: Some(cancel.clone()),
-            caller,
-            identity: work
-                .identity
-                .map(|(subject, scopes)| Arc::new(crate::context::Identity::new(subject, scopes))),
-            attempt: work.attempt,
-            ..CallExtras::default()
-        };
         let (answer, failure) = self.handle_traced(&mut msg, era, &mut extras).await;
         tasks.finish(&work.task, task_outcome(era, &cancel, answer, failure));
     }
