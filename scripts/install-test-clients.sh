@@ -7,6 +7,8 @@
 #                          conformance@0.2.0-alpha.12
 #   redis-server           from Debian's packages, when it is not on PATH
 #   haproxy                from Debian's packages (the scale-out test), when it is missing
+#   prometheus             from Debian's packages (the metrics test scrapes the example), when
+#                          it is missing
 #
 # Idempotent: a step whose result is already there is skipped. Tests find the peers through
 # MCP_TEST_PYTHON, MCP_TEST_NODE and MCP_TEST_NPM_DIR (scripts/test.sh exports them).
@@ -153,6 +155,17 @@ install_haproxy() {
     haproxy_ok
 }
 
+# --- prometheus ----------------------------------------------------------------------------------
+
+prometheus_ok() {
+    command -v prometheus >/dev/null 2>&1 || [ -x /usr/bin/prometheus ]
+}
+
+install_prometheus() {
+    apt_install --no-install-recommends prometheus
+    prometheus_ok
+}
+
 # --- ip and unshare (the callback SSRF test's network namespace) --------------------------------
 
 netns_ok() {
@@ -196,6 +209,12 @@ if haproxy_ok; then
     log "haproxy: present, skipped"
 else
     step "haproxy (apt)" install_haproxy
+fi
+
+if prometheus_ok; then
+    log "prometheus: present, skipped"
+else
+    step "prometheus (apt)" install_prometheus
 fi
 
 if netns_ok; then

@@ -67,7 +67,9 @@ pub fn builder() -> mcp_runtime::ServerBuilder {
         // the other groups ask first.
         .mcp_answers_in_advance("conformance")
         .default_language("en")
-        .translations_embedded(TRANSLATIONS);
+        .translations_embedded(TRANSLATIONS)
+        // The metrics, for a Prometheus scrape.
+        .metrics_route("/metrics");
     for kind in EventKind::ALL {
         b = b.on(kind, events::count);
     }

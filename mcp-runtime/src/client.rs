@@ -130,10 +130,14 @@ impl Client {
             prefix: "",
         });
         let caller = self.caller();
-        let scope = crate::jsonrpc::face::Scope {
+        let who = crate::jsonrpc::face::Requester {
             identity: self.identity.as_ref(),
-            discover: discover.as_ref(),
             caller: Some(&caller),
+            trace: None,
+        };
+        let scope = crate::jsonrpc::face::Scope {
+            who: &who,
+            discover: discover.as_ref(),
             ..Default::default()
         };
         let reply =

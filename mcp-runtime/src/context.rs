@@ -299,6 +299,11 @@ impl Caller {
         Self(Who::Key(Arc::from("local")))
     }
 
+    /// Whether it is the one peer of a stdio connection ([`Self::local`]).
+    pub(crate) fn is_local(&self) -> bool {
+        matches!(&self.0, Who::Key(k) if &**k == "local")
+    }
+
     /// The caller a key written by [`Caller`]'s `Display` names (`ip:…` back to an address).
     #[cfg_attr(not(feature = "redis"), allow(dead_code))]
     pub(crate) fn from_key(key: &str) -> Self {
@@ -321,6 +326,80 @@ impl fmt::Display for Caller {
             Who::Address(ip @ std::net::IpAddr::V4(_)) => write!(f, "ip:{ip}"),
             Who::Address(ip) => write!(f, "ip:{ip}/64"),
         }
+    }
+}
+
+/// A W3C trace context (`traceparent`, and `tracestate` when sent), checked: a
+/// `traceparent` of the version-00 form (`00-{32 hex}-{16 hex}-{2 hex}`, neither id all zeros)
+/// and a `tracestate` of at most 512 characters. Anything else is no trace context at all, as
+/// the W3C recommendation says a receiver treats it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceParent(Arc<TraceHeaders>);
+
+/// One pointer in [`CallExtras`], which every call's future holds.
+#[derive(Debug, PartialEq, Eq)]
+struct TraceHeaders {
+    parent: Box<str>,
+    state: Option<Box<str>>,
+}
+
+impl TraceParent {
+    /// The longest `tracestate` kept (the recommendation's bound for what a vendor must
+    /// propagate).
+    const STATE_CHARS: usize = 512;
+
+    /// The context of a `traceparent` (and `tracestate`), if well formed.
+    ///
+    /// ```
+    /// use mcp_runtime::TraceParent;
+    /// let t = TraceParent::new("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", Some("a=1"))
+    ///     .expect("well formed");
+    /// assert_eq!(t.trace_id(), "0af7651916cd43dd8448eb211c80319c");
+    /// assert_eq!(t.tracestate(), Some("a=1"));
+    /// // An unknown version, an all-zero id, upper-case hex: no context.
+    /// assert!(TraceParent::new("01-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", None).is_none());
+    /// assert!(TraceParent::new("00-00000000000000000000000000000000-b7ad6b7169203331-01", None).is_none());
+    /// assert!(TraceParent::new("00-0AF7651916CD43DD8448EB211C80319C-b7ad6b7169203331-01", None).is_none());
+    /// ```
+    pub fn new(traceparent: &str, tracestate: Option<&str>) -> Option<Self> {
+        let t = traceparent.trim().as_bytes();
+        let hex = |b: &[u8]| b.iter().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'));
+        let ok = t.len() == 55
+            && t[2] == b'-'
+            && t[35] == b'-'
+            && t[52] == b'-'
+            && &t[..2] == b"00"
+            && hex(&t[3..35])
+            && hex(&t[36..52])
+            && hex(&t[53..55])
+            && t[3..35].iter().any(|c| *c != b'0')
+            && t[36..52].iter().any(|c| *c != b'0');
+        if !ok {
+            return None;
+        }
+        let state = tracestate
+            .map(str::trim)
+            .filter(|s| !s.is_empty() && s.len() <= Self::STATE_CHARS && s.is_ascii())
+            .map(Box::from);
+        Some(Self(Arc::new(TraceHeaders {
+            parent: Box::from(traceparent.trim()),
+            state,
+        })))
+    }
+
+    /// The `traceparent`.
+    pub fn traceparent(&self) -> &str {
+        &self.0.parent
+    }
+
+    /// The `tracestate`, if one was sent (and kept).
+    pub fn tracestate(&self) -> Option<&str> {
+        self.0.state.as_deref()
+    }
+
+    /// The trace id (32 hex digits).
+    pub fn trace_id(&self) -> &str {
+        &self.0.parent[3..35]
     }
 }
 
@@ -381,6 +460,9 @@ pub struct CallExtras {
     pub session: Option<Arc<str>>,
     /// Who the call's shares are counted against ([`Caller`]), when the transport knows.
     pub caller: Option<Caller>,
+    /// The W3C trace context the request came with (its `traceparent` and `tracestate`
+    /// headers, or the MCP `_meta` ones): the parent of the call's spans.
+    pub trace: Option<TraceParent>,
     /// Which run of the call this is, when it is not the first: a task's call run again on
     /// another instance after the one running it stopped ([`RequestContext::attempt`]).
     pub attempt: u32,

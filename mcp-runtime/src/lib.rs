@@ -57,6 +57,8 @@ mod limits;
 pub mod log;
 mod log_level;
 pub mod mcp;
+#[cfg(feature = "otel")]
+pub mod otel;
 mod output;
 mod rate_limit;
 pub mod record;
@@ -78,7 +80,7 @@ pub use catalog::{
 pub use client::Client;
 pub use context::{
     CallExtras, Caller, CancelSignal, ClientInput, ContextBuilder, Face, FromContext, Identity,
-    InputRequest, Notifier, RequestContext, RequestId, State, StateMap,
+    InputRequest, Notifier, RequestContext, RequestId, State, StateMap, TraceParent,
 };
 pub use edge::HostPolicy;
 pub use env::Environment;

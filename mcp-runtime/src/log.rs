@@ -36,18 +36,165 @@ use tracing_subscriber::fmt::format::Writer;
 /// mcp_runtime::log::init();
 /// ```
 pub fn init() -> bool {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    // Colours only on a terminal: escape codes in a log file are noise, and writing them
-    // costs a good part of what logging a call costs.
-    let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .fmt_fields(LogFields)
-        .with_ansi(ansi)
-        .with_env_filter(filter)
-        .try_init()
-        .is_ok()
+    Logging::new().init()
+}
+
+/// How the server logs, installed with [`Logging::init`]: to stderr, one line an event, at the
+/// levels `RUST_LOG` names (`info` when it is unset or invalid); plain text ([`LogFields`])
+/// or JSON lines ([`Logging::json`]); with the `otel` feature, spans exported through an
+/// [`Otel`](crate::otel::Otel) too, and each JSON line carrying the trace and span ids of
+/// the span it was logged in, so that a log search finds the trace and a trace its logs.
+///
+/// ```
+/// // JSON lines when the environment says so (`LOG_FORMAT=json`).
+/// mcp_runtime::log::Logging::from_env().init();
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Logging {
+    json: bool,
+    #[cfg(feature = "otel")]
+    otel: Option<crate::otel::Otel>,
+}
+
+impl Logging {
+    /// Plain text lines.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// JSON lines when `LOG_FORMAT` is `json`, else plain text.
+    pub fn from_env() -> Self {
+        let json = std::env::var("LOG_FORMAT").is_ok_and(|f| f.trim().eq_ignore_ascii_case("json"));
+        Self::new().json(json)
+    }
+
+    /// JSON lines (`true`) or plain text.
+    pub fn json(mut self, on: bool) -> Self {
+        self.json = on;
+        self
+    }
+
+    /// Exports the spans through `otel` as well (its [`layer`](crate::otel::Otel::layer)).
+    #[cfg(feature = "otel")]
+    pub fn otel(mut self, otel: &crate::otel::Otel) -> Self {
+        self.otel = Some(otel.clone());
+        self
+    }
+
+    /// Installs the subscriber; `false`, changing nothing, when one is installed already.
+    pub fn init(self) -> bool {
+        use tracing_subscriber::layer::SubscriberExt as _;
+        use tracing_subscriber::util::SubscriberInitExt as _;
+        let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        // Colours only on a terminal: escape codes in a log file are noise, and writing them
+        // costs a good part of what logging a call costs.
+        let ansi = !self.json && std::io::IsTerminal::is_terminal(&std::io::stderr());
+        let text = (!self.json).then(|| {
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .fmt_fields(LogFields)
+                .with_ansi(ansi)
+        });
+        let json = self.json.then(|| {
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .fmt_fields(LogFields)
+                .with_ansi(false)
+                .event_format(JsonLines)
+        });
+        let registry = tracing_subscriber::registry()
+            .with(filter)
+            .with(text)
+            .with(json);
+        #[cfg(feature = "otel")]
+        let registry = registry.with(self.otel.as_ref().and_then(crate::otel::Otel::layer));
+        registry.try_init().is_ok()
+    }
+}
+
+/// JSON lines: `{"timestamp":…,"level":…,"target":…,"message":…, the event's fields,
+/// "spans":[the names of the spans it is in, outermost first], "trace_id":…,"span_id":…}`,
+/// the ids with the `otel` feature when the span is exported. Written here: the
+/// `tracing-subscriber` JSON formatter knows nothing of OpenTelemetry's ids.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct JsonLines;
+
+impl<S, N> tracing_subscriber::fmt::FormatEvent<S, N> for JsonLines
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+    N: for<'a> FormatFields<'a> + 'static,
+{
+    fn format_event(
+        &self,
+        ctx: &tracing_subscriber::fmt::FmtContext<'_, S, N>,
+        mut writer: Writer<'_>,
+        event: &tracing::Event<'_>,
+    ) -> fmt::Result {
+        use serde_json::{Map, Value};
+        let meta = event.metadata();
+        let mut line = Map::new();
+        line.insert(
+            "timestamp".into(),
+            humantime::format_rfc3339_micros(std::time::SystemTime::now())
+                .to_string()
+                .into(),
+        );
+        line.insert("level".into(), meta.level().as_str().into());
+        line.insert("target".into(), meta.target().into());
+        event.record(&mut JsonVisitor(&mut line));
+        if let Some(scope) = ctx.event_scope() {
+            let spans: Vec<Value> = scope.from_root().map(|s| s.name().into()).collect();
+            line.insert("spans".into(), spans.into());
+        }
+        #[cfg(feature = "otel")]
+        {
+            use opentelemetry::trace::TraceContextExt as _;
+            use tracing_opentelemetry::OpenTelemetrySpanExt as _;
+            let cx = tracing::Span::current().context();
+            let span = cx.span();
+            let sc = span.span_context();
+            if sc.is_valid() {
+                line.insert("trace_id".into(), sc.trace_id().to_string().into());
+                line.insert("span_id".into(), sc.span_id().to_string().into());
+            }
+        }
+        writeln!(writer, "{}", Value::Object(line))
+    }
+}
+
+/// An event's fields as JSON members (`message` among them); `log.*` left out.
+struct JsonVisitor<'a>(&'a mut serde_json::Map<String, serde_json::Value>);
+
+impl JsonVisitor<'_> {
+    fn put(&mut self, field: &Field, v: serde_json::Value) {
+        let name = field.name();
+        if !name.starts_with("log.") {
+            self.0
+                .insert(name.strip_prefix("r#").unwrap_or(name).to_owned(), v);
+        }
+    }
+}
+
+impl Visit for JsonVisitor<'_> {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.put(field, value.into());
+    }
+    fn record_i64(&mut self, field: &Field, value: i64) {
+        self.put(field, value.into());
+    }
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        self.put(field, value.into());
+    }
+    fn record_bool(&mut self, field: &Field, value: bool) {
+        self.put(field, value.into());
+    }
+    fn record_f64(&mut self, field: &Field, value: f64) {
+        self.put(field, value.into());
+    }
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        self.put(field, format!("{value:?}").into());
+    }
 }
 
 /// Formats fields as `name=value`, separated by spaces, without ANSI styling; `message` is

@@ -169,6 +169,10 @@ pub struct ServerBuilder {
     translations: TranslationSource,
     default_language: String,
     strictness: crate::i18n::Strictness,
+    #[cfg(feature = "otel")]
+    otel: Option<crate::otel::Otel>,
+    #[cfg(feature = "otel")]
+    metrics_route: Option<String>,
 }
 
 /// Where translation files come from.
@@ -221,15 +225,23 @@ impl ServerBuilder {
         self.listener(kind, 0, FnListener(f))
     }
 
-    /// Records counts and latency per method into `metrics` (a listener on `response` and
-    /// `error`, lowest priority so it sees the final outcome).
-    pub fn metrics(self, metrics: Arc<crate::core::metrics::Metrics>) -> Self {
-        let l = crate::core::metrics::MetricsListener(metrics.clone());
-        self.listener(EventKind::Response, i32::MIN, l).listener(
-            EventKind::Error,
-            i32::MIN,
-            crate::core::metrics::MetricsListener(metrics),
-        )
+    /// Records the server's spans' metrics through `otel` (its meter), by the OpenTelemetry
+    /// conventions for MCP and JSON-RPC; see [`crate::otel`].
+    #[cfg(feature = "otel")]
+    pub fn otel(mut self, otel: &crate::otel::Otel) -> Self {
+        self.otel = Some(otel.clone());
+        self
+    }
+
+    /// Serves the metrics at `path` (e.g. `/metrics`) in the Prometheus text format, outside
+    /// the endpoints' prefixes and their checks, as `/healthz` is. Without
+    /// [`Self::otel`] the server makes an [`Otel`](crate::otel::Otel) of its own that keeps
+    /// the metrics for the scrape only; one given must be built with
+    /// [`prometheus`](crate::otel::OtelBuilder::prometheus).
+    #[cfg(feature = "otel")]
+    pub fn metrics_route(mut self, path: impl Into<String>) -> Self {
+        self.metrics_route = Some(path.into());
+        self
     }
 
     /// The cache backend (default: in-process, bounded).
@@ -674,6 +686,31 @@ impl ServerBuilder {
                     .to_owned(),
             );
         }
+        #[cfg(feature = "otel")]
+        let otel = match (self.otel.take(), &self.metrics_route) {
+            (Some(o), Some(path)) if !o.has_prometheus() => {
+                unknown.push(format!(
+                    "metrics_route({path:?}): the Otel given keeps no metrics for a scrape \
+                     (build it with Otel::builder().prometheus())"
+                ));
+                None
+            }
+            (Some(o), _) => Some(o),
+            (None, Some(_)) => match crate::otel::Otel::prometheus_only() {
+                Ok(o) => Some(o),
+                Err(e) => {
+                    unknown.push(format!("metrics_route: {e}"));
+                    None
+                }
+            },
+            (None, None) => None,
+        };
+        #[cfg(feature = "otel")]
+        if let Some(path) = &self.metrics_route
+            && !path.starts_with('/')
+        {
+            unknown.push(format!("metrics_route({path:?}): a path starts with `/`"));
+        }
         if !unknown.is_empty() {
             return Err(BuildError::Settings(unknown));
         }
@@ -740,6 +777,10 @@ impl ServerBuilder {
             )
             .with_violation_cap(self.config.limits.violations)
             .with_task_limits(&self.config.limits);
+        #[cfg(feature = "otel")]
+        if let Some(o) = &otel {
+            core = core.with_telemetry(crate::core::telemetry::Telemetry::new(&o.meter()));
+        }
         // Task changes reach listen streams through the same hub as other notices.
         if let Some(changes) = core.state().get::<crate::core::Changes>() {
             core = core.with_task_changes((*changes).clone());
@@ -849,7 +890,10 @@ impl ServerBuilder {
                 .runs_work
                 .then(|| Arc::new(takeovers) as Arc<dyn crate::core::tasks::Runner>);
             core.tasks().with_queue(
-                Arc::new(crate::core::redis_work::RedisWork::new(store.clone())),
+                Arc::new(crate::core::redis_work::RedisWork::new(
+                    store.clone(),
+                    core.telemetry().clone(),
+                )),
                 runner,
             );
         }
@@ -894,6 +938,8 @@ impl ServerBuilder {
                     shares,
                     discovery,
                     health,
+                    #[cfg(feature = "otel")]
+                    metrics: self.metrics_route.zip(otel),
                 }),
                 stdio_protected: config.stdio_protected,
                 quiet: config.quiet,
@@ -963,6 +1009,10 @@ impl Server {
             translations: TranslationSource::None,
             default_language: "en".into(),
             strictness: crate::i18n::Strictness::Error,
+            #[cfg(feature = "otel")]
+            otel: None,
+            #[cfg(feature = "otel")]
+            metrics_route: None,
         }
     }
 
@@ -1167,7 +1217,12 @@ impl Server {
             self.announce(addr, "work only (/healthz, /readyz)");
         }
         let health = self.inner.site.health.clone().unwrap_or_default();
-        let app = crate::transport::health::routes(health.clone());
+        #[allow(unused_mut)]
+        let mut app = crate::transport::health::routes(health.clone());
+        #[cfg(feature = "otel")]
+        if let Some((path, otel)) = &self.inner.site.metrics {
+            app = app.merge(crate::transport::metrics::routes(path, otel.clone()));
+        }
         self.serve_app(listener, app, Some(health), shutdown).await
     }
 

@@ -26,6 +26,7 @@ const LAYERS: &[&[&str]] = &[
         "uri_template",
         "rate_limit",
         "schema_trait",
+        "otel",
         "log",
         "log_level",
         "completion",

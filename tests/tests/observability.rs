@@ -1,11 +1,10 @@
 //! Observability: one `rpc.call` span per call with OpenTelemetry's JSON-RPC fields, and the
-//! metrics listener's counts and latency per method.
+//! metrics by the conventions on the server's `/metrics` route (the Prometheus text format).
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use mcp_runtime::Limits;
-use mcp_runtime::core::metrics::Metrics;
 use mcp_runtime::test_util::handle;
 use mcp_runtime::{CallExtras, Environment, Face};
 use tracing_subscriber::fmt::format::FmtSpan;
@@ -36,16 +35,43 @@ fn capture(level: tracing::Level) -> (Buf, tracing::subscriber::DefaultGuard) {
     (buf, tracing::subscriber::set_default(subscriber))
 }
 
+/// The series of the server's `/metrics` page (its lines that are not comments), by name and
+/// labels without the scope label every series has.
+async fn scrape(server: &mcp_runtime::Server) -> std::collections::BTreeMap<String, String> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let app = server.router();
+    let serving = tokio::spawn(async move { axum::serve(listener, app).await });
+    let res = reqwest::get(format!("http://{addr}/metrics"))
+        .await
+        .unwrap();
+    serving.abort();
+    assert_eq!(res.status(), 200);
+    assert_eq!(
+        res.headers()["content-type"],
+        "text/plain; version=0.0.4; charset=utf-8"
+    );
+    let text = res.text().await.unwrap();
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .filter_map(|l| l.rsplit_once(' '))
+        .map(|(series, v)| {
+            (
+                series
+                    .replace(",otel_scope_name=\"mcp-runtime\"", "")
+                    .replace("otel_scope_name=\"mcp-runtime\",", ""),
+                v.to_owned(),
+            )
+        })
+        .collect()
+}
+
 #[tokio::test]
 async fn every_call_has_a_span_and_metrics() {
     let (buf, _guard) = capture(tracing::Level::INFO);
 
-    let metrics = Arc::new(Metrics::default());
-    let server = examples::builder()
-        .env(Environment::PROD)
-        .metrics(metrics.clone())
-        .build()
-        .unwrap();
+    // The example serves `/metrics`.
+    let server = examples::builder().env(Environment::PROD).build().unwrap();
     let catalog = server.registry().catalog("mcp", 1).unwrap().clone();
     for _ in 0..3 {
         let r = handle(
@@ -86,16 +112,33 @@ async fn every_call_has_a_span_and_metrics() {
         .await;
     assert_eq!(err.unwrap_err().code(), -32404);
 
-    let stats = metrics.snapshot();
+    let series = scrape(&server).await;
+    let value = |k: &str| series.get(k).map(String::as_str);
     assert_eq!(
-        (stats["Catalog.ping"].ok, stats["Catalog.ping"].errors),
-        (3, 0)
+        value(
+            r#"rpc_server_call_duration_seconds_count{rpc_method="Catalog.ping",rpc_system_name="jsonrpc"}"#
+        ),
+        Some("3"),
+        "{series:#?}"
+    );
+    // An MCP call's duration is its request's (`mcp.server.operation.duration`, recorded by
+    // the MCP face); its failure is counted by face and code.
+    assert_eq!(
+        value(r#"mcp_runtime_errors_total{error_type="-32404",face="mcp"}"#),
+        Some("1")
     );
     assert_eq!(
-        (stats["Catalog.get"].ok, stats["Catalog.get"].errors),
-        (0, 1)
+        value(r#"mcp_runtime_calls_active{face="jsonrpc"}"#),
+        Some("0")
     );
-    assert!(stats["Catalog.ping"].max_us <= stats["Catalog.ping"].total_us);
+    assert_eq!(value(r#"mcp_runtime_calls_active{face="mcp"}"#), Some("0"));
+    // Nothing is measured that did not happen.
+    assert!(
+        series
+            .keys()
+            .all(|k| !k.contains("Catalog.get") && !k.contains("refusals")),
+        "{series:#?}"
+    );
 
     let log = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
     let closes: Vec<&str> = log

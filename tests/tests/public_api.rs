@@ -12,7 +12,7 @@
 
 use std::process::Command;
 
-const FEATURES: &str = "redis,webhooks,jwt,anyhow,fmt";
+const FEATURES: &str = "redis,webhooks,jwt,anyhow,fmt,otel";
 
 fn run(cmd: &mut Command, what: &str) -> String {
     let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));

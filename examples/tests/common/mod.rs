@@ -11,6 +11,8 @@ pub struct Spawned {
     child: Child,
     /// The address it reported (`127.0.0.1:PORT`).
     pub addr: String,
+    /// Every line it wrote to stderr so far (its log).
+    log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl Spawned {
@@ -27,6 +29,11 @@ impl Spawned {
             .args(["--listen", "127.0.0.1:0"])
             .env_remove("REDIS_URL")
             .env_remove("APP_ENV")
+            .env_remove("LOG_FORMAT")
+            .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+            .env_remove("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+            .env_remove("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT")
+            .env_remove("OTEL_SDK_DISABLED")
             .env("RUST_LOG", "info");
         for (k, v) in env {
             cmd.env(k, v);
@@ -40,10 +47,15 @@ impl Spawned {
         let stderr = child.stderr.take().expect("stderr");
         let (tx, rx) = mpsc::channel();
         let marker = format!("{name} listening on ");
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let kept = log.clone();
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
                 if let Some(rest) = line.split(marker.as_str()).nth(1) {
                     let _ = tx.send(rest.split(':').take(2).collect::<Vec<_>>().join(":"));
+                }
+                if let Ok(mut l) = kept.lock() {
+                    l.push(line);
                 }
             }
         });
@@ -53,7 +65,12 @@ impl Spawned {
             let _ = child.wait();
             panic!("{name} did not report its address");
         };
-        Spawned { child, addr }
+        Spawned { child, addr, log }
+    }
+
+    /// The lines it logged so far.
+    pub fn log(&self) -> Vec<String> {
+        self.log.lock().map(|l| l.clone()).unwrap_or_default()
     }
 
     /// The example's `catalog` with extra environment.

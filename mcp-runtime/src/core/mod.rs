@@ -7,7 +7,6 @@ pub mod changes;
 pub(crate) mod events;
 pub(crate) mod json;
 pub(crate) mod lock;
-pub mod metrics;
 pub(crate) mod params;
 pub(crate) mod pipeline;
 pub(crate) mod rate;
@@ -18,6 +17,7 @@ pub(crate) mod redis_work;
 pub(crate) mod shares;
 pub(crate) mod task;
 pub(crate) mod tasks;
+pub(crate) mod telemetry;
 mod unwind;
 pub(crate) mod validate;
 

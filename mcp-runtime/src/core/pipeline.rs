@@ -97,6 +97,8 @@ pub struct Core {
     tasks: super::Tasks,
     /// Rate limits' times.
     rates: Arc<super::rate::Limiter>,
+    /// What the server records (nothing unless the `otel` feature's instruments are given).
+    telemetry: super::telemetry::Telemetry,
 }
 
 impl std::fmt::Debug for Core {
@@ -125,6 +127,7 @@ impl Core {
             rates: Arc::new(super::rate::Limiter::new(
                 crate::Limits::default().rate_limit_keys,
             )),
+            telemetry: super::telemetry::Telemetry::default(),
         }
     }
 
@@ -178,6 +181,19 @@ impl Core {
         self.listeners = Arc::new(l);
         self
     }
+    /// Records through `t` (the `otel` feature's instruments).
+    #[cfg(feature = "otel")]
+    pub(crate) fn with_telemetry(mut self, t: super::telemetry::Telemetry) -> Self {
+        self.tasks = self.tasks.with_telemetry(t.clone());
+        self.telemetry = t;
+        self
+    }
+
+    /// What the server records through.
+    pub(crate) fn telemetry(&self) -> &super::telemetry::Telemetry {
+        &self.telemetry
+    }
+
     /// Sets the cache backend.
     pub fn with_cache(mut self, c: SharedCache) -> Self {
         self.cache = c;
@@ -248,8 +264,50 @@ impl Core {
         self.enter(req, false)
     }
 
-    /// The checks before a call runs: its scopes, then (when `metered`) its rate limit.
+    /// [`Self::checked`], measured when the server records metrics (calls in flight, their
+    /// duration on `/rpc`, errors by code, rate-limit refusals); as is when it does not.
     fn enter<'a>(&'a self, req: CallRequest<'a>, metered: bool) -> Calling<'a> {
+        if !self.telemetry.is_on() {
+            return self.checked(req, metered);
+        }
+        let (face, method) = (req.face, req.info.def.name);
+        let held = self.telemetry.call(face.into());
+        let started = std::time::Instant::now();
+        let call = self.checked(req, metered);
+        Calling(CallingState::Running(Box::pin(async move {
+            let result = call.await;
+            drop(held);
+            self.measured(face, method, started, &result);
+            result
+        })))
+    }
+
+    /// Records a call's end.
+    fn measured(
+        &self,
+        face: Face,
+        method: &'static str,
+        started: std::time::Instant,
+        result: &Result<Output, RpcError>,
+    ) {
+        let t = &self.telemetry;
+        let outcome = match result {
+            Ok(_) => super::telemetry::Outcome::Ok,
+            Err(e) => {
+                t.error(face.into(), e.code());
+                if e.code() == codes::RATE_LIMITED {
+                    t.rate_refused(face.into());
+                }
+                super::telemetry::Outcome::Code(e.code())
+            }
+        };
+        if face == Face::JsonRpc {
+            t.rpc_call(method, outcome, started.elapsed().as_secs_f64());
+        }
+    }
+
+    /// The checks before a call runs: its scopes, then (when `metered`) its rate limit.
+    fn checked<'a>(&'a self, req: CallRequest<'a>, metered: bool) -> Calling<'a> {
         let CallRequest {
             catalog,
             info,
@@ -306,10 +364,12 @@ impl Core {
             return Ok(());
         };
         let (group, method) = (catalog.group().name(), info.def.name);
-        self.rates
-            .decide(group, method, &limit, caller)
-            .await
-            .map_err(|wait| rate_limited(method, caller, wait))
+        let decided = self.rates.decide(group, method, &limit, caller).await;
+        decided.map_err(|wait| {
+            self.telemetry
+                .rate_refused(super::telemetry::FaceLabel::JsonRpc);
+            rate_limited(method, caller, wait)
+        })
     }
 
     /// [`Self::call`] once the caller may call.
@@ -325,6 +385,11 @@ impl Core {
         // subscriber that formats fields (tracing-subscriber's `fmt`) a second formatting pass.
         let id = RequestId::next();
         let span = call_span(catalog, info, face, id, extras.identity.as_deref());
+        if face == Face::JsonRpc {
+            // A `/rpc` call continues its caller's trace (an MCP call's parent is its request's
+            // span, current here).
+            super::telemetry::set_parent(&span, extras.trace.as_ref());
+        }
         if let Some(cancel) = extras.cancel.clone()
             && !self.runs_now(info)
         {
@@ -530,10 +595,12 @@ impl Core {
                 // A hit runs nothing else: no events after `request`.
                 Ok(Some(bytes)) => {
                     if let Some(out) = Output::from_cache(&bytes) {
+                        self.telemetry.cache(true);
                         return Ok(out);
                     }
+                    self.telemetry.cache(false);
                 }
-                Ok(None) => {}
+                Ok(None) => self.telemetry.cache(false),
                 Err(e) => {
                     tracing::warn!(method = info.def.name, error = %e, "cache unavailable; calling uncached")
                 }
@@ -579,8 +646,14 @@ impl Core {
         let mut guard = match &info.def.lock {
             Some(policy) => {
                 let key = lock_key(info.def.name, policy, &params);
+                let waited = self.telemetry.is_on().then(std::time::Instant::now);
                 match LockGuard::acquire(&self.locks, key, policy).await {
-                    Ok(Some(g)) => Some(g),
+                    Ok(Some(g)) => {
+                        if let Some(w) = waited {
+                            self.telemetry.lock_wait(w.elapsed().as_secs_f64());
+                        }
+                        Some(g)
+                    }
                     Ok(None) => {
                         return Err(RpcError::logic(format!(
                             "Method '{}' is locked.",
@@ -681,9 +754,17 @@ fn call_span(
     id: RequestId,
     who: Option<&crate::context::Identity>,
 ) -> tracing::Span {
-    tracing::info_span!(
+    let span = tracing::info_span!(
         "rpc.call",
-        otel.kind = "server",
+        // The span name an exporter shows: the method (the RPC conventions' `{rpc.method}`),
+        // recorded only when spans are exported (logs have `rpc.method`).
+        otel.name = tracing::field::Empty,
+        // A `/rpc` call is the server's span; an MCP call's is the MCP request's child.
+        otel.kind = match face {
+            Face::JsonRpc => "server",
+            Face::Mcp => "internal",
+        },
+        otel.status_code = tracing::field::Empty,
         rpc.system = "jsonrpc",
         rpc.jsonrpc.version = "2.0",
         rpc.method = info.def.name,
@@ -698,7 +779,11 @@ fn call_span(
         rpc.jsonrpc.error_code = tracing::field::Empty,
         outcome = tracing::field::Empty,
         duration_us = tracing::field::Empty,
-    )
+    );
+    if super::telemetry::traces_on() {
+        span.record("otel.name", info.def.name);
+    }
+    span
 }
 
 /// The span's fields written when the call ends, found once: `rpc.call` has one callsite.
@@ -706,6 +791,7 @@ struct OutcomeFields {
     duration: tracing::field::Field,
     outcome: tracing::field::Field,
     code: tracing::field::Field,
+    status: tracing::field::Field,
 }
 
 fn outcome_fields(span: &tracing::Span) -> Option<&'static OutcomeFields> {
@@ -717,6 +803,7 @@ fn outcome_fields(span: &tracing::Span) -> Option<&'static OutcomeFields> {
                 duration: fields.field("duration_us")?,
                 outcome: fields.field("outcome")?,
                 code: fields.field("rpc.jsonrpc.error_code")?,
+                status: fields.field("otel.status_code")?,
             })
         })
         .as_ref()
@@ -742,6 +829,7 @@ fn record_outcome(
             (&f.duration, Some(&duration as &dyn tracing::field::Value)),
             (&f.outcome, Some(&"error" as &dyn tracing::field::Value)),
             (&f.code, Some(&e.code() as &dyn tracing::field::Value)),
+            (&f.status, Some(&"ERROR" as &dyn tracing::field::Value)),
         ])),
     };
 }

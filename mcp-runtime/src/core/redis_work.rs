@@ -14,7 +14,7 @@
 //! it is).
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use futures_util::future::BoxFuture;
 
@@ -41,15 +41,18 @@ pub(crate) struct RedisWork {
     stream: String,
     /// This instance's name in the group.
     consumer: String,
+    /// Where the queue's lag is measured (`mcp_runtime.queue.lag`).
+    telemetry: super::telemetry::Telemetry,
 }
 
 impl RedisWork {
-    pub(crate) fn new(store: RedisStore) -> Self {
+    pub(crate) fn new(store: RedisStore, telemetry: super::telemetry::Telemetry) -> Self {
         let stream = store.key("mcp:work");
         Self {
             store,
             stream,
             consumer: crate::ids::random_id(),
+            telemetry,
         }
     }
 }
@@ -89,6 +92,7 @@ impl WorkQueue for RedisWork {
             stream: self.stream.clone(),
             consumer: self.consumer.clone(),
             runner,
+            telemetry: self.telemetry.clone(),
         };
         rt.spawn(async move { worker.run().await });
     }
@@ -99,6 +103,7 @@ struct Worker {
     stream: String,
     consumer: String,
     runner: Arc<dyn Runner>,
+    telemetry: super::telemetry::Telemetry,
 }
 
 impl Worker {
@@ -250,19 +255,25 @@ impl Worker {
             attempt = work.attempt,
             "running queued work"
         );
+        if let Some(queued) = added_at(&work.entry) {
+            let lag = SystemTime::now().duration_since(queued).unwrap_or_default();
+            self.telemetry.queue_lag(lag.as_secs_f64());
+        }
         tokio::spawn(self.runner.run(work));
     }
 }
 
+/// When a stream entry (`<ms>-<seq>`) was added.
+fn added_at(entry: &str) -> Option<SystemTime> {
+    let ms = entry.split('-').next()?.parse::<u64>().ok()?;
+    SystemTime::UNIX_EPOCH.checked_add(Duration::from_millis(ms))
+}
+
 /// Whether a stream entry id (`<ms>-<seq>`) was added longer than `ago` ago.
 fn added_before(entry: &str, ago: Duration) -> bool {
-    let Some(ms) = entry.split('-').next().and_then(|m| m.parse::<u64>().ok()) else {
-        return false;
-    };
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-    now.saturating_sub(ms) > u64::try_from(ago.as_millis()).unwrap_or(u64::MAX)
+    added_at(entry)
+        .and_then(|at| SystemTime::now().duration_since(at).ok())
+        .is_some_and(|age| age > ago)
 }
 
 /// `XACK` and `XDEL` of one entry: its work is done, or not work at all.

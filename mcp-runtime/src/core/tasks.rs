@@ -98,6 +98,10 @@ pub(crate) struct Work {
     /// An asynchronous JSON-RPC call's delivery (`$rpc.callback`); `None` for an MCP task.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub callback: Option<Delivery>,
+    /// The trace context of the call that started it (`traceparent`, `tracestate`): a run
+    /// taken over elsewhere continues the same trace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<(String, Option<String>)>,
     /// The queue's entry (not stored in it).
     #[serde(skip)]
     pub entry: String,
@@ -148,7 +152,13 @@ struct Entry {
     /// Its entry in the work queue, forgotten when it ends; `Some("")` while it is being
     /// queued (it is durable from its first write).
     work: Option<String>,
+    /// The status last counted (`mcp_runtime.tasks.transitions`): a change that leaves the
+    /// status as it was (a message, a question answered in place) is not a transition.
+    counted: std::sync::atomic::AtomicU8,
 }
+
+/// An entry whose status was never counted.
+const UNCOUNTED: u8 = u8::MAX;
 
 /// The revisions of one task's writes: the last sent, and the last settled (stored, or given
 /// up by the store within its timeouts). Writes may settle out of order; the newest settled
@@ -208,6 +218,8 @@ struct Inner {
     hands_off: std::sync::atomic::AtomicBool,
     /// Where task changes are announced (`notifications/tasks` on listen streams).
     changes: Option<super::Changes>,
+    /// Where status transitions are counted.
+    telemetry: super::telemetry::Telemetry,
     max_tasks: usize,
     max_running: usize,
     /// One caller's shares of the two bounds above.
@@ -299,6 +311,7 @@ impl Tasks {
                 queue: OnceLock::new(),
                 hands_off: std::sync::atomic::AtomicBool::new(false),
                 changes: None,
+                telemetry: super::telemetry::Telemetry::default(),
                 max_tasks: max_tasks.max(1),
                 max_running: max_running.max(1),
                 per_caller: max_tasks.max(1),
@@ -353,9 +366,22 @@ impl Tasks {
         self
     }
 
+    /// Counts status transitions through `t`.
+    #[cfg(feature = "otel")]
+    pub(crate) fn with_telemetry(mut self, t: super::telemetry::Telemetry) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.telemetry = t;
+        }
+        self
+    }
+
     /// Mirrors a task's view, if a store is shared (the write's handle), and announces the
-    /// change.
+    /// change (and counts it when its status is new).
     fn mirror(&self, e: &Entry) -> Option<tokio::task::JoinHandle<bool>> {
+        let status = e.view.status as u8;
+        if self.inner.telemetry.is_on() && e.counted.swap(status, Ordering::Relaxed) != status {
+            self.inner.telemetry.task(e.view.status.as_str());
+        }
         if let Some(c) = &self.inner.changes {
             c.send(super::Change::Task(Arc::new(TaskNotice {
                 view: e.view.clone(),
@@ -617,6 +643,7 @@ impl Tasks {
             changed: Arc::default(),
             flush: Arc::default(),
             work: Some(work.entry.clone()),
+            counted: UNCOUNTED.into(),
         };
         let written = Written(self.mirror(&entry));
         self.lock()?.insert(work.task.clone(), entry);
@@ -629,6 +656,10 @@ impl Tasks {
                 .clone()
                 .map(|(subject, scopes)| Arc::new(crate::context::Identity::new(subject, scopes))),
             attempt: work.attempt,
+            trace: work
+                .trace
+                .as_ref()
+                .and_then(|(p, s)| crate::context::TraceParent::new(p, s.as_deref())),
             ..crate::context::CallExtras::default()
         })
     }
@@ -736,6 +767,7 @@ impl Tasks {
             changed: Arc::default(),
             flush: Arc::default(),
             work: durable.then(String::new),
+            counted: UNCOUNTED.into(),
         };
         let written = Written(self.mirror(&entry));
         tasks.insert(id, entry);

@@ -16,13 +16,35 @@ use super::write::{self, AnswerBody};
 ///
 /// Takes the calls already built (not yet started): a closure kept across the await would
 /// trip rustc's higher-ranked `Send` inference for the borrowed items.
-pub(crate) async fn run<Fut>(calls: Vec<Fut>, concurrency: usize) -> Option<Vec<Bytes>>
+///
+/// The items run in one span (`jsonrpc.batch`, a child of the request's trace context
+/// `trace`): each item's span is its child.
+pub(crate) async fn run<Fut>(
+    calls: Vec<Fut>,
+    concurrency: usize,
+    trace: Option<&crate::context::TraceParent>,
+) -> Option<Vec<Bytes>>
 where
     Fut: Future<Output = Option<AnswerBody>>,
 {
+    use tracing::Instrument as _;
+    // Only for traces: a process that only logs has the items' spans, as before.
+    let span = if crate::core::telemetry::traces_on() {
+        tracing::info_span!(
+            "jsonrpc.batch",
+            otel.name = "jsonrpc batch",
+            otel.kind = "server",
+            rpc.system = "jsonrpc",
+            jsonrpc.batch.size = calls.len(),
+        )
+    } else {
+        tracing::Span::none()
+    };
+    crate::core::telemetry::set_parent(&span, trace);
     let answers: Vec<Option<AnswerBody>> = futures_util::stream::iter(calls)
         .buffered(concurrency.max(1))
         .collect()
+        .instrument(span)
         .await;
     write::batch(answers.into_iter().flatten())
 }
@@ -45,14 +67,14 @@ mod tests {
                 (i % 5 != 0).then(|| i.to_string().into_bytes().into())
             }
         });
-        let frames = super::run(calls.collect(), 3).await.unwrap();
+        let frames = super::run(calls.collect(), 3, None).await.unwrap();
         let joined: Vec<u8> = frames.iter().flat_map(|f| f.iter().copied()).collect();
         assert_eq!(
             String::from_utf8(joined).unwrap(),
             "[1,2,3,4,6,7,8,9,11,12,13,14,16,17,18,19]"
         );
         assert_eq!(peak.load(Ordering::SeqCst), 3);
-        let none = super::run(vec![async { None }], 3).await;
+        let none = super::run(vec![async { None }], 3, None).await;
         assert!(none.is_none());
     }
 }

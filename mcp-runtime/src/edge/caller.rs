@@ -30,6 +30,17 @@ fn peer(parts: &Parts) -> Option<IpAddr> {
         .map(|c| c.0.ip())
 }
 
+/// The W3C trace context a request's headers carry (`traceparent`, `tracestate`), if well
+/// formed: the parent of its spans. Read only with the `otel` feature (nothing else uses it).
+pub(crate) fn trace_of(headers: &HeaderMap) -> Option<crate::context::TraceParent> {
+    if !cfg!(feature = "otel") {
+        return None;
+    }
+    let parent = headers.get("traceparent")?.to_str().ok()?;
+    let state = headers.get("tracestate").and_then(|v| v.to_str().ok());
+    crate::context::TraceParent::new(parent, state)
+}
+
 /// The client's address: the peer, or, when the peer is a trusted proxy, the nearest
 /// forwarded address that is not one.
 pub(crate) fn client_address(parts: &Parts, proxies: &[ipnet::IpNet]) -> Option<IpAddr> {

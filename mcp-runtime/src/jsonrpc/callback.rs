@@ -240,6 +240,7 @@ pub(crate) async fn start(
             caller,
             identity,
             callback: Some(job),
+            trace: None,
             entry: String::new(),
             attempt: 1,
         }
@@ -287,6 +288,19 @@ pub(crate) async fn deliver(
     let Some(info) = catalog.get(&job.method) else {
         return;
     };
+    // The call and its delivery continue the trace of the request that started it.
+    let header = |name: &str| {
+        job.trace
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    };
+    let started_by = header("traceparent")
+        .and_then(|p| crate::context::TraceParent::new(p, header("tracestate")));
+    let mut extras = extras;
+    if extras.trace.is_none() {
+        extras.trace = started_by.clone();
+    }
     let (method, ray_id) = (job.method.as_str(), job.ray_id.as_deref());
     let limit = Duration::from_millis(job.timeout_ms);
     let call = core.call_charged(CallRequest {
@@ -317,21 +331,54 @@ pub(crate) async fn deliver(
         }
     };
     tasks.finish(&task, outcome);
+    // The delivery is a client span of the same trace; the receiver's parent is that span
+    // (when spans are exported), else the request's own trace headers are passed on as sent.
+    let span = delivery_span(&job.url, method);
+    crate::core::telemetry::set_parent(&span, started_by.as_ref());
+    let sent_as = crate::core::telemetry::context_of(&span);
     let trace: Vec<(HeaderName, HeaderValue)> = job
         .trace
         .iter()
+        .filter(|(k, _)| {
+            sent_as.is_none()
+                || !(k.eq_ignore_ascii_case("traceparent") || k.eq_ignore_ascii_case("tracestate"))
+        })
         .filter_map(|(k, v)| {
             Some((
                 HeaderName::from_bytes(k.as_bytes()).ok()?,
                 HeaderValue::from_str(v).ok()?,
             ))
         })
+        .chain(sent_as.iter().flat_map(|t| {
+            let parent = HeaderValue::from_str(t.traceparent()).ok();
+            let state = t.tracestate().and_then(|s| HeaderValue::from_str(s).ok());
+            [
+                parent.map(|v| (HeaderName::from_static("traceparent"), v)),
+                state.map(|v| (HeaderName::from_static("tracestate"), v)),
+            ]
+            .into_iter()
+            .flatten()
+        }))
         .collect();
-    match client.post(&job.url, &trace, out).await {
+    let posted = {
+        use tracing::Instrument as _;
+        client
+            .post(&job.url, &trace, out)
+            .instrument(span.clone())
+            .await
+    };
+    let telemetry = core.telemetry();
+    match posted {
         Ok(status) if (200..300).contains(&status) => {
+            span.record("http.response.status_code", status);
+            telemetry.webhook("delivered");
             tracing::debug!(%method, ray_id, status, "callback delivered");
         }
         Ok(status) => {
+            span.record("http.response.status_code", status);
+            span.record("error.type", status.to_string().as_str());
+            span.record("otel.status_code", "ERROR");
+            telemetry.webhook("refused");
             let e = RpcError::new(
                 crate::codes::ASYNC_REQUEST,
                 format!("Callback endpoint returned HTTP status code: {status}"),
@@ -339,9 +386,36 @@ pub(crate) async fn deliver(
             tracing::warn!(%method, ray_id, code = e.code(), error = %e.message(), "callback refused");
         }
         Err(why) => {
+            span.record("error.type", "delivery_failed");
+            span.record("otel.status_code", "ERROR");
+            telemetry.webhook("failed");
             tracing::warn!(%method, ray_id, code = crate::codes::ASYNC_REQUEST, error = %why, "callback failed");
         }
     }
+}
+
+/// The span of a webhook delivery: an HTTP client span (`POST`, the host; never the URL's
+/// path or query, which may carry a secret).
+fn delivery_span(url: &str, method: &str) -> tracing::Span {
+    if !crate::core::telemetry::traces_on() {
+        return tracing::Span::none();
+    }
+    let host = url
+        .parse::<http::Uri>()
+        .ok()
+        .and_then(|u| u.host().map(str::to_owned))
+        .unwrap_or_default();
+    tracing::info_span!(
+        "webhook.deliver",
+        otel.name = "POST",
+        otel.kind = "client",
+        otel.status_code = tracing::field::Empty,
+        http.request.method = "POST",
+        server.address = crate::error::shown(&host).as_ref(),
+        rpc.method = method,
+        http.response.status_code = tracing::field::Empty,
+        error.type = tracing::field::Empty,
+    )
 }
 
 /// Runs an asynchronous call again, here, after the instance running it stopped, and

@@ -19,14 +19,42 @@ use crate::context::Identity;
 
 /// What a request gives every call of its body: who is calling, how asynchronous calls
 /// reach their callbacks (when the server has webhooks), and what `rpc.discover` answers.
-#[derive(Clone, Copy, Default)]
+/// Pointers only: every item's future holds a copy.
+#[derive(Clone, Copy)]
 pub(crate) struct Scope<'a> {
-    pub identity: Option<&'a std::sync::Arc<Identity>>,
+    pub who: &'a Requester<'a>,
     pub asyncs: Option<&'a Async>,
     /// `None`: `rpc.discover` is not served (it is an unknown method).
     pub discover: Option<&'a Discover<'a>>,
+}
+
+impl Default for Scope<'_> {
+    fn default() -> Self {
+        Self {
+            who: &Requester::NOBODY,
+            asyncs: None,
+            discover: None,
+        }
+    }
+}
+
+/// Who sends a request, as its transport knows.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Requester<'a> {
+    pub identity: Option<&'a std::sync::Arc<Identity>>,
     /// Who is calling, when a rate limit needs to know.
     pub caller: Option<&'a crate::Caller>,
+    /// The request's W3C trace context (its headers'), the parent of its spans.
+    pub trace: Option<&'a crate::context::TraceParent>,
+}
+
+impl Requester<'_> {
+    /// Nothing known.
+    pub(crate) const NOBODY: Requester<'static> = Requester {
+        identity: None,
+        caller: None,
+        trace: None,
+    };
 }
 
 /// The answer to one body: an HTTP status and, unless every item was a notification, a body.
@@ -69,8 +97,12 @@ pub async fn handle_as(
     limits: &Limits,
     caller: crate::Caller,
 ) -> Reply {
-    let scope = Scope {
+    let who = Requester {
         caller: Some(&caller),
+        ..Requester::default()
+    };
+    let scope = Scope {
+        who: &who,
         ..Scope::default()
     };
     scoped(core, catalog, body, limits, None, scope).await
@@ -150,7 +182,8 @@ pub(crate) async fn answer(
             .await
             .map(|(_, out, _)| AnswerBody::from(out))
     });
-    let frames = crate::edge::batch::run(calls.collect(), limits.batch_concurrency).await;
+    let frames =
+        crate::edge::batch::run(calls.collect(), limits.batch_concurrency, scope.who.trace).await;
     match frames {
         Some(frames) => Frames {
             status: 200,
@@ -192,7 +225,7 @@ async fn run_item(
         // OpenRPC service discovery: the document, whatever the params.
         let id = id?;
         let mut out = Vec::with_capacity(4096);
-        d.write_answer(&mut out, Id::Raw(id), scope.identity.map(|i| &**i));
+        d.write_answer(&mut out, Id::Raw(id), scope.who.identity.map(|i| &**i));
         return Some((200, out, None));
     }
     let result = match (read::params(params, limits.depth), catalog.get(&method)) {
@@ -208,8 +241,9 @@ async fn run_item(
         (Ok(params), Some(info)) => {
             let extras = CallExtras {
                 after_response: after.clone(),
-                identity: scope.identity.cloned(),
-                caller: scope.caller.cloned(),
+                identity: scope.who.identity.cloned(),
+                caller: scope.who.caller.cloned(),
+                trace: scope.who.trace.cloned(),
                 ..Default::default()
             };
             core.call(CallRequest {
@@ -242,7 +276,7 @@ async fn with_rpc_options(
         Err(e) => return answer_of(id, Err(e), env),
     };
     if let Some(url) = opts.callback.take() {
-        let (asyncs, identity, caller) = (scope.asyncs, scope.identity, scope.caller);
+        let (asyncs, identity, caller) = (scope.asyncs, scope.who.identity, scope.who.caller);
         let started = callback::start(
             core,
             asyncs,
@@ -260,8 +294,9 @@ async fn with_rpc_options(
     let extras = CallExtras {
         after_response: after.clone(),
         ray_id: opts.ray_id.map(std::sync::Arc::from),
-        identity: scope.identity.cloned(),
-        caller: scope.caller.cloned(),
+        identity: scope.who.identity.cloned(),
+        caller: scope.who.caller.cloned(),
+        trace: scope.who.trace.cloned(),
         ..Default::default()
     };
     let call = core.call(CallRequest {

@@ -308,6 +308,20 @@ pub(crate) struct Connection {
     watching: bool,
     /// Listen streams by request id, each counted while its stream holds the slot.
     listens: HashMap<String, Arc<()>>,
+    /// When `initialize` opened the connection's session (its duration is measured).
+    opened: Option<std::time::Instant>,
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        if let (Some(at), Some(era)) = (self.opened, self.negotiated) {
+            let seconds = at.elapsed().as_secs_f64();
+            self.ep
+                .core
+                .telemetry()
+                .session_closed(era.version(), "pipe", Some(seconds));
+        }
+    }
 }
 
 impl Connection {
@@ -324,6 +338,7 @@ impl Connection {
             calls,
             watching: false,
             listens: HashMap::new(),
+            opened: None,
         }
     }
 
@@ -402,6 +417,10 @@ impl Connection {
         } else {
             if kind == Kind::Initialize {
                 self.negotiated = Some(Era::negotiate(msg.requested_version()));
+                if self.opened.is_none() {
+                    self.opened = Some(std::time::Instant::now());
+                    self.ep.core.telemetry().session_opened();
+                }
                 self.client_caps =
                     kept_capabilities(msg.params.as_ref().and_then(|p| p.get("capabilities")));
             }

@@ -18,6 +18,7 @@ use super::session::{EventStreams, SessionStore};
 use super::tools::{ListOptions, ToolPages};
 use crate::catalog::{Catalog, MethodInfo};
 use crate::context::{CallExtras, Face};
+use crate::core::telemetry::{Operation, Outcome};
 use crate::core::{CallRequest, Core};
 use crate::edge::read::{self, Dialect, Incoming};
 use crate::error::{RpcError, codes};
@@ -178,6 +179,8 @@ pub struct Answer {
     pub body: AnswerBody,
     /// When a rate-limited caller may try again (the transport's `Retry-After`).
     pub retry_after: Option<std::time::Duration>,
+    /// How it ended, for the metrics and the request's span.
+    pub(crate) outcome: Outcome,
 }
 
 /// One MCP endpoint: a catalog served as tools.
@@ -549,6 +552,7 @@ impl McpEndpoint {
             status: 200,
             body: out.into(),
             retry_after: None,
+            outcome: Outcome::Ok,
         }
     }
 
@@ -566,6 +570,7 @@ impl McpEndpoint {
             status: 200,
             body: AnswerBody::shared(head, rest.clone()),
             retry_after: None,
+            outcome: Outcome::Ok,
         }
     }
 
@@ -587,6 +592,7 @@ impl McpEndpoint {
             status,
             body: error_body(id, code, message, data).into(),
             retry_after,
+            outcome: Outcome::Code(code),
         }
     }
 
@@ -597,6 +603,7 @@ impl McpEndpoint {
             status: 403,
             body: error_body(id, e.code(), e.message(), wire.get("data")).into(),
             retry_after: None,
+            outcome: Outcome::Code(e.code()),
         }
     }
 
@@ -703,6 +710,82 @@ impl McpEndpoint {
     /// passing them by value put their 370 bytes into each layer's future, and the transport
     /// boxes and copies the whole.
     pub(crate) async fn handle_traced(
+        &self,
+        msg: &mut Message,
+        era: Era,
+        extras: &mut CallExtras,
+    ) -> (Answer, Option<Value>) {
+        let req = super::trace::Request {
+            method: &msg.method,
+            id: msg.id.as_ref(),
+            params: msg.params.as_ref(),
+            meta: msg.meta(),
+        };
+        let span = super::trace::request_span(&self.catalog, req, era, extras);
+        if span.is_disabled() && !self.core.telemetry().is_on() {
+            return self.answer(msg, era, extras).await;
+        }
+        // Boxed: the span, the clock and the labels would otherwise weigh on every request's
+        // future, measured or not.
+        Box::pin(self.measured(msg, era, extras, span)).await
+    }
+
+    /// [`Self::answer`] in its span, measured.
+    async fn measured(
+        &self,
+        msg: &mut Message,
+        era: Era,
+        extras: &mut CallExtras,
+        span: tracing::Span,
+    ) -> (Answer, Option<Value>) {
+        let op = self.operation(msg, era, extras);
+        let started = std::time::Instant::now();
+        let answered = {
+            use tracing::Instrument as _;
+            self.answer(msg, era, extras).instrument(span.clone()).await
+        };
+        let op = Operation {
+            outcome: answered.0.outcome,
+            ..op
+        };
+        super::trace::record_outcome(&span, op.outcome);
+        self.core
+            .telemetry()
+            .operation(&op, started.elapsed().as_secs_f64());
+        answered
+    }
+
+    /// What the metrics say of a request (every label one of the server's).
+    fn operation(&self, msg: &Message, era: Era, extras: &CallExtras) -> Operation {
+        let method = crate::core::telemetry::mcp_method_label(&msg.method);
+        let named = || msg.param_name();
+        let (tool, prompt) = match method {
+            "tools/call" => (
+                named()
+                    .and_then(|n| self.catalog.get(n))
+                    .map(|i| i.def.name),
+                None,
+            ),
+            "prompts/get" => (
+                None,
+                named()
+                    .and_then(|n| self.catalog.prompt(n))
+                    .map(|p| p.def.name),
+            ),
+            _ => (None, None),
+        };
+        Operation {
+            method,
+            tool,
+            prompt,
+            version: era.version(),
+            transport: super::trace::transport_of(extras),
+            outcome: Outcome::Ok,
+        }
+    }
+
+    /// [`Self::handle_traced`], unmeasured.
+    async fn answer(
         &self,
         msg: &mut Message,
         era: Era,
@@ -1143,6 +1226,9 @@ impl McpEndpoint {
                 members.extend_from_slice(b"\"content\":[{\"type\":\"text\",\"text\":");
                 let _ = serde_json::to_writer(&mut members, &text);
                 members.extend_from_slice(b"}],\"isError\":true");
+                let mut a = self.close_result(members, era);
+                a.outcome = Outcome::ToolError;
+                return a;
             }
         }
         self.close_result(members, era)

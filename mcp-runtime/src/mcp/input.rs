@@ -336,7 +336,7 @@ impl Ask<'_> {
             .request(InputRequest {
                 key: self.key,
                 method,
-                params,
+                params: traced(params),
                 capability,
             })
             .await
@@ -391,6 +391,26 @@ impl Ask<'_> {
             .map(|r| r.roots)
             .map_err(|e| RpcError::invalid_params(format!("the client's roots are invalid: {e}")))
     }
+}
+
+/// A request to the client carries the trace context of the call that asks (`_meta`'s
+/// `traceparent` and `tracestate`, the MCP convention), when its span is exported.
+fn traced(mut params: Value) -> Value {
+    let Some(tp) = crate::core::telemetry::context_of(&tracing::Span::current()) else {
+        return params;
+    };
+    if let Value::Object(p) = &mut params {
+        let meta = p
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(serde_json::Map::new()));
+        if let Value::Object(m) = meta {
+            m.insert("traceparent".into(), tp.traceparent().into());
+            if let Some(state) = tp.tracestate() {
+                m.insert("tracestate".into(), state.into());
+            }
+        }
+    }
+    params
 }
 
 fn decode_elicited<T>(

@@ -20,6 +20,9 @@ use crate::error::RpcError;
 
 /// The `_meta` key of a request's progress token.
 const PROGRESS_TOKEN: &str = "progressToken";
+/// The `_meta` keys of a request's W3C trace context.
+const TRACEPARENT: &str = "traceparent";
+const TRACESTATE: &str = "tracestate";
 
 /// The members of a request's `params._meta` that the server reads. A member absent (or a
 /// `_meta` that is not an object) is `None`.
@@ -33,6 +36,10 @@ pub(crate) struct Meta {
     pub log_level: Option<Value>,
     /// `progressToken`.
     pub progress_token: Option<Value>,
+    /// `traceparent` (the MCP convention for trace context: stdio has no headers).
+    pub traceparent: Option<Value>,
+    /// `tracestate`.
+    pub tracestate: Option<Value>,
 }
 
 /// The view of a request without `_meta`.
@@ -41,6 +48,8 @@ pub(crate) static NONE: Meta = Meta {
     client_capabilities: None,
     log_level: None,
     progress_token: None,
+    traceparent: None,
+    tracestate: None,
 };
 
 impl Meta {
@@ -63,6 +72,8 @@ impl Meta {
             client_capabilities: m.remove(META_CLIENT_CAPABILITIES),
             log_level: m.remove(META_LOG_LEVEL),
             progress_token: m.remove(PROGRESS_TOKEN),
+            traceparent: m.remove(TRACEPARENT),
+            tracestate: m.remove(TRACESTATE),
         }
     }
 
@@ -79,6 +90,13 @@ impl Meta {
             Some(Value::String(s)) => s.parse().map(Some).map_err(|e| format!("{e}")),
             Some(_) => Err(format!("`_meta.{META_LOG_LEVEL}` must be a string")),
         }
+    }
+
+    /// The W3C trace context of `_meta` (`traceparent`, `tracestate`), if well formed.
+    pub(crate) fn trace(&self) -> Option<crate::context::TraceParent> {
+        let parent = self.traceparent.as_ref()?.as_str()?;
+        let state = self.tracestate.as_ref().and_then(Value::as_str);
+        crate::context::TraceParent::new(parent, state)
     }
 
     /// The client's capabilities (`{}` when it sent none).
@@ -193,6 +211,8 @@ impl<'de> Visitor<'de> for MetaSeed {
                 META_CLIENT_CAPABILITIES => &mut meta.client_capabilities,
                 META_LOG_LEVEL => &mut meta.log_level,
                 PROGRESS_TOKEN => &mut meta.progress_token,
+                TRACEPARENT => &mut meta.traceparent,
+                TRACESTATE => &mut meta.tracestate,
                 _ => {
                     keys.insert(key)?;
                     m.next_value_seed(StrictSkip(inner))?;

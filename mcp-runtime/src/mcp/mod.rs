@@ -23,6 +23,7 @@ pub mod session;
 mod surface;
 pub(crate) mod tasks;
 pub(crate) mod tools;
+pub(crate) mod trace;
 
 pub use crate::completion::{
     Completer, Completion, CompletionRequest, FromCompletion, IntoCompletion, States,

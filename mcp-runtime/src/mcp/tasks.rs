@@ -42,6 +42,16 @@ impl McpEndpoint {
             .identity
             .as_ref()
             .map(|i| (i.subject.clone(), i.scopes.clone()));
+        let trace = msg
+            .meta()
+            .trace()
+            .or_else(|| extras.trace.clone())
+            .map(|t| {
+                (
+                    t.traceparent().to_owned(),
+                    t.tracestate().map(str::to_owned),
+                )
+            });
         move |task| Work {
             task: task.to_owned(),
             group: group.to_owned(),
@@ -52,6 +62,7 @@ impl McpEndpoint {
             caller,
             identity,
             callback: None,
+            trace,
             entry: String::new(),
             attempt: 1,
         }

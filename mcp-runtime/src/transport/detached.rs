@@ -20,6 +20,14 @@ use crate::edge::write;
 pub(crate) struct Detached {
     /// Detached calls (kind 0) and open SSE streams (kind [`STREAM`]), per caller.
     places: Places<Caller, 2>,
+    /// Open streams are counted (`mcp_runtime.streams.active`) while their place is held.
+    telemetry: crate::core::telemetry::Telemetry,
+}
+
+/// An open SSE stream's place: given back, and no longer counted, when it drops.
+pub(crate) struct StreamSlot {
+    _slot: Slot,
+    _counted: crate::core::telemetry::Held,
 }
 
 /// The kind of a detached call's place.
@@ -34,8 +42,10 @@ impl Detached {
     pub(crate) fn new(
         limits: &crate::Limits,
         shares: Option<&Arc<crate::core::shares::Shares>>,
+        telemetry: crate::core::telemetry::Telemetry,
     ) -> Self {
         Self {
+            telemetry,
             places: Places::new(
                 [limits.detached_calls, limits.sse_streams],
                 [
@@ -54,19 +64,27 @@ impl Detached {
     }
 
     /// A place for one more open SSE stream of `who`, if the ceiling and its share allow.
-    pub(crate) fn stream(&self, who: Option<&Caller>) -> Option<Slot> {
-        self.places.take(STREAM, who)
+    pub(crate) fn stream(&self, who: Option<&Caller>) -> Option<StreamSlot> {
+        let slot = self.places.take(STREAM, who)?;
+        Some(self.counted(slot))
     }
 
     /// A detached call's place and its stream's for `who`, both or neither.
-    pub(crate) fn call_and_stream(&self, who: Option<&Caller>) -> Option<(Slot, Slot)> {
+    pub(crate) fn call_and_stream(&self, who: Option<&Caller>) -> Option<(Slot, StreamSlot)> {
         let [call, stream] = self.places.take_each(who)?;
-        Some((call, stream))
+        Some((call, self.counted(stream)))
+    }
+
+    fn counted(&self, slot: Slot) -> StreamSlot {
+        StreamSlot {
+            _slot: slot,
+            _counted: self.telemetry.stream(),
+        }
     }
 }
 
 /// A body that holds its stream's slot until it is dropped.
-pub(crate) fn with_slot(body: Body, slot: Slot) -> Body {
+pub(crate) fn with_slot(body: Body, slot: StreamSlot) -> Body {
     Body::new(Held {
         inner: body,
         _slot: slot,
@@ -75,7 +93,7 @@ pub(crate) fn with_slot(body: Body, slot: Slot) -> Body {
 
 struct Held {
     inner: Body,
-    _slot: Slot,
+    _slot: StreamSlot,
 }
 
 impl http_body::Body for Held {
@@ -261,7 +279,11 @@ impl Notifier for LiveStream {
 
 /// The body of a live stream: its events until the last; dropped (the client went), it
 /// cancels the call.
-pub(crate) fn live_body(rx: mpsc::Receiver<(Bytes, bool)>, task: AbortHandle, slot: Slot) -> Body {
+pub(crate) fn live_body(
+    rx: mpsc::Receiver<(Bytes, bool)>,
+    task: AbortHandle,
+    slot: StreamSlot,
+) -> Body {
     Body::new(LiveBody {
         rx,
         task,
@@ -274,7 +296,7 @@ struct LiveBody {
     rx: mpsc::Receiver<(Bytes, bool)>,
     task: AbortHandle,
     done: bool,
-    _slot: Slot,
+    _slot: StreamSlot,
 }
 
 impl Drop for LiveBody {
@@ -325,7 +347,7 @@ mod tests {
 
     #[test]
     fn slots_are_bounded_and_returned() {
-        let d = Detached::new(&limits(1, 2, 2), None);
+        let d = Detached::new(&limits(1, 2, 2), None, Default::default());
         let a = d.stream(None).unwrap();
         let _b = d.stream(None).unwrap();
         assert!(d.stream(None).is_none());
@@ -339,7 +361,7 @@ mod tests {
 
     #[test]
     fn a_caller_holds_its_share_and_the_others_are_served() {
-        let d = Detached::new(&limits(10, 10, 3), None);
+        let d = Detached::new(&limits(10, 10, 3), None, Default::default());
         let (flood, other) = (Caller::subject("flood"), Caller::subject("other"));
         let held: Vec<_> = (0..3).map(|_| d.stream(Some(&flood)).unwrap()).collect();
         assert!(d.stream(Some(&flood)).is_none(), "past its share");
@@ -347,7 +369,7 @@ mod tests {
         drop(held);
         assert!(d.stream(Some(&flood)).is_some(), "its places came back");
         // A refused share gives back the ceiling's place it took.
-        let d = Detached::new(&limits(2, 2, 1), None);
+        let d = Detached::new(&limits(2, 2, 1), None, Default::default());
         let _one = d.call(Some(&flood)).unwrap();
         assert!(d.call(Some(&flood)).is_none());
         assert!(d.call(Some(&other)).is_some());
@@ -386,7 +408,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_dropped_live_body_cancels_its_call() {
-        let d = Detached::new(&limits(1, 1, 1), None);
+        let d = Detached::new(&limits(1, 1, 1), None, Default::default());
         let (live, rx) = Live::channel();
         let task = tokio::spawn(async move {
             live.notify(b"{}".to_vec());

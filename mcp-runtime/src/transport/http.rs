@@ -59,7 +59,11 @@ pub(crate) fn router(
     if let Some(shares) = &server.shares {
         shares.start();
     }
-    let detached = Arc::new(Detached::new(limits, server.shares.as_ref()));
+    let detached = Arc::new(Detached::new(
+        limits,
+        server.shares.as_ref(),
+        server.core.telemetry().clone(),
+    ));
     let mut router = Router::new();
     for catalog in server.registry.catalogs() {
         let (group, version) = (catalog.group(), catalog.version());
@@ -116,6 +120,10 @@ pub(crate) fn router(
     }
     if let Some(health) = &server.health {
         router = router.merge(super::health::routes(health.clone()));
+    }
+    #[cfg(feature = "otel")]
+    if let Some((path, otel)) = &server.metrics {
+        router = router.merge(super::metrics::routes(path, otel.clone()));
     }
     not_found_routes(server, router)
 }
@@ -223,6 +231,7 @@ fn rpc_post(
                 .map(str::to_owned),
         })
     });
+    let trace = crate::edge::caller::trace_of(&parts.headers);
     // Only a server with webhooks keeps the headers (an asynchronous call passes on their
     // trace headers); read last, so they can be moved.
     let asyncs = ep.server.callbacks.as_ref().map(|client| {
@@ -242,10 +251,11 @@ fn rpc_post(
         .extensions
         .remove::<OriginalUri>()
         .filter(|o| o.path() != parts.uri.path());
-    let asked = (accept_language.is_some() || original.is_some()).then(|| {
+    let asked = (accept_language.is_some() || original.is_some() || trace.is_some()).then(|| {
         Box::new(Asked {
             accept_language,
             original,
+            trace,
         })
     });
     ep.policy.run(rpc_post_inner(
@@ -265,10 +275,12 @@ struct Who {
     token: Option<String>,
 }
 
-/// What a `POST` keeps of its head for `rpc.discover`.
+/// What a `POST` keeps of its head for `rpc.discover`, and its trace context (boxed together:
+/// most requests carry none of it, and the handler's future is boxed and moved per request).
 struct Asked {
     accept_language: Option<HeaderValue>,
     original: Option<OriginalUri>,
+    trace: Option<crate::context::TraceParent>,
 }
 
 async fn rpc_post_inner(
@@ -314,6 +326,11 @@ async fn rpc_post_inner(
             .and_then(|v| v.to_str().ok()),
         prefix: super::mount::prefix(asked.and_then(|a| a.original.as_ref()), ep.discovery.path()),
     };
+    let who = crate::jsonrpc::face::Requester {
+        identity: identity.as_ref(),
+        caller: caller.as_deref(),
+        trace: asked.and_then(|a| a.trace.as_ref()),
+    };
     let reply = crate::jsonrpc::face::answer(
         core,
         &ep.catalog,
@@ -321,10 +338,9 @@ async fn rpc_post_inner(
         &ep.server.limits,
         after.clone(),
         crate::jsonrpc::face::Scope {
-            identity: identity.as_ref(),
+            who: &who,
             asyncs: asyncs.as_deref(),
             discover: Some(&discover),
-            caller: caller.as_deref(),
         },
     )
     .await;

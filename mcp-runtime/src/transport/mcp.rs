@@ -224,6 +224,7 @@ fn post_request(
             identity,
             session: None,
             who,
+            trace: crate::edge::caller::trace_of(headers),
         };
         let mut res = Box::pin(post_body(route, headers, &body, &caller)).await;
         if let (Some(g), Some(_)) = (&route.auth, &caller.identity) {
@@ -418,6 +419,7 @@ async fn initialize_session(
         Ok(sid) => sid,
         Err(e) => return store_unavailable(&e),
     };
+    ep.core.telemetry().session_opened();
     let mut resp = initialize(ep, msg, caller).await;
     if let Ok(v) = HeaderValue::from_str(&sid) {
         resp.headers_mut().insert(SESSION, v);
@@ -492,6 +494,7 @@ async fn handshake_request(
                 identity: caller.identity.clone(),
                 session: Some(sid.clone()),
                 who: caller.who.clone(),
+                trace: caller.trace.clone(),
             };
             &with_session
         }
@@ -612,6 +615,7 @@ async fn stream_or_json(
                     )
                     .into(),
                     retry_after: None,
+                    outcome: crate::core::telemetry::Outcome::Code(codes::INTERNAL_ERROR),
                 }),
             };
             drop(permit);
@@ -767,7 +771,12 @@ async fn batch<'b>(
             Err((id, e)) => Some(error_body(id.as_ref(), e.code(), e.message(), None).into()),
         }
     });
-    let frames = crate::edge::batch::run(calls.collect(), ep.limits.batch_concurrency).await;
+    let frames = crate::edge::batch::run(
+        calls.collect(),
+        ep.limits.batch_concurrency,
+        caller.trace.as_ref(),
+    )
+    .await;
     match frames {
         Some(frames) => json_response(StatusCode::OK, frames_body(frames)),
         None => accepted(),
@@ -877,11 +886,15 @@ async fn delete_inner(route: &McpRoute, parts: &Parts) -> Response {
     )
     .await
     {
-        Ok(live) => live.sid,
+        Ok(live) => (live.sid, live.era),
         Err(answer) => return answer,
     };
+    let (sid, era) = sid;
     match store.remove(sid).await {
         Ok(true) => {
+            // Its start is not kept with it: a session closed over HTTP is counted, not timed.
+            let version = era.unwrap_or_else(Era::assumed).version();
+            ep.core.telemetry().session_closed(version, "tcp", None);
             ep.streams.end_session(sid);
             // Its change stream ends, on whichever instance holds it.
             ep.core

@@ -9,6 +9,8 @@ pub(crate) mod http;
 #[cfg(feature = "jwt")]
 pub mod jwt;
 pub(crate) mod mcp;
+#[cfg(feature = "otel")]
+pub(crate) mod metrics;
 pub(crate) mod mount;
 pub(crate) mod respond;
 pub(crate) mod route;

@@ -26,6 +26,8 @@ pub(crate) struct Caller {
     pub session: Option<Arc<str>>,
     /// Who the request's shares count against, as the edge found it.
     pub who: Option<crate::context::Caller>,
+    /// The W3C trace context of the request's headers, the parent of its spans.
+    pub trace: Option<crate::context::TraceParent>,
 }
 
 impl Caller {
@@ -35,6 +37,7 @@ impl Caller {
             identity: self.identity.clone(),
             session: self.session.clone(),
             caller: self.who(),
+            trace: self.trace.clone(),
             ..CallExtras::default()
         }
     }

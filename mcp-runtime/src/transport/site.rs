@@ -37,6 +37,9 @@ pub(crate) struct Site {
     pub discovery: BTreeMap<(&'static str, u32), Arc<Discovery>>,
     /// What `/readyz` asks; `None` when the server serves no health routes.
     pub health: Option<Arc<super::health::Health>>,
+    /// The metrics route's path and what it renders ([`crate::ServerBuilder::metrics_route`]).
+    #[cfg(feature = "otel")]
+    pub metrics: Option<(String, crate::otel::Otel)>,
 }
 
 impl Site {
