@@ -548,6 +548,8 @@ FEATURE_INFO = {
     "result10k": ("nothing", "`big`: a 10 KB structured result (100 rows)", False),
     "session": ("sessions for the group (`mcp_stateful`)", "the same call in a session (it answers at once, so in JSON; a call that waits gets a resumable SSE stream)", False),
     "progress": ("nothing", "`sum_progress`, with a progress token: one `notifications/progress`, then the answer (an SSE answer, written as one body since the call does not wait)", False),
+    "metrics": ("`metrics_route(\"/metrics\")`: the OpenTelemetry instruments, kept for a Prometheus scrape", "the same", False),
+    "otlp": ("an `Otel` exporting spans and metrics over OTLP/HTTP (batched) to a sink in the same process, its layer the only subscriber", "the same", False),
 }
 FEATURE_ORDER = [f for f in FEATURE_INFO]
 f_load = [r for r in features if r.get("kind") == "load"]

@@ -906,7 +906,8 @@ wait_port() {
 }
 
 FEATURES=(none tracing-info tracing-info-default tracing-warn listeners translations translations-lang auth
-    cache-memory cache-redis lock-memory lock-redis rate-memory rate-redis dto20 result10k session progress)
+    cache-memory cache-redis lock-memory lock-redis rate-memory rate-redis dto20 result10k session progress
+    metrics otlp)
 # BENCH_FEATURES="none auth ..." measures only those (the report then shows only those rows).
 [ -n "${BENCH_FEATURES:-}" ] && read -r -a FEATURES <<<"$BENCH_FEATURES"
 

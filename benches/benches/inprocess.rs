@@ -12,6 +12,8 @@
 //!   with `BENCH_REDIS_URL`, one decision of the Redis limiter (`RateStore::decide`, one script)
 //!   against a bare `EVALSHA` of a script that returns 0, on the same connection kind.
 //! - `startup/*`: building a server with 10 / 10 000 run-time methods.
+//! - `metrics/render_1000`: the `/metrics` page of a server whose 1 000 methods were each called
+//!   once (a duration histogram per method, and the counters).
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -181,6 +183,49 @@ fn startup(c: &mut Criterion) {
     g.finish();
 }
 
+fn metrics(c: &mut Criterion) {
+    let defs = synthetic_defs(1_000);
+    let server = defs
+        .iter()
+        .fold(
+            mcp_runtime::Server::builder()
+                .without_registered_methods()
+                .metrics_route("/metrics"),
+            |b, d| b.method(d),
+        )
+        .build()
+        .expect("a valid synthetic catalog");
+    let catalog = server
+        .registry()
+        .catalog("synthetic", 1)
+        .expect("group synthetic")
+        .clone();
+    for d in &defs {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"{}","params":{{"a":2,"b":3}}}}"#,
+            d.name
+        );
+        let r = run_ready(handle(
+            server.core(),
+            &catalog,
+            body.as_bytes(),
+            &Limits::default(),
+            None,
+        ));
+        assert_eq!(r.status, 200);
+    }
+    let page = server.render_metrics().expect("a metrics route");
+    assert_eq!(
+        page.matches("rpc_server_call_duration_seconds_count{")
+            .count(),
+        1_000
+    );
+    let mut g = c.benchmark_group("metrics");
+    g.sample_size(10);
+    g.bench_function("render_1000", |b| b.iter(|| server.render_metrics()));
+    g.finish();
+}
+
 fn config() -> Criterion {
     Criterion::default()
         .warm_up_time(Duration::from_millis(500))
@@ -191,6 +236,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = tools_call, rate_limit, rate_limit_redis, resources_prompts, tools_list, startup
+    targets = tools_call, rate_limit, rate_limit_redis, resources_prompts, tools_list, startup, metrics
 }
 criterion_main!(benches);

@@ -1138,6 +1138,15 @@ impl Server {
         crate::transport::stdio::serve(ep).await
     }
 
+    /// The page the metrics route serves (the Prometheus text format), to serve it elsewhere
+    /// (another port, behind your own auth); `None` without
+    /// [`ServerBuilder::metrics_route`].
+    #[cfg(feature = "otel")]
+    pub fn render_metrics(&self) -> Option<String> {
+        let (_, otel) = self.inner.site.metrics.as_ref()?;
+        otel.render_prometheus().ok()
+    }
+
     /// An axum router with every endpoint; merge or nest it into your app.
     pub fn router(&self) -> Router {
         crate::transport::http::router(&self.inner.site, None)

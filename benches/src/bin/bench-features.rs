@@ -30,6 +30,8 @@ const FEATURES: &[&str] = &[
     "result10k",
     "session",
     "progress",
+    "metrics",
+    "otlp",
 ];
 
 /// Texts of the `feat` group's tools in two languages (what `translations` adds).
@@ -144,6 +146,7 @@ fn builder(feature: &str, redis: Option<&str>) -> Result<mcp_runtime::ServerBuil
         "auth" => b.api_tokens(["bench-token"]),
         "cache-redis" | "lock-redis" | "rate-redis" => b.redis(redis()?),
         "session" => b.mcp_stateful("feat"),
+        "metrics" => b.metrics_route("/metrics"),
         f if FEATURES.contains(&f) => b,
         _ => usage(),
     })
@@ -192,11 +195,46 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if !addr.ip().is_loopback() {
         usage();
     }
-    let server = builder(&feature, redis.as_deref())?.build()?;
+    let mut b = builder(&feature, redis.as_deref())?;
+    // `otlp`: spans and metrics exported over OTLP/HTTP (batched, as the SDK's defaults and
+    // `OTEL_BSP_*` say) to a sink on this process's own runtime that reads and drops them.
+    let otel = if feature == "otlp" {
+        let sink = otlp_sink().await?;
+        let otel = mcp_runtime::otel::Otel::builder()
+            .service_name("bench-features")
+            .otlp_endpoint(format!("http://{sink}"))
+            .build()?;
+        use tracing_subscriber::layer::SubscriberExt as _;
+        use tracing_subscriber::util::SubscriberInitExt as _;
+        tracing_subscriber::registry()
+            .with(tracing_subscriber::EnvFilter::new("info"))
+            .with(otel.layer())
+            .init();
+        b = b.otel(&otel);
+        Some(otel)
+    } else {
+        None
+    };
+    let server = b.build()?;
     let listener = tokio::net::TcpListener::bind(addr).await?;
     eprintln!("listening on {}", listener.local_addr()?);
     server
         .serve_listener(listener, mcp_runtime::shutdown_signal())
         .await?;
+    if let Some(o) = otel {
+        o.shutdown();
+    }
     Ok(())
+}
+
+/// An OTLP/HTTP receiver that answers 200 to everything and keeps nothing: its address.
+async fn otlp_sink() -> std::io::Result<std::net::SocketAddr> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?;
+    let app = axum::Router::new().fallback(|body: axum::body::Bytes| async move {
+        std::hint::black_box(body.len());
+        axum::http::StatusCode::OK
+    });
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    Ok(addr)
 }

@@ -181,6 +181,7 @@ impl Core {
         self.listeners = Arc::new(l);
         self
     }
+
     /// Records through `t` (the `otel` feature's instruments).
     #[cfg(feature = "otel")]
     pub(crate) fn with_telemetry(mut self, t: super::telemetry::Telemetry) -> Self {
