@@ -36,6 +36,7 @@ struct Span {
 const INTERNAL: i32 = 1;
 const SERVER: i32 = 2;
 const CLIENT: i32 = 3;
+const PRODUCER: i32 = 4;
 
 fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
@@ -51,12 +52,15 @@ fn text(v: Option<Any>) -> String {
     }
 }
 
+/// A metric's name with one data point's attributes, as the receiver saw it.
+type Point = (String, BTreeMap<String, String>);
+
 /// An OTLP/HTTP receiver on a free loopback port: every span posted to `/v1/traces`, and the
 /// names of the metrics posted to `/v1/metrics` with their data points' attributes.
 struct Receiver {
     endpoint: String,
     spans: Arc<Mutex<Vec<Span>>>,
-    metrics: Arc<Mutex<Vec<(String, BTreeMap<String, String>)>>>,
+    metrics: Arc<Mutex<Vec<Point>>>,
 }
 
 async fn receiver() -> Receiver {
@@ -326,6 +330,30 @@ async fn spans_follow_the_conventions_and_continue_the_callers_trace() {
         ])
     );
     assert_eq!(spans.len(), 2, "{spans:#?}");
+
+    // A change announced by a call is a span of its trace.
+    let t4 = "2af7651916cd43dd8448eb211c80319e";
+    let got = traced_tool_call(
+        &base,
+        "conformance",
+        9,
+        &format!("00-{t4}-d7ad6b7169203333-01"),
+        "test_trigger_resource_update",
+        json!({}),
+    )
+    .await;
+    assert_eq!(got["result"]["isError"], false, "{got}");
+    let spans = otlp.trace(t4, 3).await;
+    let call = one(&spans, "test_trigger_resource_update");
+    let notice = one(&spans, "notifications/resources/updated");
+    assert_eq!((notice.kind, &notice.parent), (PRODUCER, &call.id));
+    assert_eq!(
+        notice.attrs,
+        attrs(&[
+            ("mcp.method.name", "notifications/resources/updated"),
+            ("mcp.resource.uri", "test://watched-resource"),
+        ])
+    );
 
     // A question to the client carries the asking call's trace context in its `_meta`.
     let t0 = "1af7651916cd43dd8448eb211c80319d";

@@ -170,6 +170,9 @@ fn subscribe(level: &str, default_fields: bool) {
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let feature = args.next().unwrap_or_else(|| usage());
+    if feature == OTLP_SINK {
+        return otlp_sink().await;
+    }
     if !FEATURES.contains(&feature.as_str()) {
         usage();
     }
@@ -198,8 +201,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut b = builder(&feature, redis.as_deref())?;
     // `otlp`: spans and metrics exported over OTLP/HTTP (batched, as the SDK's defaults and
     // `OTEL_BSP_*` say) to a sink on this process's own runtime that reads and drops them.
-    let otel = if feature == "otlp" {
-        let sink = otlp_sink().await?;
+    let (otel, _sink) = if feature == "otlp" {
+        let (sink, child) = start_otlp_sink()?;
         let otel = mcp_runtime::otel::Otel::builder()
             .service_name("bench-features")
             .otlp_endpoint(format!("http://{sink}"))
@@ -211,9 +214,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             .with(otel.layer())
             .init();
         b = b.otel(&otel);
-        Some(otel)
+        (Some(otel), Some(child))
     } else {
-        None
+        (None, None)
     };
     let server = b.build()?;
     let listener = tokio::net::TcpListener::bind(addr).await?;
@@ -227,14 +230,44 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// An OTLP/HTTP receiver that answers 200 to everything and keeps nothing: its address.
-async fn otlp_sink() -> std::io::Result<std::net::SocketAddr> {
+/// The argument that makes this binary the OTLP sink of the `otlp` row.
+const OTLP_SINK: &str = "otlp-sink";
+
+/// The sink of the `otlp` row, a process of its own (this binary again), so that what it costs
+/// to receive the exports is not counted as the server's: its address, and the child (killed
+/// when dropped).
+fn start_otlp_sink() -> std::io::Result<(String, Sink)> {
+    use std::io::BufRead as _;
+    let mut child = std::process::Command::new(std::env::current_exe()?)
+        .arg(OTLP_SINK)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .spawn()?;
+    let mut line = String::new();
+    if let Some(out) = child.stdout.take() {
+        std::io::BufReader::new(out).read_line(&mut line)?;
+    }
+    Ok((line.trim().to_owned(), Sink(child)))
+}
+
+/// The sink's process, killed on drop.
+struct Sink(std::process::Child);
+
+impl Drop for Sink {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// An OTLP/HTTP receiver that answers 200 to everything and keeps nothing; prints its address.
+async fn otlp_sink() -> Result<(), Box<dyn std::error::Error>> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let addr = listener.local_addr()?;
+    println!("{}", listener.local_addr()?);
     let app = axum::Router::new().fallback(|body: axum::body::Bytes| async move {
         std::hint::black_box(body.len());
         axum::http::StatusCode::OK
     });
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    Ok(addr)
+    axum::serve(listener, app).await?;
+    Ok(())
 }

@@ -33,6 +33,29 @@ pub enum Change {
     Session(Arc<str>),
 }
 
+/// The span of a notice announced during a call (a producer span of the call's trace, named
+/// after the notification its listeners get); none outside a call, when spans are not
+/// exported, or for the runtime's own notices (tasks, sessions).
+fn notice_span(change: &Change) -> tracing::Span {
+    if !super::telemetry::traces_on() || tracing::Span::current().is_none() {
+        return tracing::Span::none();
+    }
+    let (method, uri) = match change {
+        Change::ResourceUpdated(uri) => ("notifications/resources/updated", Some(&**uri)),
+        Change::ResourcesListChanged => ("notifications/resources/list_changed", None),
+        Change::PromptsListChanged => ("notifications/prompts/list_changed", None),
+        Change::ToolsListChanged => ("notifications/tools/list_changed", None),
+        Change::Task(_) | Change::Session(_) => return tracing::Span::none(),
+    };
+    tracing::info_span!(
+        "mcp.notice",
+        otel.name = method,
+        otel.kind = "producer",
+        mcp.method.name = method,
+        mcp.resource.uri = uri.map(crate::error::shown).as_deref(),
+    )
+}
+
 /// Carries notices between instances: publishes this instance's, and feeds the others' into
 /// the local hub. Implemented over Redis pub/sub (`core::redis`).
 pub(crate) trait Relay: Send + Sync + 'static {
@@ -289,6 +312,8 @@ impl Changes {
     /// Announces a change: to this instance's listeners at once, and through the relay (if
     /// any) to the other instances'.
     pub fn send(&self, change: Change) {
+        let span = notice_span(&change);
+        let _in = span.enter();
         if let Some(r) = &self.relayed {
             r.relay.publish(encode(&r.origin, &change));
         }

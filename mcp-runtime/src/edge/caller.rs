@@ -31,13 +31,16 @@ fn peer(parts: &Parts) -> Option<IpAddr> {
 }
 
 /// The W3C trace context a request's headers carry (`traceparent`, `tracestate`), if well
-/// formed: the parent of its spans. Read only with the `otel` feature (nothing else uses it).
+/// formed: the parent of its spans. Read only when this process exports spans (nothing else
+/// uses it: a webhook passes on the request's own headers).
 pub(crate) fn trace_of(headers: &HeaderMap) -> Option<crate::context::TraceParent> {
-    if !cfg!(feature = "otel") {
+    const PARENT: http::HeaderName = http::HeaderName::from_static("traceparent");
+    const STATE: http::HeaderName = http::HeaderName::from_static("tracestate");
+    if !crate::core::telemetry::traces_on() {
         return None;
     }
-    let parent = headers.get("traceparent")?.to_str().ok()?;
-    let state = headers.get("tracestate").and_then(|v| v.to_str().ok());
+    let parent = headers.get(PARENT)?.to_str().ok()?;
+    let state = headers.get(STATE).and_then(|v| v.to_str().ok());
     crate::context::TraceParent::new(parent, state)
 }
 

@@ -715,6 +715,10 @@ impl McpEndpoint {
         era: Era,
         extras: &mut CallExtras,
     ) -> (Answer, Option<Value>) {
+        // Neither spans exported nor metrics kept: nothing to make or read.
+        if !crate::core::telemetry::traces_on() && !self.core.telemetry().is_on() {
+            return self.answer(msg, era, extras).await;
+        }
         let req = super::trace::Request {
             method: &msg.method,
             id: msg.id.as_ref(),
@@ -722,9 +726,6 @@ impl McpEndpoint {
             meta: msg.meta(),
         };
         let span = super::trace::request_span(&self.catalog, req, era, extras);
-        if span.is_disabled() && !self.core.telemetry().is_on() {
-            return self.answer(msg, era, extras).await;
-        }
         // Boxed: the span, the clock and the labels would otherwise weigh on every request's
         // future, measured or not.
         Box::pin(self.measured(msg, era, extras, span)).await
