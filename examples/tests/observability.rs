@@ -668,6 +668,54 @@ async fn no_client_can_grow_the_number_of_series() {
     );
 }
 
+/// The value of the `/metrics` line whose series is `name`, if it is there.
+async fn sample(c: &reqwest::Client, base: &str, name: &str) -> Option<String> {
+    let text = c
+        .get(format!("{base}/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ').map(str::to_owned))
+}
+
+#[tokio::test]
+async fn an_http_session_ended_by_delete_is_counted_and_timed() {
+    let p = Spawned::catalog(&[("APP_ENV", "prod"), ("CATALOG_STATEFUL", "mcp")]);
+    let base = format!("http://{}", p.addr);
+    let c = reqwest::Client::new();
+    let url = format!("{base}/mcp/mcp/v1");
+    let sid = common::mcp_session(&c, &url).await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let r = c
+        .delete(&url)
+        .header("mcp-session-id", &sid)
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let labels = r#"{mcp_protocol_version="2025-11-25",network_transport="tcp",otel_scope_name="mcp-runtime"}"#;
+    let count = format!("mcp_server_session_duration_seconds_count{labels}");
+    assert_eq!(sample(&c, &base, &count).await.as_deref(), Some("1"));
+    let sum = format!("mcp_server_session_duration_seconds_sum{labels}");
+    let seconds: f64 = sample(&c, &base, &sum).await.unwrap().parse().unwrap();
+    assert!((0.3..60.0).contains(&seconds), "{seconds}");
+    for event in ["opened", "closed"] {
+        let name = format!(
+            r#"mcp_runtime_sessions_total{{event="{event}",otel_scope_name="mcp-runtime"}}"#
+        );
+        assert_eq!(
+            sample(&c, &base, &name).await.as_deref(),
+            Some("1"),
+            "{event}"
+        );
+    }
+}
+
 /// A free loopback port.
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")

@@ -143,6 +143,12 @@ pub(crate) fn session_begun(
             false,
         )),
         capabilities: Some(caps.to_string()),
+        // Only when it is measured: a feature not configured costs nothing.
+        opened_ms: ep.core.telemetry().is_on().then(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64)
+        }),
         ..Default::default()
     };
     let (group, version) = (ep.catalog.group().name(), ep.catalog.version());

@@ -58,6 +58,9 @@ pub struct SessionState {
     /// The client capabilities `initialize` declared that the server may use (elicitation,
     /// sampling, roots), as compact JSON; `None` when none were kept.
     pub capabilities: Option<String>,
+    /// When the session began, in milliseconds since the Unix epoch: kept only when metrics
+    /// are recorded, so that the instance that ends it (any of them) times it.
+    pub opened_ms: Option<u64>,
 }
 
 impl SessionState {
@@ -77,9 +80,19 @@ impl SessionState {
                 state.subscriptions.push(u.to_owned());
             } else if let Some(c) = line.strip_prefix("caps=") {
                 state.capabilities = Some(c.to_owned());
+            } else if let Some(at) = line.strip_prefix("at=") {
+                state.opened_ms = at.parse().ok();
             }
         }
         state
+    }
+
+    /// The `at=` line of a stored text (see [`SessionState::opened_ms`]), read in place.
+    pub(crate) fn opened_ms_of(text: &str) -> Option<u64> {
+        text.split('\n')
+            .skip(1)
+            .find_map(|l| l.strip_prefix("at="))
+            .and_then(|at| at.parse().ok())
     }
 
     /// The `caps=` line of a stored text, read in place (see [`SessionState::capabilities`]).
@@ -142,6 +155,10 @@ impl SessionState {
         if let Some(c) = &self.capabilities {
             s.push_str("\ncaps=");
             s.push_str(c);
+        }
+        if let Some(at) = self.opened_ms {
+            s.push_str("\nat=");
+            s.push_str(&at.to_string());
         }
         s
     }
@@ -958,9 +975,11 @@ mod tests {
             // A URI that looks like another line's key stays a subscription.
             subscriptions: vec!["caps=x".into(), "log=debug".into()],
             capabilities: Some(r#"{"elicitation":{}}"#.into()),
+            opened_ms: Some(1_765_000_000_000),
         };
         let text = state.to_text();
         assert_eq!(SessionState::parse(&text), state);
+        assert_eq!(SessionState::opened_ms_of(&text), Some(1_765_000_000_000));
         assert_eq!(
             SessionState::head(&text),
             Head {

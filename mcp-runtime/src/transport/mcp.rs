@@ -886,15 +886,22 @@ async fn delete_inner(route: &McpRoute, parts: &Parts) -> Response {
     )
     .await
     {
-        Ok(live) => (live.sid, live.era),
+        Ok(live) => (live.sid, live.era, SessionState::opened_ms_of(&live.text)),
         Err(answer) => return answer,
     };
-    let (sid, era) = sid;
+    let (sid, era, opened_ms) = sid;
     match store.remove(sid).await {
         Ok(true) => {
-            // Its start is not kept with it: a session closed over HTTP is counted, not timed.
             let version = era.unwrap_or_else(Era::assumed).version();
-            ep.core.telemetry().session_closed(version, "tcp", None);
+            // Its start is in its stored state when it was measured (on whichever instance
+            // began it).
+            let seconds = opened_ms.and_then(|at| {
+                let now = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .ok()?;
+                Some(now.as_millis().saturating_sub(u128::from(at)) as f64 / 1000.0)
+            });
+            ep.core.telemetry().session_closed(version, "tcp", seconds);
             ep.streams.end_session(sid);
             // Its change stream ends, on whichever instance holds it.
             ep.core
