@@ -884,6 +884,7 @@ impl ServerBuilder {
                         .map(|c| ((c.group().name().to_owned(), c.version()), c.clone()))
                         .collect(),
                 }),
+                tasks: core.tasks().clone(),
             };
             let runner = self
                 .config
@@ -1277,6 +1278,8 @@ impl Server {
 struct TakeOvers {
     mcp: BTreeMap<(String, u32), Arc<crate::mcp::handler::McpEndpoint>>,
     rpc: Option<RpcTakeOvers>,
+    /// The server's task engine, whose bounds taken-over work counts against.
+    tasks: crate::core::tasks::Tasks,
 }
 
 #[cfg(feature = "redis")]
@@ -1313,6 +1316,11 @@ impl crate::core::tasks::Runner for TakeOvers {
                 Box::pin(std::future::ready(()))
             }
         }
+    }
+
+    fn has_room(&self, work: &crate::core::tasks::Work) -> bool {
+        let caller = work.caller.as_deref().map(crate::context::Caller::from_key);
+        self.tasks.has_room(caller.as_ref())
     }
 }
 

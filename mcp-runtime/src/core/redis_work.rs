@@ -230,6 +230,11 @@ impl Worker {
         if alive {
             return;
         }
+        if !self.runner.has_room(&work) {
+            // Pending still: claimed again one timeout later, here or by an instance with room.
+            tracing::debug!(task = work.task, "queued work left: no room for it here");
+            return;
+        }
         let attempts = format!(
             "{}:attempt",
             super::redis::task_key(&self.store, &work.task)

@@ -73,6 +73,9 @@ pub(crate) trait WorkQueue: Send + Sync + 'static {
 pub(crate) trait Runner: Send + Sync + 'static {
     /// Runs `work` to its end, finishing its task on this instance.
     fn run(&self, work: Work) -> BoxFuture<'static, ()>;
+    /// Whether `work` fits on this instance now (its running tasks, and its caller's share):
+    /// work that does not stays in the queue.
+    fn has_room(&self, work: &Work) -> bool;
 }
 
 /// What it takes to run a task's call again on another instance: the call, whose it is, and
@@ -645,8 +648,15 @@ impl Tasks {
             work: Some(work.entry.clone()),
             counted: UNCOUNTED.into(),
         };
-        let written = Written(self.mirror(&entry));
-        self.lock()?.insert(work.task.clone(), entry);
+        // Counted here as any task of its caller: run only where it fits (else it stays in
+        // the queue, and the store's record is left as it is).
+        let written = {
+            let mut tasks = self.lock()?;
+            self.admit(&mut tasks, caller.as_ref(), true)?;
+            let written = Written(self.mirror(&entry));
+            tasks.insert(work.task.clone(), entry);
+            written
+        };
         self.stored(&work.task, written).await?;
         Ok(crate::context::CallExtras {
             cancel: Some(cancel),
@@ -689,16 +699,16 @@ impl Tasks {
         self.inner.hands_off.load(Ordering::Acquire)
     }
 
-    fn create_entry(
+    /// Whether one more running task of `caller` fits among `tasks`: this instance's ceiling
+    /// ([`crate::Limits::tasks_running`]) and the caller's share of it, counted across
+    /// instances; then, with `make_room`, the oldest finished task gives way when this
+    /// instance, or this caller, keeps as many as it may. Expired tasks are forgotten first.
+    fn admit(
         &self,
-        owner: &str,
+        tasks: &mut HashMap<String, Entry>,
         caller: Option<&crate::context::Caller>,
-        cancel: CancelSignal,
-        ttl: Option<Duration>,
-        durable: bool,
-    ) -> Result<(TaskView, Written), RpcError> {
-        let ttl = ttl.map_or(self.inner.ttl, |t| t.min(self.inner.ttl));
-        let mut tasks = self.lock()?;
+        make_room: bool,
+    ) -> Result<(), RpcError> {
         let now = Instant::now();
         tasks.retain(|_, e| !(e.view.status.is_terminal() && e.expires <= now));
         let (mut running, mut mine, mut mine_running) = (0, 0, 0);
@@ -738,9 +748,32 @@ impl Tasks {
         } else {
             None
         };
-        if let Some(id) = give_way {
+        if let Some(id) = give_way.filter(|_| make_room) {
             tasks.remove(&id);
         }
+        Ok(())
+    }
+
+    /// Whether taken-over work of `caller` fits on this instance now (see [`Self::admit`]):
+    /// work that does not is left in the queue, for this instance later or another one.
+    #[cfg_attr(not(feature = "redis"), allow(dead_code))]
+    pub(crate) fn has_room(&self, caller: Option<&crate::context::Caller>) -> bool {
+        self.lock()
+            .is_ok_and(|mut tasks| self.admit(&mut tasks, caller, false).is_ok())
+    }
+
+    fn create_entry(
+        &self,
+        owner: &str,
+        caller: Option<&crate::context::Caller>,
+        cancel: CancelSignal,
+        ttl: Option<Duration>,
+        durable: bool,
+    ) -> Result<(TaskView, Written), RpcError> {
+        let ttl = ttl.map_or(self.inner.ttl, |t| t.min(self.inner.ttl));
+        let mut tasks = self.lock()?;
+        let now = Instant::now();
+        self.admit(&mut tasks, caller, true)?;
         let id = crate::ids::random_id();
         let at = SystemTime::now();
         let view = TaskView {
@@ -1125,6 +1158,8 @@ mod tests {
         ok: bool,
         delay: Duration,
         stored: Arc<Mutex<Vec<String>>>,
+        /// A task another instance ran, whose heartbeat lapsed.
+        orphan: Option<Stored>,
     }
 
     impl TaskMirror for Store {
@@ -1138,8 +1173,9 @@ mod tests {
                 ok
             })
         }
-        fn get<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Option<(Stored, bool)>> {
-            Box::pin(async { None })
+        fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Option<(Stored, bool)>> {
+            let found = self.orphan.clone().filter(|o| o.id == id);
+            Box::pin(async move { found.map(|o| (o, false)) })
         }
         fn answer<'a>(
             &'a self,
@@ -1160,6 +1196,7 @@ mod tests {
             ok,
             delay: Duration::from_millis(50),
             stored: Arc::clone(&stored),
+            orphan: None,
         };
         (engine().with_mirror(Arc::new(store)), stored)
     }
@@ -1357,5 +1394,75 @@ mod tests {
         t.cancel("", &v.id).await.unwrap();
         assert!(signal.is_cancelled());
         assert_eq!(t.cancel("", "nope").await.unwrap_err().code(), -32602);
+    }
+
+    #[tokio::test]
+    async fn taken_over_work_counts_against_this_instance_and_its_callers_share() {
+        use crate::context::Caller;
+        let flood = Caller::address([6, 6, 6, 6].into());
+        let at = SystemTime::now();
+        let orphan = TaskView {
+            id: "f".repeat(32),
+            status: TaskStatus::Working,
+            status_message: None,
+            created: at,
+            updated: at,
+            ttl_ms: 60_000,
+            poll_interval_ms: 500,
+            input_requests: Map::new(),
+            result: None,
+            error: None,
+        };
+        let stored = Arc::new(Mutex::new(Vec::new()));
+        let store = Store {
+            ok: true,
+            delay: Duration::ZERO,
+            stored: Arc::clone(&stored),
+            orphan: Some(Stored::of(&orphan, "")),
+        };
+        // 4 kept, 3 running; a caller's share is 3 kept, 2 running.
+        let t = Tasks::new(4, 3, Duration::from_secs(60), Duration::from_millis(500))
+            .with_shares(3, 2, Duration::from_secs(1))
+            .with_mirror(Arc::new(store));
+        let mut created = Vec::new();
+        for _ in 0..2 {
+            let (v, written) = t
+                .create_for("", Some(&flood), CancelSignal::new(), None)
+                .unwrap();
+            t.stored(&v.id, written).await.unwrap();
+            created.push(v);
+        }
+        let a = &created[0];
+        let work = Work {
+            task: orphan.id.clone(),
+            group: "g".into(),
+            version: 1,
+            era: "2025-11-25".into(),
+            params: json!({}),
+            owner: String::new(),
+            caller: Some(flood.to_string()),
+            identity: None,
+            callback: None,
+            trace: None,
+            entry: "1-0".into(),
+            attempt: 2,
+        };
+        // The caller runs its share here already: its stopped instance's task waits, and its
+        // record is left as it was.
+        assert!(!t.has_room(Some(&flood)));
+        assert_eq!(
+            t.adopt(&work).await.unwrap_err().message(),
+            "Server busy: too many tasks for this caller, try again later"
+        );
+        assert_eq!(t.list().len(), 2);
+        assert_eq!(stored.lock().unwrap().len(), 2, "only the two created");
+        // One of its tasks ends: the work fits, and runs here from now on.
+        t.finish(&a.id, TaskOutcome::Result(json!(1)));
+        assert!(t.has_room(Some(&flood)));
+        let extras = t.adopt(&work).await.unwrap();
+        assert_eq!((extras.attempt, extras.caller), (2, Some(flood.clone())));
+        assert_eq!(t.list().len(), 3);
+        // And it is counted: the caller's share is full again.
+        assert!(!t.has_room(Some(&flood)));
     }
 }
