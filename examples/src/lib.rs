@@ -52,8 +52,9 @@ pub fn with_states(b: mcp_runtime::ServerBuilder) -> mcp_runtime::ServerBuilder 
 /// `X-Forwarded-For` names the client, `CATALOG_UNREADY_DELAY_MS` how long a shutdown keeps
 /// serving with `/readyz` failing before it drains (behind a balancer),
 /// `CATALOG_WEBHOOK_SECRETS` the keys that sign webhook deliveries,
-/// `CATALOG_WEBHOOK_ALLOW_HOSTS` private hosts webhooks may reach, `CATALOG_RUNS_WORK=false`
-/// a front whose tasks `catalog worker` instances run.
+/// `CATALOG_WEBHOOK_ALLOW_HOSTS` private hosts webhooks may reach, `CATALOG_WEBHOOK_HORIZON_MS`
+/// how long a delivery is tried (with Redis), `CATALOG_RUNS_WORK=false` a front whose tasks
+/// `catalog worker` instances run.
 pub fn builder() -> mcp_runtime::ServerBuilder {
     let mut b = with_states(Server::builder())
         .name("catalog")
@@ -158,6 +159,17 @@ pub fn builder() -> mcp_runtime::ServerBuilder {
             Err(_) => tracing::error!(
                 value = ms,
                 "CATALOG_UNREADY_DELAY_MS: not a number of milliseconds; ignored"
+            ),
+        }
+    }
+    // With Redis, how long a webhook delivery is tried before it goes to the dead letters
+    // (`catalog tasks dead-letter`, `catalog tasks retry ID`).
+    if let Ok(ms) = std::env::var("CATALOG_WEBHOOK_HORIZON_MS") {
+        match ms.parse() {
+            Ok(ms) => b = b.callback_horizon(std::time::Duration::from_millis(ms)),
+            Err(_) => tracing::error!(
+                value = ms,
+                "CATALOG_WEBHOOK_HORIZON_MS: not a number of milliseconds; ignored"
             ),
         }
     }

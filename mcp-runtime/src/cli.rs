@@ -125,6 +125,21 @@ pub enum Command {
     /// Run queued work (tasks accepted by any instance on the same Redis) without serving
     /// requests; `--listen` answers `/healthz` and `/readyz` only
     Worker(ServeArgs),
+    /// Queued work across instances (with Redis): the webhook deliveries given up on
+    #[command(subcommand)]
+    Tasks(TasksCommand),
+}
+
+/// `tasks`: what operators see and steer of queued work.
+#[derive(Debug, Subcommand)]
+pub enum TasksCommand {
+    /// Print the webhook deliveries given up on (the dead letters), one JSON object a line
+    DeadLetter,
+    /// Take a dead delivery back: tried again at once, by an instance that runs work
+    Retry {
+        /// Its id (`webhook-id`, as `dead-letter` prints it)
+        id: String,
+    },
 }
 
 /// The options of `serve`.
@@ -334,6 +349,11 @@ impl Cli {
                     .map_err(|e| e.to_string())?;
                 Ok(ExitCode::SUCCESS)
             }
+            Command::Tasks(t) => {
+                // An operator's command runs no work itself.
+                let server = build(builder.runs_work(false))?;
+                tasks_command(&server, t).await
+            }
             Command::Serve(a) => {
                 let server = build(builder)?;
                 serve(&server, a.listen).await?;
@@ -390,6 +410,32 @@ impl Cli {
             }
         }
     }
+}
+
+/// `tasks dead-letter` and `tasks retry ID`.
+#[cfg(feature = "redis")]
+async fn tasks_command(server: &Server, t: TasksCommand) -> Result<ExitCode, String> {
+    match t {
+        TasksCommand::DeadLetter => {
+            let mut out = String::new();
+            for d in server.dead_deliveries().await? {
+                out.push_str(&serde_json::to_string(&d).map_err(|e| e.to_string())?);
+                out.push('\n');
+            }
+            write_stdout(out.as_bytes())?;
+        }
+        TasksCommand::Retry { id } => {
+            server.retry_delivery(&id).await?;
+            eprintln!("delivery {id} is tried again");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `tasks` needs Redis.
+#[cfg(not(feature = "redis"))]
+async fn tasks_command(_: &Server, _: TasksCommand) -> Result<ExitCode, String> {
+    Err("`tasks` needs the feature `redis` and a server with Redis".to_owned())
 }
 
 /// What `hosts` prints: the configuration of common MCP hosts for `a`'s MCP group and version,

@@ -157,8 +157,23 @@ pub struct Limits {
     /// The most asynchronous JSON-RPC calls (`$rpc.callback`) whose result is not yet
     /// delivered to one destination host, from every caller. Default 16; past it a call with
     /// a callback to that host is refused (-32602), so the server cannot be made to flood one
-    /// host. Each such call is also a task of its caller ([`Limits::tasks_per_caller`]).
+    /// host. Each such call is also a task of its caller ([`Limits::tasks_per_caller`]). With
+    /// Redis, the deliveries to that host waiting for a later try count too.
     pub callbacks_per_host: usize,
+    /// How long a webhook delivery is tried, from its first try, before it is given up and
+    /// kept in the dead letters (with Redis, where deliveries survive their instance; without
+    /// it, four tries within 7 s). Default 24 hours.
+    pub callback_horizon: Duration,
+    /// With Redis, the wait after a delivery's first failed try, doubled after each try up to
+    /// an hour, within a quarter either way. Default 1 s.
+    pub callback_first_retry: Duration,
+    /// With Redis, the most webhook deliveries pending (stored, neither delivered nor given
+    /// up yet), over every instance. Default 10 000; past it a delivery is tried as without
+    /// Redis.
+    pub callbacks_pending: usize,
+    /// With Redis, the most deliveries kept in the dead letters; the oldest go first. Default
+    /// 10 000.
+    pub callbacks_dead: usize,
     /// The most callers whose rate-limit times one instance keeps in memory (about 100 bytes
     /// each). Default 100 000; past it, callers not yet known share one allowance per method
     /// until the times of callers back within their limit are swept (at most once a second),
@@ -226,6 +241,10 @@ impl Default for Limits {
             task_ttl: Duration::from_secs(3600),
             task_poll_interval: Duration::from_millis(500),
             callbacks_per_host: 16,
+            callback_horizon: Duration::from_secs(24 * 3600),
+            callback_first_retry: Duration::from_secs(1),
+            callbacks_pending: 10_000,
+            callbacks_dead: 10_000,
             rate_limit_keys: 100_000,
             trusted_proxies: Vec::new(),
         }

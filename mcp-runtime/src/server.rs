@@ -387,6 +387,13 @@ impl ServerBuilder {
         self
     }
 
+    /// How long a webhook delivery is tried before it goes to the dead letters
+    /// ([`Limits::callback_horizon`]; with Redis).
+    pub fn callback_horizon(mut self, d: std::time::Duration) -> Self {
+        self.config.limits.callback_horizon = d;
+        self
+    }
+
     /// Declares the groups this server is meant to serve, so that a group that nothing was
     /// put in (no method, resource or prompt names it: a missing `groups = [...]`, a
     /// misspelled constant) is reported: by `check` as a warning, and by
@@ -868,6 +875,27 @@ impl ServerBuilder {
             .with_shared_streams(stateful.then(|| shared_streams.clone()).flatten());
             mcp.insert((name, catalog.version()), Arc::new(ep));
         }
+        // With Redis and webhooks, deliveries are stored and tried until their horizon, by
+        // any instance that runs work.
+        #[cfg(feature = "redis")]
+        let deliveries: crate::jsonrpc::callback::Durable =
+            match (&readiness_redis, &self.callbacks) {
+                (Some(store), Some(client)) => {
+                    let d = Arc::new(crate::jsonrpc::deliveries::Deliveries::new(
+                        store.clone(),
+                        client.clone(),
+                        core.telemetry().clone(),
+                        &self.config.limits,
+                    ));
+                    if self.config.runs_work {
+                        d.run();
+                    }
+                    Some(d)
+                }
+                _ => None,
+            };
+        #[cfg(not(feature = "redis"))]
+        let deliveries: crate::jsonrpc::callback::Durable = None;
         // With Redis, accepted tasks are queued, and the work of stopped instances is run here.
         #[cfg(feature = "redis")]
         if let Some(store) = &readiness_redis {
@@ -879,6 +907,7 @@ impl ServerBuilder {
                 rpc: self.callbacks.clone().map(|client| RpcTakeOvers {
                     core: core.clone(),
                     client,
+                    deliveries: deliveries.clone(),
                     catalogs: registry
                         .catalogs()
                         .map(|c| ((c.group().name().to_owned(), c.version()), c.clone()))
@@ -935,6 +964,7 @@ impl ServerBuilder {
                     auth: config.auth,
                     statics: self.statics,
                     callbacks,
+                    deliveries,
                     callback_hosts,
                     shares,
                     discovery,
@@ -1148,6 +1178,39 @@ impl Server {
         otel.render_prometheus().ok()
     }
 
+    /// The webhook deliveries given up on, oldest first (with Redis and webhooks: a delivery
+    /// not delivered within [`Limits::callback_horizon`] is kept in the dead letters, at most
+    /// [`Limits::callbacks_dead`] of them). The CLI: `tasks dead-letter`.
+    #[cfg(feature = "redis")]
+    pub async fn dead_deliveries(
+        &self,
+    ) -> Result<Vec<crate::jsonrpc::callback::DeadDelivery>, String> {
+        let d = self.deliveries()?;
+        d.dead().await.map_err(|e| e.message().to_owned())
+    }
+
+    /// Takes dead delivery `id` (its `webhook-id`) back from the dead letters: it is tried
+    /// at once, by an instance that runs work, and for another [`Limits::callback_horizon`].
+    /// The CLI: `tasks retry ID`.
+    #[cfg(feature = "redis")]
+    pub async fn retry_delivery(&self, id: &str) -> Result<(), String> {
+        let d = self.deliveries()?;
+        match d.retry(id).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(format!("no dead delivery `{}`", crate::error::shown(id))),
+            Err(e) => Err(e.message().to_owned()),
+        }
+    }
+
+    #[cfg(feature = "redis")]
+    fn deliveries(&self) -> Result<&Arc<crate::jsonrpc::deliveries::Deliveries>, String> {
+        self.inner.site.deliveries.as_ref().ok_or_else(|| {
+            "webhook deliveries are kept only by a server with Redis and webhooks \
+             (ServerBuilder::redis, ServerBuilder::callbacks)"
+                .to_owned()
+        })
+    }
+
     /// An axum router with every endpoint; merge or nest it into your app.
     pub fn router(&self) -> Router {
         crate::transport::http::router(&self.inner.site, None)
@@ -1286,6 +1349,7 @@ struct TakeOvers {
 struct RpcTakeOvers {
     core: Core,
     client: Arc<dyn crate::jsonrpc::callback::CallbackClient>,
+    deliveries: crate::jsonrpc::callback::Durable,
     catalogs: BTreeMap<(String, u32), Arc<crate::catalog::Catalog>>,
 }
 
@@ -1300,6 +1364,7 @@ impl crate::core::tasks::Runner for TakeOvers {
             return Box::pin(crate::jsonrpc::callback::take_over(
                 rpc.core.clone(),
                 rpc.client.clone(),
+                rpc.deliveries.clone(),
                 catalog.clone(),
                 work,
             ));

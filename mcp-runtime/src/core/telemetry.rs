@@ -298,7 +298,8 @@ impl Telemetry {
         }
     }
 
-    /// A webhook delivery's end: `delivered`, `failed` (given up) or `retried`.
+    /// A webhook delivery's try: `delivered`, `refused` (answered, not 2xx), `failed` (not sent),
+    /// or `dead` (given up, with Redis).
     #[inline]
     pub(crate) fn webhook(&self, _outcome: &'static str) {
         #[cfg(feature = "otel")]

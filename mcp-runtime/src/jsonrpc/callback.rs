@@ -51,7 +51,30 @@ pub trait CallbackClient: Send + Sync + 'static {
         headers: &'a [(HeaderName, HeaderValue)],
         body: Vec<u8>,
     ) -> BoxFuture<'a, Result<u16, String>>;
+    /// One try of delivery `id` (its `webhook-id`, the same on every try): a server with
+    /// Redis spreads the tries of a delivery over hours and instances, and makes each through
+    /// this. The default is [`Self::post`].
+    fn post_once<'a>(
+        &'a self,
+        url: &'a str,
+        headers: &'a [(HeaderName, HeaderValue)],
+        body: Vec<u8>,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<u16, String>> {
+        let _ = id;
+        self.post(url, headers, body)
+    }
 }
+
+/// Where a server keeps deliveries until they are delivered: Redis, when it has it.
+#[cfg(feature = "redis")]
+pub(crate) type Durable = Option<Arc<super::deliveries::Deliveries>>;
+/// Where a server keeps deliveries until they are delivered: nowhere without Redis.
+#[cfg(not(feature = "redis"))]
+pub(crate) type Durable = Option<Arc<std::convert::Infallible>>;
+
+#[cfg(feature = "redis")]
+pub use super::deliveries::DeadDelivery;
 
 /// What an endpoint needs to run asynchronous calls.
 #[derive(Clone)]
@@ -68,6 +91,8 @@ pub(crate) struct Async {
     pub token_header: Option<HeaderName>,
     /// The callbacks in flight per destination host.
     pub hosts: Arc<crate::edge::places::Places<Arc<str>>>,
+    /// Where deliveries wait for their next try (with Redis).
+    pub deliveries: Durable,
 }
 
 impl Async {
@@ -195,6 +220,16 @@ pub(crate) async fn start(
             crate::error::shown(&host)
         )));
     };
+    // With Redis, the deliveries to that host waiting for a later try count too.
+    #[cfg(feature = "redis")]
+    if let Some(d) = &asyncs.deliveries
+        && d.pending_to(&host).await.unwrap_or(0) >= d.per_host()
+    {
+        return Err(bad(&format!(
+            "too many callbacks to {} in flight; try again later",
+            crate::error::shown(&host)
+        )));
+    }
     if let Err(why) = asyncs.client.check(&callback).await {
         return Err(bad(&format!("`callback` cannot be used: {why}")));
     }
@@ -260,6 +295,7 @@ pub(crate) async fn start(
         let run = deliver(
             core.clone(),
             asyncs.client.clone(),
+            asyncs.deliveries.clone(),
             asyncs.catalog.clone(),
             params,
             extras,
@@ -275,9 +311,11 @@ pub(crate) async fn start(
 }
 
 /// Runs the call of task `task` and POSTs its answer to the callback.
+#[allow(clippy::too_many_arguments)]
 pub(crate) async fn deliver(
     core: Core,
     client: Arc<dyn CallbackClient>,
+    deliveries: Durable,
     catalog: Arc<Catalog>,
     params: Option<Value>,
     extras: CallExtras,
@@ -330,36 +368,39 @@ pub(crate) async fn deliver(
             TaskOutcome::Error(e.to_wire(core.env()))
         }
     };
+    // With Redis, the answer is stored before its task ends (a task ends with its queued
+    // work, which is then not run again), and tried until its horizon by any instance.
+    #[cfg(feature = "redis")]
+    if let Some(d) = &deliveries {
+        let host = job
+            .url
+            .parse::<http::Uri>()
+            .ok()
+            .and_then(|u| u.host().map(str::to_ascii_lowercase))
+            .unwrap_or_default();
+        let pending =
+            super::deliveries::Pending::new(&job.url, &host, method, job.trace.clone(), out);
+        match d.accept(&pending).await {
+            Ok(()) => {
+                tasks.finish(&task, outcome);
+                d.attempt(pending).await;
+                return;
+            }
+            Err(e) => {
+                tracing::warn!(%method, ray_id, error = %e.message(), "callback delivered without a store");
+                out = pending.body.into_bytes();
+            }
+        }
+    }
+    #[cfg(not(feature = "redis"))]
+    let _ = deliveries;
     tasks.finish(&task, outcome);
     // The delivery is a client span of the same trace; the receiver's parent is that span
     // (when spans are exported), else the request's own trace headers are passed on as sent.
     let span = delivery_span(&job.url, method);
     crate::core::telemetry::set_parent(&span, started_by.as_ref());
     let sent_as = crate::core::telemetry::context_of(&span);
-    let trace: Vec<(HeaderName, HeaderValue)> = job
-        .trace
-        .iter()
-        .filter(|(k, _)| {
-            sent_as.is_none()
-                || !(k.eq_ignore_ascii_case("traceparent") || k.eq_ignore_ascii_case("tracestate"))
-        })
-        .filter_map(|(k, v)| {
-            Some((
-                HeaderName::from_bytes(k.as_bytes()).ok()?,
-                HeaderValue::from_str(v).ok()?,
-            ))
-        })
-        .chain(sent_as.iter().flat_map(|t| {
-            let parent = HeaderValue::from_str(t.traceparent()).ok();
-            let state = t.tracestate().and_then(|s| HeaderValue::from_str(s).ok());
-            [
-                parent.map(|v| (HeaderName::from_static("traceparent"), v)),
-                state.map(|v| (HeaderName::from_static("tracestate"), v)),
-            ]
-            .into_iter()
-            .flatten()
-        }))
-        .collect();
+    let trace = outgoing(&job.trace, sent_as.as_ref());
     let posted = {
         use tracing::Instrument as _;
         client
@@ -394,9 +435,40 @@ pub(crate) async fn deliver(
     }
 }
 
+/// The headers a delivery passes on: the request's trace headers, with the delivery span's
+/// own `traceparent` and `tracestate` when spans are exported (`sent_as`).
+pub(super) fn outgoing(
+    trace: &[(String, String)],
+    sent_as: Option<&crate::context::TraceParent>,
+) -> Vec<(HeaderName, HeaderValue)> {
+    trace
+        .iter()
+        .filter(|(k, _)| {
+            sent_as.is_none()
+                || !(k.eq_ignore_ascii_case("traceparent") || k.eq_ignore_ascii_case("tracestate"))
+        })
+        .filter_map(|(k, v)| {
+            Some((
+                HeaderName::from_bytes(k.as_bytes()).ok()?,
+                HeaderValue::from_str(v).ok()?,
+            ))
+        })
+        .chain(sent_as.iter().flat_map(|t| {
+            let parent = HeaderValue::from_str(t.traceparent()).ok();
+            let state = t.tracestate().and_then(|s| HeaderValue::from_str(s).ok());
+            [
+                parent.map(|v| (HeaderName::from_static("traceparent"), v)),
+                state.map(|v| (HeaderName::from_static("tracestate"), v)),
+            ]
+            .into_iter()
+            .flatten()
+        }))
+        .collect()
+}
+
 /// The span of a webhook delivery: an HTTP client span (`POST`, the host; never the URL's
 /// path or query, which may carry a secret).
-fn delivery_span(url: &str, method: &str) -> tracing::Span {
+pub(super) fn delivery_span(url: &str, method: &str) -> tracing::Span {
     if !crate::core::telemetry::traces_on() {
         return tracing::Span::none();
     }
@@ -424,6 +496,7 @@ fn delivery_span(url: &str, method: &str) -> tracing::Span {
 pub(crate) async fn take_over(
     core: Core,
     client: Arc<dyn CallbackClient>,
+    deliveries: Durable,
     catalog: Arc<Catalog>,
     mut work: crate::core::tasks::Work,
 ) {
@@ -439,7 +512,10 @@ pub(crate) async fn take_over(
     };
     extras.ray_id = job.ray_id.as_deref().map(Arc::from);
     let params = Some(work.params).filter(|p| !p.is_null());
-    deliver(core, client, catalog, params, extras, job, work.task).await;
+    deliver(
+        core, client, deliveries, catalog, params, extras, job, work.task,
+    )
+    .await;
 }
 
 /// Webhooks over HTTP and HTTPS (feature `webhooks`, with `reqwest` and rustls).
@@ -575,6 +651,28 @@ impl HttpCallbacks {
         self
     }
 
+    /// One try of delivery `id`: signed, through the checking resolver.
+    async fn send(
+        &self,
+        url: &str,
+        headers: &[(HeaderName, HeaderValue)],
+        body: bytes::Bytes,
+        id: &str,
+    ) -> Result<reqwest::Response, reqwest::Error> {
+        let mut req = self
+            .client
+            .post(url)
+            .header(http::header::ACCEPT, "application/json")
+            .header(http::header::CONTENT_TYPE, "application/json");
+        for (k, v) in headers {
+            req = req.header(k, v);
+        }
+        for (k, v) in self.signature_headers(id, &body) {
+            req = req.header(k, v);
+        }
+        req.body(body).send().await
+    }
+
     /// Whether `url`'s host may be asked for: allowed, or a name with a top-level domain (its
     /// addresses are checked by the resolver, when the connection is made).
     fn admitted(&self, url: &str) -> Result<(), String> {
@@ -684,18 +782,7 @@ impl CallbackClient for HttpCallbacks {
             let mut tries = 0;
             loop {
                 tries += 1;
-                let mut req = self
-                    .client
-                    .post(url)
-                    .header(http::header::ACCEPT, "application/json")
-                    .header(http::header::CONTENT_TYPE, "application/json");
-                for (k, v) in headers {
-                    req = req.header(k, v);
-                }
-                for (k, v) in self.signature_headers(&delivery, &body) {
-                    req = req.header(k, v);
-                }
-                let outcome = req.body(body.clone()).send().await;
+                let outcome = self.send(url, headers, body.clone(), &delivery).await;
                 let retry = match &outcome {
                     Ok(r) => r.status().is_server_error(),
                     // A refused address stays refused: not tried again.
@@ -709,6 +796,22 @@ impl CallbackClient for HttpCallbacks {
                 tokio::time::sleep(wait).await;
                 wait *= 2;
             }
+        })
+    }
+
+    fn post_once<'a>(
+        &'a self,
+        url: &'a str,
+        headers: &'a [(HeaderName, HeaderValue)],
+        body: Vec<u8>,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<u16, String>> {
+        Box::pin(async move {
+            self.admitted(url)?;
+            self.send(url, headers, body.into(), id)
+                .await
+                .map(|r| r.status().as_u16())
+                .map_err(why)
         })
     }
 }

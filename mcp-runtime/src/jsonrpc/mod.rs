@@ -2,6 +2,8 @@
 //! writer, and the discovery documents (OpenRPC, `rpc.discover`, the Postman collection).
 
 pub mod callback;
+#[cfg(feature = "redis")]
+pub(crate) mod deliveries;
 pub(crate) mod discovery;
 #[cfg(feature = "webhooks")]
 pub(crate) mod egress;

@@ -245,6 +245,7 @@ fn rpc_post(
             peer,
             token_header: ep.auth.as_ref().and_then(|g| g.token_header.clone()),
             hosts: ep.server.callback_hosts.clone(),
+            deliveries: ep.server.deliveries.clone(),
         })
     });
     let original = parts

@@ -28,6 +28,8 @@ pub(crate) struct Site {
     pub statics: Option<Arc<super::auth::StaticTokens>>,
     /// Webhooks of asynchronous JSON-RPC calls (`$rpc.callback`), if configured.
     pub callbacks: Option<Arc<dyn crate::jsonrpc::callback::CallbackClient>>,
+    /// Where deliveries are kept until delivered (with Redis and webhooks).
+    pub deliveries: crate::jsonrpc::callback::Durable,
     /// The callbacks in flight per destination host ([`Limits::callbacks_per_host`]).
     pub callback_hosts: Arc<crate::edge::places::Places<Arc<str>>>,
     /// With Redis: the places every instance holds per holder, so that a share is one share
