@@ -20,7 +20,7 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use super::callback::CallbackClient;
+use super::webhook::CallbackClient;
 use crate::core::redis::RedisStore;
 use crate::core::telemetry::Telemetry;
 use crate::error::RpcError;
@@ -362,7 +362,7 @@ impl Deliveries {
     }
 
     async fn try_once(&self, p: &Pending) -> Tried {
-        let span = super::callback::delivery_span(&p.url, &p.method);
+        let span = super::webhook::delivery_span(&p.url, &p.method);
         let header = |name: &str| {
             p.headers
                 .iter()
@@ -373,7 +373,7 @@ impl Deliveries {
             .and_then(|t| crate::context::TraceParent::new(t, header("tracestate")));
         crate::core::telemetry::set_parent(&span, started_by.as_ref());
         let sent_as = crate::core::telemetry::context_of(&span);
-        let headers = super::callback::outgoing(&p.headers, sent_as.as_ref());
+        let headers = super::webhook::outgoing(&p.headers, sent_as.as_ref());
         let posted = {
             use tracing::Instrument as _;
             self.client

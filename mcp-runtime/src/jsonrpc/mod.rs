@@ -11,3 +11,4 @@ pub(crate) mod face;
 pub mod openrpc;
 pub(crate) mod postman;
 mod spliced;
+pub(crate) mod webhook;
