@@ -300,17 +300,7 @@ impl Deliveries {
                 } else {
                     self.telemetry.webhook(outcome);
                     tracing::debug!(id = p.id, method = p.method, tries = p.tries, error = %why, wait_ms = ms(wait), "callback not delivered: tried again later");
-                    let json = serde_json::to_string(&p).unwrap_or_default();
-                    redis::pipe()
-                        .atomic()
-                        .cmd("SET")
-                        .arg(self.key(&p.id))
-                        .arg(json)
-                        .arg("PX")
-                        .arg(ms(self.keep()))
-                        .ignore()
-                        .zadd(&self.set, &p.id, now_ms().saturating_add(ms(wait)))
-                        .ignore()
+                    self.schedule(&p, now_ms().saturating_add(ms(wait)))
                         .query_async(&mut con)
                         .await
                 }
@@ -434,8 +424,23 @@ impl Deliveries {
         .await;
     }
 
-    /// The deliveries given up on, oldest first.
-    pub(crate) async fn dead(&self) -> Result<Vec<DeadDelivery>, RpcError> {
+    /// Stores `p` and makes it due at `at_ms`: a pipeline to run (more may be added to it).
+    fn schedule(&self, p: &Pending, at_ms: u64) -> redis::Pipeline {
+        let mut pipe = redis::pipe();
+        pipe.atomic()
+            .cmd("SET")
+            .arg(self.key(&p.id))
+            .arg(serde_json::to_string(p).unwrap_or_default())
+            .arg("PX")
+            .arg(ms(self.keep()))
+            .ignore()
+            .zadd(&self.set, &p.id, at_ms)
+            .ignore();
+        pipe
+    }
+
+    /// The dead letters, oldest first: each entry's id, its delivery and why it was given up.
+    async fn dead_letters(&self) -> Result<Vec<(String, Pending, String)>, RpcError> {
         let mut con = self.store.connection();
         let reply: redis::streams::StreamRangeReply = redis::cmd("XRANGE")
             .arg(&self.dead_stream)
@@ -446,16 +451,27 @@ impl Deliveries {
             .map_err(|e| RpcError::internal(format!("Redis: {e}")))?;
         Ok(reply
             .ids
-            .iter()
+            .into_iter()
             .filter_map(|e| {
                 let p: Pending = serde_json::from_str(&e.get::<String>("delivery")?).ok()?;
-                Some(DeadDelivery {
-                    id: p.id,
-                    url: p.url,
-                    method: p.method,
-                    tries: p.tries,
-                    reason: e.get::<String>("reason").unwrap_or_default(),
-                })
+                let reason = e.get::<String>("reason").unwrap_or_default();
+                Some((e.id, p, reason))
+            })
+            .collect())
+    }
+
+    /// The deliveries given up on, oldest first.
+    pub(crate) async fn dead(&self) -> Result<Vec<DeadDelivery>, RpcError> {
+        Ok(self
+            .dead_letters()
+            .await?
+            .into_iter()
+            .map(|(_, p, reason)| DeadDelivery {
+                id: p.id,
+                url: p.url,
+                method: p.method,
+                tries: p.tries,
+                reason,
             })
             .collect())
     }
@@ -463,34 +479,19 @@ impl Deliveries {
     /// Takes dead delivery `id` back: tried at once (by an instance that runs work), with a
     /// new horizon. `Ok(false)` when there is no such dead delivery.
     pub(crate) async fn retry(&self, id: &str) -> Result<bool, RpcError> {
-        let mut con = self.store.connection();
-        let reply: redis::streams::StreamRangeReply = redis::cmd("XRANGE")
-            .arg(&self.dead_stream)
-            .arg("-")
-            .arg("+")
-            .query_async(&mut con)
-            .await
-            .map_err(|e| RpcError::internal(format!("Redis: {e}")))?;
-        let Some((entry, mut p)) = reply.ids.iter().find_map(|e| {
-            let p: Pending = serde_json::from_str(&e.get::<String>("delivery")?).ok()?;
-            (p.id == id).then(|| (e.id.clone(), p))
-        }) else {
+        let Some((entry, mut p, _)) = self
+            .dead_letters()
+            .await?
+            .into_iter()
+            .find(|(_, p, _)| p.id == id)
+        else {
             return Ok(false);
         };
         p.tries = 0;
         p.first_ms = now_ms();
         p.error = None;
-        let json = serde_json::to_string(&p).map_err(|e| RpcError::internal(e.to_string()))?;
-        redis::pipe()
-            .atomic()
-            .cmd("SET")
-            .arg(self.key(&p.id))
-            .arg(json)
-            .arg("PX")
-            .arg(ms(self.keep()))
-            .ignore()
-            .zadd(&self.set, &p.id, now_ms())
-            .ignore()
+        let mut con = self.store.connection();
+        self.schedule(&p, now_ms())
             .cmd("HINCRBY")
             .arg(&self.hosts)
             .arg(&p.host)
