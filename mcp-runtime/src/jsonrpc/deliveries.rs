@@ -88,7 +88,7 @@ pub(crate) struct Pending {
     pub error: Option<String>,
 }
 
-/// A delivery given up on, as [`Deliveries::dead`] lists it.
+/// A webhook delivery given up on, as [`crate::Server::dead_deliveries`] lists it (with Redis).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[non_exhaustive]
 pub struct DeadDelivery {
