@@ -276,3 +276,76 @@ async fn a_delivery_past_its_horizon_waits_in_the_dead_letters_until_retried() {
     let (ok, _) = tasks_cli(&url, &["retry", "msg_nope"]);
     assert!(!ok);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs redis-server; scripts/test.sh provides the peers and runs ignored tests"]
+async fn a_callers_waiting_deliveries_are_its_share_and_the_others_keep_theirs() {
+    let hook = receiver().await;
+    let redis = Redis::start();
+    let limits = mcp_runtime::Limits {
+        callbacks_pending_per_caller: 2,
+        // No second try while the test runs.
+        callback_first_retry: Duration::from_secs(600),
+        ..mcp_runtime::Limits::default()
+    };
+    let server = examples::builder()
+        .env(mcp_runtime::Environment::PROD)
+        .limits(limits)
+        .callbacks(Arc::new(
+            mcp_runtime::jsonrpc::callback::HttpCallbacks::new()
+                .allow_hosts(["127.0.0.1"])
+                .signing_secrets([SECRET])
+                .unwrap(),
+        ))
+        .redis(&redis.url())
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/rpc/mcp/v1", listener.local_addr().unwrap());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serving = tokio::spawn(async move {
+        server
+            .serve_listener(listener, async {
+                let _ = stopped.await;
+            })
+            .await
+    });
+    let call = |from: &'static str, id: u32| {
+        let (url, hook) = (url.clone(), hook.url.clone());
+        async move {
+            common::client_from(from)
+                .post(url)
+                .json(
+                    &json!({"jsonrpc": "2.0", "id": id, "method": "Catalog.ping",
+                    "params": {"who": from, "$rpc": {"callback": hook}}}),
+                )
+                .send()
+                .await
+                .unwrap()
+                .json::<Value>()
+                .await
+                .unwrap()
+        }
+    };
+    // One caller's two deliveries fail their first try and wait.
+    for id in [1, 2] {
+        let ack = call("127.0.0.2", id).await;
+        assert_eq!(ack["result"]["async"], true, "{ack}");
+    }
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while hook.deliveries().len() < 2 {
+        assert!(tokio::time::Instant::now() < deadline, "two first tries");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Its third is refused; another caller is served.
+    assert_eq!(
+        call("127.0.0.2", 3).await,
+        json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32602,
+            "message": "Invalid $rpc: too many of this caller's callbacks wait to be delivered; try again later",
+            "data": {"exception": "Ufo\\RpcError\\RpcBadParamException"}}})
+    );
+    let other = call("127.0.0.3", 4).await;
+    assert_eq!(other["result"]["async"], true, "{other}");
+    let _ = stop.send(());
+    serving.await.unwrap().unwrap();
+}

@@ -171,6 +171,10 @@ pub struct Limits {
     /// up yet), over every instance. Default 10 000; past it a delivery is tried as without
     /// Redis.
     pub callbacks_pending: usize,
+    /// With Redis, the most pending deliveries of one caller, over every instance: its share
+    /// of [`Limits::callbacks_pending`]. Default 100; past it that caller's next asynchronous
+    /// call is refused (-32602) until some are delivered or given up.
+    pub callbacks_pending_per_caller: usize,
     /// With Redis, the most deliveries kept in the dead letters; the oldest go first. Default
     /// 10 000.
     pub callbacks_dead: usize,
@@ -244,6 +248,7 @@ impl Default for Limits {
             callback_horizon: Duration::from_secs(24 * 3600),
             callback_first_retry: Duration::from_secs(1),
             callbacks_pending: 10_000,
+            callbacks_pending_per_caller: 100,
             callbacks_dead: 10_000,
             rate_limit_keys: 100_000,
             trusted_proxies: Vec::new(),

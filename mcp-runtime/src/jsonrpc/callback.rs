@@ -194,16 +194,6 @@ pub(crate) async fn start(
             crate::error::shown(&host)
         )));
     };
-    // With Redis, the deliveries to that host waiting for a later try count too.
-    #[cfg(feature = "redis")]
-    if let Some(d) = &asyncs.deliveries
-        && d.pending_to(&host).await.unwrap_or(0) >= d.per_host()
-    {
-        return Err(bad(&format!(
-            "too many callbacks to {} in flight; try again later",
-            crate::error::shown(&host)
-        )));
-    }
     if let Err(why) = asyncs.client.check(&callback).await {
         return Err(bad(&format!("`callback` cannot be used: {why}")));
     }
@@ -216,6 +206,24 @@ pub(crate) async fn start(
         Some(c) => Some(c.clone()),
         None => asyncs.caller(identity.map(|i| &**i)),
     };
+    // With Redis, the deliveries waiting for a later try count too: those to that host, and
+    // the caller's own (its share of them).
+    #[cfg(feature = "redis")]
+    if let Some(d) = &asyncs.deliveries {
+        let key = caller.as_ref().map(ToString::to_string);
+        let (to_host, of_caller) = d.pending(&host, key.as_deref()).await.unwrap_or((0, 0));
+        if to_host >= d.per_host() {
+            return Err(bad(&format!(
+                "too many callbacks to {} in flight; try again later",
+                crate::error::shown(&host)
+            )));
+        }
+        if of_caller >= d.per_caller() {
+            return Err(bad(
+                "too many of this caller's callbacks wait to be delivered; try again later",
+            ));
+        }
+    }
     // Its rate limit is decided now: a refused call is answered so, never acknowledged.
     if let Some(info) = asyncs.catalog.get(info_name) {
         core.charge(&asyncs.catalog, info, caller.as_ref()).await?;
@@ -313,6 +321,9 @@ pub(crate) async fn deliver(
     if extras.trace.is_none() {
         extras.trace = started_by.clone();
     }
+    // Whose delivery it is, counted while it waits (with Redis).
+    #[cfg(feature = "redis")]
+    let caller = extras.caller.as_ref().map(ToString::to_string);
     let (method, ray_id) = (job.method.as_str(), job.ray_id.as_deref());
     let limit = Duration::from_millis(job.timeout_ms);
     let call = core.call_charged(CallRequest {
@@ -352,8 +363,14 @@ pub(crate) async fn deliver(
             .ok()
             .and_then(|u| u.host().map(str::to_ascii_lowercase))
             .unwrap_or_default();
-        let pending =
-            super::deliveries::Pending::new(&job.url, &host, method, job.trace.clone(), out);
+        let pending = super::deliveries::Pending::new(
+            &job.url,
+            &host,
+            caller.clone(),
+            method,
+            job.trace.clone(),
+            out,
+        );
         match d.accept(&pending).await {
             Ok(()) => {
                 tasks.finish(&task, outcome);

@@ -36,23 +36,25 @@ const MAX_WAIT: Duration = Duration::from_secs(3600);
 const BATCH: usize = 16;
 
 /// Stores a delivery and leases it to the caller (it tries at once), unless the set is full,
-/// and counts it to its host. KEYS: the set, the delivery's key, the counts per host. ARGV:
-/// the delivery, its lease's end, the most deliveries pending, how long the record is kept
-/// (ms), its id, its host.
+/// and counts it to its holders (its host, its caller). KEYS: the set, the delivery's key, the
+/// counts. ARGV: the delivery, its lease's end, the most deliveries pending, how long the
+/// record is kept (ms), its id, then its holders' fields.
 const ACCEPT: &str = r#"
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
 redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[4])
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[5])
-redis.call('HINCRBY', KEYS[3], ARGV[6], 1)
+for i = 6, #ARGV do redis.call('HINCRBY', KEYS[3], ARGV[i], 1) end
 return 1
 "#;
 
 /// Ends a delivery (delivered, or given up): its record and its place in the set go, and its
-/// host counts one less. KEYS: the set, the delivery's key, the counts per host. ARGV: its id,
-/// its host.
+/// holders count one less. KEYS: the set, the delivery's key, the counts. ARGV: its id, then
+/// its holders' fields.
 const END: &str = r#"
 if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then
-  if redis.call('HINCRBY', KEYS[3], ARGV[2], -1) <= 0 then redis.call('HDEL', KEYS[3], ARGV[2]) end
+  for i = 2, #ARGV do
+    if redis.call('HINCRBY', KEYS[3], ARGV[i], -1) <= 0 then redis.call('HDEL', KEYS[3], ARGV[i]) end
+  end
 end
 redis.call('DEL', KEYS[2])
 return 1
@@ -75,6 +77,9 @@ pub(crate) struct Pending {
     pub method: String,
     /// The callback's host (lowercase), which its count is kept under.
     pub host: String,
+    /// Whose call it answers (the caller's key), which its count is kept under too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caller: Option<String>,
     /// The request's trace headers, passed on.
     pub headers: Vec<(String, String)>,
     /// The JSON-RPC answer.
@@ -119,6 +124,7 @@ impl Pending {
     pub(crate) fn new(
         url: &str,
         host: &str,
+        caller: Option<String>,
         method: &str,
         headers: Vec<(String, String)>,
         body: Vec<u8>,
@@ -127,6 +133,7 @@ impl Pending {
             id: format!("msg_{}", crate::ids::random_id()),
             url: url.to_owned(),
             host: host.to_owned(),
+            caller,
             method: method.to_owned(),
             headers,
             // A JSON-RPC answer the server wrote: UTF-8.
@@ -135,6 +142,15 @@ impl Pending {
             first_ms: now_ms(),
             error: None,
         }
+    }
+}
+
+impl Pending {
+    /// The fields it is counted under: its host, and its caller when known.
+    fn holders(&self) -> Vec<String> {
+        let mut fields = vec![format!("host:{}", self.host)];
+        fields.extend(self.caller.as_ref().map(|c| format!("caller:{c}")));
+        fields
     }
 }
 
@@ -148,8 +164,9 @@ pub(crate) struct Deliveries {
     max_pending: usize,
     max_dead: usize,
     per_host: usize,
+    per_caller: usize,
     set: String,
-    hosts: String,
+    counts: String,
     dead_stream: String,
     accept: redis::Script,
     claim: redis::Script,
@@ -182,7 +199,7 @@ impl Deliveries {
     ) -> Self {
         Deliveries {
             set: store.key("mcp:deliveries"),
-            hosts: store.key("mcp:deliveries:hosts"),
+            counts: store.key("mcp:deliveries:counts"),
             dead_stream: store.key("mcp:deliveries:dead"),
             store,
             client,
@@ -192,6 +209,9 @@ impl Deliveries {
             max_pending: limits.callbacks_pending.max(1),
             max_dead: limits.callbacks_dead.max(1),
             per_host: limits.callbacks_per_host.max(1),
+            per_caller: limits
+                .callbacks_pending_per_caller
+                .clamp(1, limits.callbacks_pending.max(1)),
             accept: redis::Script::new(ACCEPT),
             claim: redis::Script::new(CLAIM),
             end: redis::Script::new(END),
@@ -233,13 +253,13 @@ impl Deliveries {
             .accept
             .key(&self.set)
             .key(self.key(&p.id))
-            .key(&self.hosts)
+            .key(&self.counts)
             .arg(json)
             .arg(now_ms().saturating_add(ms(LEASE)))
             .arg(self.max_pending)
             .arg(ms(self.keep()))
             .arg(&p.id)
-            .arg(&p.host)
+            .arg(p.holders())
             .invoke_async(&mut con)
             .await
             .map_err(|e| RpcError::internal(format!("delivery not stored: {e}")))?;
@@ -321,9 +341,9 @@ impl Deliveries {
         self.end
             .key(&self.set)
             .key(self.key(&p.id))
-            .key(&self.hosts)
+            .key(&self.counts)
             .arg(&p.id)
-            .arg(&p.host)
+            .arg(p.holders())
             .invoke_async::<i64>(con)
             .await
             .map(drop)
@@ -334,16 +354,29 @@ impl Deliveries {
         self.per_host
     }
 
-    /// How many deliveries to `host` are pending, on every instance.
-    pub(crate) async fn pending_to(&self, host: &str) -> Result<usize, RpcError> {
+    /// The most deliveries of one caller pending
+    /// ([`crate::Limits::callbacks_pending_per_caller`]).
+    pub(crate) fn per_caller(&self) -> usize {
+        self.per_caller
+    }
+
+    /// How many deliveries are pending to `host` and of `caller` (when known), on every
+    /// instance: one read.
+    pub(crate) async fn pending(
+        &self,
+        host: &str,
+        caller: Option<&str>,
+    ) -> Result<(usize, usize), RpcError> {
         let mut con = self.store.connection();
-        redis::cmd("HGET")
-            .arg(&self.hosts)
-            .arg(host)
-            .query_async::<Option<usize>>(&mut con)
+        let counts: Vec<Option<usize>> = redis::cmd("HMGET")
+            .arg(&self.counts)
+            .arg(format!("host:{host}"))
+            .arg(format!("caller:{}", caller.unwrap_or_default()))
+            .query_async(&mut con)
             .await
-            .map(Option::unwrap_or_default)
-            .map_err(|e| RpcError::internal(format!("Redis: {e}")))
+            .map_err(|e| RpcError::internal(format!("Redis: {e}")))?;
+        let at = |i: usize| counts.get(i).copied().flatten().unwrap_or(0);
+        Ok((at(0), if caller.is_some() { at(1) } else { 0 }))
     }
 
     /// The wait after `p`'s last try (see [`wait`]).
@@ -491,13 +524,15 @@ impl Deliveries {
         p.first_ms = now_ms();
         p.error = None;
         let mut con = self.store.connection();
-        self.schedule(&p, now_ms())
-            .cmd("HINCRBY")
-            .arg(&self.hosts)
-            .arg(&p.host)
-            .arg(1)
-            .ignore()
-            .cmd("XDEL")
+        let mut pipe = self.schedule(&p, now_ms());
+        for field in p.holders() {
+            pipe.cmd("HINCRBY")
+                .arg(&self.counts)
+                .arg(field)
+                .arg(1)
+                .ignore();
+        }
+        pipe.cmd("XDEL")
             .arg(&self.dead_stream)
             .arg(&entry)
             .ignore()
