@@ -136,21 +136,15 @@ async fn rpc(p: &Spawned, body: Value) -> Value {
         .unwrap()
 }
 
-/// `catalog tasks ...` against the same Redis: its exit status and standard output.
+/// `catalog tasks ...` against the same Redis, configured as the instances are.
 fn tasks_cli(redis: &str, args: &[&str]) -> (bool, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_catalog"))
-        .arg("tasks")
-        .args(args)
-        .env("REDIS_URL", redis)
-        .env("APP_ENV", "prod")
-        .env("CATALOG_WEBHOOK_ALLOW_HOSTS", "127.0.0.1")
-        .env("CATALOG_WEBHOOK_SECRETS", SECRET)
-        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
-        .output()
-        .expect("catalog tasks");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
+    common::tasks_cli(
+        redis,
+        args,
+        &[
+            ("CATALOG_WEBHOOK_ALLOW_HOSTS", "127.0.0.1"),
+            ("CATALOG_WEBHOOK_SECRETS", SECRET),
+        ],
     )
 }
 

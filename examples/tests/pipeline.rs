@@ -607,6 +607,59 @@ async fn any_instance_answers_and_cancels_for_a_task_another_runs() {
 
 #[tokio::test]
 #[ignore = "needs redis-server; scripts/test.sh provides the peers and runs ignored tests"]
+async fn an_operator_lists_shows_and_cancels_every_instances_tasks() {
+    let redis = Redis::start();
+    let url = redis.url();
+    let a = catalog(&[("REDIS_URL", &url), ("APP_ENV", "prod")]);
+    let b = catalog(&[("REDIS_URL", &url), ("APP_ENV", "prod")]);
+    let (on_a, on_b) = (slow_task(&a, 1).await, slow_task(&b, 2).await);
+    let lines = |out: &str| -> Vec<Value> {
+        out.lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let (ok, out) = common::tasks_cli(&url, &["list"], &[]);
+    assert!(ok, "{out}");
+    let listed = lines(&out);
+    assert_eq!(
+        listed
+            .iter()
+            .map(|t| (
+                t["id"].as_str().unwrap(),
+                t["status"].as_str().unwrap(),
+                t["running"].as_bool().unwrap()
+            ))
+            .collect::<Vec<_>>(),
+        [
+            (on_a.as_str(), "working", true),
+            (on_b.as_str(), "working", true)
+        ],
+        "both instances' tasks, oldest first: {out}"
+    );
+    assert_eq!(listed[0]["owner"], "conformance/v1");
+    // Cancelled from the command line, on the instance that runs it.
+    let (ok, _) = common::tasks_cli(&url, &["cancel", &on_a], &[]);
+    assert!(ok);
+    task_status(&b, &on_a, "cancelled", 10).await;
+    let (ok, out) = common::tasks_cli(&url, &["show", &on_a], &[]);
+    assert!(ok, "{out}");
+    let shown = &lines(&out)[0];
+    assert_eq!(
+        (shown["status"].as_str(), shown["running"].as_bool()),
+        (Some("cancelled"), Some(false)),
+        "{shown}"
+    );
+    // What cannot be done says why.
+    let (ok, _) = common::tasks_cli(&url, &["cancel", &on_a], &[]);
+    assert!(!ok, "an ended task is not cancelled again");
+    let (ok, _) = common::tasks_cli(&url, &["show", "nope"], &[]);
+    assert!(!ok);
+    let ack = modern(&b, 3, "tasks/cancel", json!({"taskId": on_b})).await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+}
+
+#[tokio::test]
+#[ignore = "needs redis-server; scripts/test.sh provides the peers and runs ignored tests"]
 async fn a_task_is_found_on_another_instance_as_soon_as_its_id_is_answered() {
     let redis = Redis::start();
     let url = redis.url();

@@ -125,7 +125,7 @@ pub enum Command {
     /// Run queued work (tasks accepted by any instance on the same Redis) without serving
     /// requests; `--listen` answers `/healthz` and `/readyz` only
     Worker(ServeArgs),
-    /// Queued work across instances (with Redis): the webhook deliveries given up on
+    /// Tasks and deliveries across instances (with Redis): list, show, cancel, dead letters
     #[command(subcommand)]
     Tasks(TasksCommand),
 }
@@ -133,6 +133,18 @@ pub enum Command {
 /// `tasks`: what operators see and steer of queued work.
 #[derive(Debug, Subcommand)]
 pub enum TasksCommand {
+    /// Print every instance's tasks, oldest first, one JSON object a line
+    List,
+    /// Print one task as stored, its result or error included
+    Show {
+        /// Its id
+        id: String,
+    },
+    /// Cancel a task on the instance that runs it
+    Cancel {
+        /// Its id
+        id: String,
+    },
     /// Print the webhook deliveries given up on (the dead letters), one JSON object a line
     DeadLetter,
     /// Take a dead delivery back: tried again at once, by an instance that runs work
@@ -416,6 +428,28 @@ impl Cli {
 #[cfg(feature = "redis")]
 async fn tasks_command(server: &Server, t: TasksCommand) -> Result<ExitCode, String> {
     match t {
+        TasksCommand::List => {
+            let mut out = String::new();
+            for t in server.all_tasks().await? {
+                out.push_str(&task_line(&t, false).to_string());
+                out.push('\n');
+            }
+            write_stdout(out.as_bytes())?;
+        }
+        TasksCommand::Show { id } => {
+            let tasks = server.all_tasks().await?;
+            let t = tasks
+                .iter()
+                .find(|t| t.view.id == id)
+                .ok_or_else(|| format!("no task `{}`", crate::error::shown(&id)))?;
+            let mut out = task_line(t, true).to_string();
+            out.push('\n');
+            write_stdout(out.as_bytes())?;
+        }
+        TasksCommand::Cancel { id } => {
+            server.stop_task(&id).await?;
+            eprintln!("task {id}: the instance running it was asked to cancel it");
+        }
         TasksCommand::DeadLetter => {
             let mut out = String::new();
             for d in server.dead_deliveries().await? {
@@ -430,6 +464,39 @@ async fn tasks_command(server: &Server, t: TasksCommand) -> Result<ExitCode, Str
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A task as `tasks list` (`whole`: `tasks show`) prints it.
+#[cfg(feature = "redis")]
+fn task_line(t: &crate::core::SharedTask, whole: bool) -> serde_json::Value {
+    let ms = |at: std::time::SystemTime| {
+        at.duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+    };
+    let v = &t.view;
+    let mut line = serde_json::json!({
+        "id": v.id,
+        "status": v.status.as_str(),
+        "owner": t.owner,
+        "running": t.running,
+        "createdMs": ms(v.created),
+        "updatedMs": ms(v.updated),
+    });
+    if let Some(m) = &v.status_message {
+        line["statusMessage"] = m.clone().into();
+    }
+    if whole {
+        if !v.input_requests.is_empty() {
+            line["inputRequests"] = v.input_requests.clone().into();
+        }
+        if let Some(r) = &v.result {
+            line["result"] = r.clone();
+        }
+        if let Some(e) = &v.error {
+            line["error"] = e.clone();
+        }
+    }
+    line
 }
 
 /// `tasks` needs Redis.

@@ -934,9 +934,11 @@ impl ServerBuilder {
                 .across(shares.as_ref(), ["callbacks"]),
         );
         #[cfg(feature = "redis")]
-        let health = config
-            .health_routes
-            .then(|| Arc::new(crate::transport::health::Health::new(readiness_redis)));
+        let health = config.health_routes.then(|| {
+            Arc::new(crate::transport::health::Health::new(
+                readiness_redis.clone(),
+            ))
+        });
         #[cfg(not(feature = "redis"))]
         let health = config
             .health_routes
@@ -964,6 +966,8 @@ impl ServerBuilder {
                     auth: config.auth,
                     statics: self.statics,
                     callbacks,
+                    #[cfg(feature = "redis")]
+                    redis: readiness_redis,
                     deliveries,
                     callback_hosts,
                     shares,
@@ -1200,6 +1204,52 @@ impl Server {
             Ok(false) => Err(format!("no dead delivery `{}`", crate::error::shown(id))),
             Err(e) => Err(e.message().to_owned()),
         }
+    }
+
+    /// Every instance's tasks, as the shared store has them (expired ones left out), oldest
+    /// first, with whether an instance runs each now; [`Self::tasks`] is this instance's.
+    /// With Redis only. The CLI: `tasks list`, `tasks show ID`.
+    #[cfg(feature = "redis")]
+    pub async fn all_tasks(&self) -> Result<Vec<crate::core::SharedTask>, String> {
+        let store = self.store()?;
+        let tasks = crate::core::redis::all_tasks(store)
+            .await
+            .map_err(|e| format!("Redis: {e}"))?;
+        Ok(tasks
+            .into_iter()
+            .map(|(stored, alive)| crate::core::SharedTask {
+                owner: stored.owner.clone(),
+                // Its heartbeat outlives its end by a few seconds.
+                running: alive && !stored.ended(),
+                view: stored.view(),
+            })
+            .collect())
+    }
+
+    /// Stops task `id` wherever it runs: the instance running it cancels its call (the task
+    /// ends `cancelled`). An error when no instance runs it now. The CLI: `tasks cancel ID`.
+    #[cfg(feature = "redis")]
+    pub async fn stop_task(&self, id: &str) -> Result<(), String> {
+        let store = self.store()?;
+        let (stored, running) = crate::core::redis::task_record(store, id)
+            .await
+            .map_err(|e| format!("Redis: {e}"))?;
+        let shown = crate::error::shown(id);
+        match stored {
+            None => Err(format!("no task `{shown}`")),
+            Some(t) if t.ended() => Err(format!("task `{shown}` has ended ({})", t.status)),
+            Some(_) if !running => Err(format!("no instance runs task `{shown}` now")),
+            Some(_) => crate::core::redis::ask_to_cancel(store, id)
+                .await
+                .map_err(|e| format!("Redis: {e}")),
+        }
+    }
+
+    #[cfg(feature = "redis")]
+    fn store(&self) -> Result<&crate::core::redis::RedisStore, String> {
+        self.inner.site.redis.as_ref().ok_or_else(|| {
+            "every instance's tasks are known only with Redis (ServerBuilder::redis)".to_owned()
+        })
     }
 
     #[cfg(feature = "redis")]

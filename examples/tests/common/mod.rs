@@ -154,6 +154,25 @@ pub async fn mcp_session(c: &reqwest::Client, url: &str) -> String {
     sid
 }
 
+/// `catalog tasks ARGS` against the Redis at `redis` (in `prod`, with `env` too): whether it
+/// succeeded, and its standard output.
+#[allow(dead_code)] // not every test file runs it
+pub fn tasks_cli(redis: &str, args: &[&str], env: &[(&str, &str)]) -> (bool, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_catalog"))
+        .arg("tasks")
+        .args(args)
+        .env("REDIS_URL", redis)
+        .env("APP_ENV", "prod")
+        .envs(env.iter().copied())
+        .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
+        .output()
+        .expect("catalog tasks");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
 /// An HTTP client whose connections come from `ip` (all of 127/8 is loopback: clients from
 /// two addresses are two callers to a server that knows them by address).
 pub fn client_from(ip: &str) -> reqwest::Client {

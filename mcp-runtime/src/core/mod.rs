@@ -32,5 +32,5 @@ pub(crate) use pipeline::{CallRequest, Calling, Core};
 pub use rate::RateStore;
 #[cfg(feature = "redis")]
 pub use redis::RedisStore;
-pub use task::{TaskNotice, TaskStatus, TaskView};
+pub use task::{SharedTask, TaskNotice, TaskStatus, TaskView};
 pub use tasks::{TaskOutcome, Tasks};

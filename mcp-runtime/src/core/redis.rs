@@ -368,18 +368,64 @@ pub(crate) struct RedisTasks {
     put: std::sync::Arc<redis::Script>,
 }
 
-/// Writes a task's view unless a later revision is stored (KEYS: view, alive; ARGV: rev,
-/// JSON, keep ms, alive ms or 0). Writes are spawned and can arrive out of order.
+/// Writes a task's view unless a later revision is stored, and indexes it (KEYS: view,
+/// alive, index; ARGV: rev, JSON, keep ms, alive ms or 0, id, now ms). Writes are spawned and
+/// can arrive out of order.
 const PUT_TASK: &str = r"
 local r = redis.call('HGET', KEYS[1], 'rev')
 if r and tonumber(r) >= tonumber(ARGV[1]) then return 0 end
 redis.call('HSET', KEYS[1], 'rev', ARGV[1], 'view', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 if ARGV[4] ~= '0' then redis.call('SET', KEYS[2], '1', 'PX', ARGV[4]) end
+redis.call('ZADD', KEYS[3], ARGV[6] + ARGV[3], ARGV[5])
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', ARGV[6])
 return 1
 ";
 
 pub(crate) const ALIVE_MS: u64 = 10_000;
+
+/// The index of every instance's tasks: ids scored by when their record expires (ms), kept by
+/// [`PUT_TASK`] (which also drops the expired ones), read by [`all_tasks`].
+const TASK_INDEX: &str = "mcp:tasks:index";
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// The tasks of every instance as the store has them (expired ones left out), each with
+/// whether an instance runs it now, oldest first: two round trips.
+pub(crate) async fn all_tasks(
+    store: &RedisStore,
+) -> redis::RedisResult<Vec<(super::task::Stored, bool)>> {
+    let mut con = store.con.clone();
+    let ids: Vec<String> = redis::cmd("ZRANGEBYSCORE")
+        .arg(store.key(TASK_INDEX))
+        .arg(now_ms())
+        .arg("+inf")
+        .query_async(&mut con)
+        .await?;
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut pipe = redis::pipe();
+    for id in &ids {
+        let key = task_key(store, id);
+        pipe.cmd("HGET")
+            .arg(&key)
+            .arg("view")
+            .cmd("EXISTS")
+            .arg(format!("{key}:alive"));
+    }
+    let records: Vec<(Option<String>, bool)> = pipe.query_async(&mut con).await?;
+    let mut tasks: Vec<_> = records
+        .into_iter()
+        .filter_map(|(view, alive)| Some((serde_json::from_str(&view?).ok()?, alive)))
+        .collect();
+    tasks.sort_by_key(|(t, _): &(super::task::Stored, bool)| t.created_ms);
+    Ok(tasks)
+}
 const HEARTBEAT: Duration = Duration::from_secs(3);
 
 /// The key of task `id`'s record (`…:alive`, `…:answers` and `…:attempt` beside it).
@@ -436,6 +482,18 @@ impl RedisTasks {
     }
 }
 
+/// Asks the instance running task `id` to cancel it (the notice `tasks/cancel` sent to
+/// another instance hands over).
+pub(crate) async fn ask_to_cancel(store: &RedisStore, id: &str) -> redis::RedisResult<()> {
+    let mut con = store.con.clone();
+    redis::cmd("PUBLISH")
+        .arg(store.key("mcp:tasks"))
+        .arg(format!("c {id}"))
+        .query_async::<i64>(&mut con)
+        .await
+        .map(drop)
+}
+
 /// Applies a hand-over notice (`a <id>`: answers, `c <id>`: cancel) to a task this instance
 /// runs.
 async fn hand_over(store: &RedisStore, tasks: &super::Tasks, notice: &str) {
@@ -480,17 +538,21 @@ impl super::tasks::TaskMirror for RedisTasks {
         // Alive while an instance runs it: not a task queued for a worker.
         let running = !task.handed && !task.ended();
         let key = self.key(&task.id);
+        let index = self.store.key(TASK_INDEX);
         let (mut con, script) = (self.store.con.clone(), self.put.clone());
         let keep_ms = u64::try_from(keep.as_millis()).unwrap_or(u64::MAX).max(1);
         Box::pin(async move {
             let done: redis::RedisResult<i64> = script
                 .key(&key)
                 .key(format!("{key}:alive"))
+                .key(index)
                 .arg(rev)
                 .arg(json)
                 .arg(keep_ms)
                 // Alive from its first write, not only from the next heartbeat.
                 .arg(if running { ALIVE_MS } else { 0 })
+                .arg(&task.id)
+                .arg(now_ms())
                 .invoke_async(&mut con)
                 .await;
             if let Err(e) = &done {

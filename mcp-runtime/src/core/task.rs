@@ -67,6 +67,19 @@ pub struct TaskView {
     pub error: Option<Value>,
 }
 
+/// A task as the shared store has it, on whichever instance it runs
+/// ([`crate::Server::all_tasks`], with Redis).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SharedTask {
+    /// The task.
+    pub view: TaskView,
+    /// Its owner (a caller's subject, `session:<id>`, or `""`).
+    pub owner: String,
+    /// Whether an instance runs it now (its heartbeat is there).
+    pub running: bool,
+}
+
 /// A change of a task, as announced: its new state and whose it is (only its owner hears of
 /// it).
 #[derive(Debug, Clone, PartialEq, Eq)]

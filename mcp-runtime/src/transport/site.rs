@@ -28,6 +28,9 @@ pub(crate) struct Site {
     pub statics: Option<Arc<super::auth::StaticTokens>>,
     /// Webhooks of asynchronous JSON-RPC calls (`$rpc.callback`), if configured.
     pub callbacks: Option<Arc<dyn crate::jsonrpc::callback::CallbackClient>>,
+    /// The shared store, for what operators ask of every instance's work.
+    #[cfg(feature = "redis")]
+    pub redis: Option<crate::core::redis::RedisStore>,
     /// Where deliveries are kept until delivered (with Redis and webhooks).
     pub deliveries: crate::jsonrpc::callback::Durable,
     /// The callbacks in flight per destination host ([`Limits::callbacks_per_host`]).
