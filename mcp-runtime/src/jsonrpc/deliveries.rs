@@ -224,7 +224,7 @@ impl Deliveries {
 
     /// How long a delivery's record is kept: past its last try, and a lease more.
     fn keep(&self) -> Duration {
-        self.horizon + MAX_WAIT + LEASE
+        self.horizon.saturating_add(MAX_WAIT).saturating_add(LEASE)
     }
 
     /// Looks for due deliveries every second, on the current runtime, as long as this
@@ -243,9 +243,10 @@ impl Deliveries {
         });
     }
 
-    /// Stores `p` and tries it once; when that fails, it is tried again later (by any
-    /// instance). `Err` when it could not be stored (Redis unavailable, or the most
-    /// deliveries pending): the caller delivers it as a server without Redis does.
+    /// Stores `p`, leased to this instance, which tries it at once ([`Self::attempt`]); a try
+    /// that fails is made again later by any instance. `Err` when it could not be stored
+    /// (Redis unavailable, or the most deliveries pending): the caller delivers it as a server
+    /// without Redis does.
     pub(crate) async fn accept(&self, p: &Pending) -> Result<(), RpcError> {
         let json = serde_json::to_string(p).map_err(|e| RpcError::internal(e.to_string()))?;
         let mut con = self.store.connection();
