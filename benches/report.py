@@ -611,6 +611,9 @@ def scale_rps(setup):
     return med([rps(r) for r in scale if r["setup"] == setup])
 
 
+queue = jsonl("queue.jsonl")
+
+
 # --- SVG ------------------------------------------------------------------------------------
 
 
@@ -920,6 +923,44 @@ if scale:
       "with SIGKILL under a mixed load (JSON-RPC calls and batches, cached and locked calls, 2026-07-28 calls, "
       "sessions) and checks that every request sent after the balancer noticed succeeds, and that cache entries "
       "and locks hold across instances. Throughput grows with instances on a machine with cores to spare for them.")
+    w("")
+if queue:
+    xadd = med([r["per_s"] for r in queue if r["what"] == "xadd"])
+    runs = [r for r in queue if r["what"] == "tasks"]
+    acc = med([r["accepted"] / (r["duration_us"] / 1e6) for r in runs])
+    comp = med([r["accepted"] / r["run_s"] for r in runs])
+    bad = sum(r["bad"] for r in runs)
+    w("## The durable task queue")
+    w("")
+    w("One `catalog` (release, pinned to core 1) on a private local Redis (`REDIS_URL`), loaded by `wrk -t1 -c32` "
+      "(core 0) with 2026-07-28 task-mode calls of `Jobs.run` (one step of 1 ms: each call becomes a task, is "
+      "stored and queued on the Redis Stream `mcp:work` before it is answered, then runs and completes), each "
+      "call from a client address of its own (so the per-caller shares do not refuse any), "
+      f"{len(runs)} rounds of {fmt(next((r['duration_us'] / 1e6 for r in runs), None))} s. "
+      "Beside it, `redis-benchmark -c 32` XADDing entries of 300 bytes to the same Redis: the ceiling of any "
+      "queue on this Redis. Completed per second counts until the last entry left the stream (`XLEN` 0).")
+    w("")
+    w("| | per second (median) | vs XADD alone |")
+    w("|---|---|---|")
+    w(f"| `redis-benchmark` XADD | {fmt(xadd)} | 1.00x |")
+    w(f"| tasks accepted | {fmt(acc)} | {ratio(acc / xadd if acc and xadd else None)} |")
+    w(f"| tasks completed | {fmt(comp)} | {ratio(comp / xadd if comp and xadd else None)} |")
+    w("")
+    if bad:
+        w(f"{bad} calls of the runs were not answered as tasks (refused, or run as plain calls).")
+        w("")
+    cmds = {}
+    for r in runs:
+        for c, v in r["per_task"].items():
+            cmds.setdefault(c, []).append(v)
+    w("Redis commands per accepted task, from its acceptance to its end (`INFO commandstats` before and after "
+      "each round, divided by the tasks accepted; medians; commands run by a script are counted beside the "
+      "`evalsha` that ran them):")
+    w("")
+    w("| command | per task |")
+    w("|---|---|")
+    for c in sorted(cmds, key=lambda c: -med(cmds[c])):
+        w(f"| `{c}` | {med(cmds[c]):.2f} |")
     w("")
 w("## In process (criterion)")
 w("")

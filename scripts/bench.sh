@@ -4,7 +4,7 @@
 # takes about 25 minutes (3 to 5 of them building: the servers in release, then the compile
 # stage's dependencies in debug and release, beside the profile stage).
 #
-#   scripts/bench.sh [STAGE...]     stages: build http features scaleout criterion profile compile
+#   scripts/bench.sh [STAGE...]     stages: build http features scaleout queue criterion profile compile
 #                                   report
 #                                   (default: all of them, in that order)
 #
@@ -23,6 +23,8 @@
 #              feature): server CPU per request under load, instructions per request under
 #              callgrind; starts a private redis-server for the Redis-backed ones
 #   scaleout   three `catalog` instances on one Redis behind HAProxy against one instance
+#   queue      the durable task queue: tasks accepted and completed per second by one `catalog`
+#              on Redis, beside redis-benchmark's XADD; Redis commands per accepted task
 #   criterion  the in-process benches (benches/benches/inprocess.rs), pinned to core 1
 #   profile    callgrind over bench-profile (mcp-runtime's in-process tools/call,
 #              resources/read and prompts/get) and over the
@@ -59,7 +61,7 @@ METHODS=200
 SERVER_CPU=1
 CLIENT_CPU=0
 STAGES=("$@")
-[ ${#STAGES[@]} -eq 0 ] && STAGES=(build http features scaleout criterion profile compile report)
+[ ${#STAGES[@]} -eq 0 ] && STAGES=(build http features scaleout queue criterion profile compile report)
 mkdir -p "$OUT"
 START=$SECONDS
 
@@ -1042,6 +1044,112 @@ stage_scaleout() {
 }
 
 # --------------------------------------------------------------------------------------------
+# queue
+
+# The durable work queue on Redis (issue 39): one `catalog` (release, pinned to core 1) on a
+# private Redis, loaded by wrk (core 0) with 2026-07-28 task-mode calls of `Jobs.run` (one step
+# of 1 ms, so each call becomes a task and completes at once), each from a client address of its
+# own (X-Forwarded-For from a trusted proxy: the per-caller shares are not what is measured);
+# beside it, `redis-benchmark` XADDing entries of the size of a task's work to the same Redis,
+# the ceiling of any queue on it. Records tasks accepted per second (the calls answered
+# `resultType: "task"`), tasks completed per second (until the last entry left the stream), and
+# the Redis commands per accepted task (`INFO commandstats`, before and after).
+stage_queue() {
+    need wrk
+    need redis-server
+    need redis-benchmark
+    need jq
+    [ -x "$BIN/catalog" ] || die "run the build stage first"
+    rm -f "$OUT/queue.jsonl" "$OUT"/queue-*.log
+    local rport=39131 port=39162 pid= script="$OUT/lua/queue.lua" r line t0 t1 done_at accepted stats0 stats1
+    start_redis "$rport"
+    trap 'stop_redis; kill ${pid:-} 2>/dev/null || true' EXIT
+    local payload
+    payload="$(printf 'x%.0s' $(seq 1 300))"
+    for r in $(seq 1 "$ROUNDS"); do
+        log "queue round $r/$ROUNDS: redis-benchmark XADD"
+        redis-cli -p "$rport" DEL bench:ceiling >/dev/null
+        line="$(taskset -c "$CLIENT_CPU" redis-benchmark -p "$rport" -c 32 -n 200000 -q \
+            XADD bench:ceiling '*' work "$payload" | tr '\r' '\n' | grep 'requests per second' | tail -1)"
+        line="$(sed -n 's/.*: \([0-9.]*\) requests per second.*/\1/p' <<<"$line")"
+        [ -n "$line" ] || die "redis-benchmark printed no result"
+        record queue.jsonl "{\"round\":$r,\"what\":\"xadd\",\"per_s\":$line}"
+    done
+    redis-cli -p "$rport" DEL bench:ceiling >/dev/null
+    env -u RUST_LOG REDIS_URL="redis://127.0.0.1:$rport" CATALOG_TRUSTED_PROXIES=127.0.0.1 \
+        taskset -c "$SERVER_CPU" "$BIN/catalog" --listen "127.0.0.1:$port" 2>>"$OUT/queue-catalog.log" &
+    pid=$!
+    wait_port "$port" "$pid"
+    mkdir -p "$OUT/lua"
+    cat >"$script" <<'LUA'
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Accept"] = "application/json, text/event-stream"
+wrk.headers["MCP-Protocol-Version"] = "2026-07-28"
+wrk.headers["Mcp-Method"] = "tools/call"
+wrk.headers["Mcp-Name"] = "Jobs.run"
+wrk.body = [==[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Jobs.run","arguments":{"steps":1,"step_ms":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1"},"io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}}}]==]
+local threads = {}
+function setup(thread) table.insert(threads, thread) end
+local n = 0
+function request()
+    n = n + 1
+    -- A client address of its own per call: 10.x.y.z.
+    wrk.headers["X-Forwarded-For"] = string.format("10.%d.%d.%d", (n // 65536) % 256, (n // 256) % 256, n % 256)
+    return wrk.format()
+end
+function init(args) checked = 0; bad = 0 end
+function response(status, headers, body)
+    checked = checked + 1
+    if status ~= 200 or not string.find(body, '"resultType":"task"', 1, true) then bad = bad + 1 end
+end
+function done(summary, latency, requests)
+    local checked, bad = 0, 0
+    for _, t in ipairs(threads) do
+        checked = checked + (t:get("checked") or 0)
+        bad = bad + (t:get("bad") or 0)
+    end
+    io.write(string.format('RESULT {"requests":%d,"duration_us":%d,"non2xx":%d,"p50_us":%d,"p99_us":%d,"checked":%d,"bad":%d}\n',
+        summary.requests, summary.duration, summary.errors.status, latency:percentile(50),
+        latency:percentile(99), checked, bad))
+end
+LUA
+    # Warm-up (the tool's validator, the connections), then the queue left to drain.
+    taskset -c "$CLIENT_CPU" wrk -t1 -c32 -d1s -s "$script" "http://127.0.0.1:$port/mcp/mcp/v1" >/dev/null
+    commands() { redis-cli -p "$rport" INFO commandstats | tr -d '\r' | sed -n 's/^cmdstat_\([a-z|]*\):calls=\([0-9]*\),.*/\1 \2/p'; }
+    drained() {
+        local i
+        for i in $(seq 1 600); do
+            [ "$(redis-cli -p "$rport" XLEN mcp:work)" = 0 ] && return
+            sleep 0.05
+        done
+        die "the work queue did not drain"
+    }
+    drained
+    for r in $(seq 1 "$ROUNDS"); do
+        log "queue round $r/$ROUNDS: tasks of catalog"
+        stats0="$(commands)"
+        t0="$(date +%s.%N)"
+        line="$(taskset -c "$CLIENT_CPU" wrk -t1 -c32 -d"${DURATION}s" -s "$script" "http://127.0.0.1:$port/mcp/mcp/v1" | sed -n 's/^RESULT //p')"
+        [ -n "$line" ] || die "wrk printed no result"
+        drained
+        t1="$(date +%s.%N)"
+        stats1="$(commands)"
+        accepted="$(jq '.checked - .bad' <<<"$line")"
+        # Commands per accepted task, by command (the shares' exchange, once a second, included).
+        local per
+        per="$(join -a2 <(sort <<<"$stats0") <(sort <<<"$stats1") | awk -v n="$accepted" '
+            NF == 3 {d = $3 - $2} NF == 2 {d = $2}
+            d > 0 && n > 0 {printf "%s\"%s\":%.3f", sep, $1, d / n; sep = ","}')"
+        record queue.jsonl "{\"round\":$r,\"what\":\"tasks\",\"accepted\":$accepted,\"run_s\":$(jq -n "$t1 - $t0"),\"per_task\":{$per},${line:1}"
+    done
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    stop_redis
+    trap - EXIT
+}
+
+# --------------------------------------------------------------------------------------------
 # report
 
 stage_report() {
@@ -1069,7 +1177,7 @@ stage_report() {
 rm -f "$OUT/stages.jsonl.new"
 for stage in "${STAGES[@]}"; do
     case "$stage" in
-        build | http | features | scaleout | criterion | compile | profile | report) ;;
+        build | http | features | scaleout | queue | criterion | compile | profile | report) ;;
         *) die "unknown stage $stage" ;;
     esac
 done

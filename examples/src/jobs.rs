@@ -32,6 +32,9 @@ pub async fn run(
     /// Milliseconds per step
     #[param(default = 100)]
     step_ms: u64,
+    /// Ask the user to confirm before the last step
+    #[param(default = false)]
+    confirm: bool,
     ctx: RequestContext,
 ) -> Result<JobReport, RpcError> {
     if steps > 100 || step_ms > 5_000 {
@@ -39,7 +42,21 @@ pub async fn run(
             "at most 100 steps of at most 5000 ms",
         ));
     }
+    let attempt = (ctx.attempt() > 1).then(|| ctx.attempt());
     for i in 1..=steps {
+        // With Redis, a run taken over by another instance asks again and is given the
+        // client's earlier answer: the user is not asked twice.
+        if confirm
+            && i == steps
+            && !ctx
+                .confirm(format!("Finish the job (step {i} of {steps})?"))
+                .await?
+        {
+            return Ok(JobReport {
+                steps: i - 1,
+                attempt,
+            });
+        }
         tokio::time::sleep(Duration::from_millis(step_ms)).await;
         ctx.report_progress(
             f64::from(i),
@@ -47,10 +64,7 @@ pub async fn run(
             Some(&format!("step {i} of {steps}")),
         );
     }
-    Ok(JobReport {
-        steps,
-        attempt: (ctx.attempt() > 1).then(|| ctx.attempt()),
-    })
+    Ok(JobReport { steps, attempt })
 }
 
 /// Run a job that must not run twice (a payment, a message sent), reporting progress.
@@ -68,5 +82,5 @@ pub async fn once(
     step_ms: u64,
     ctx: RequestContext,
 ) -> Result<JobReport, RpcError> {
-    run(steps, step_ms, ctx).await
+    run(steps, step_ms, false, ctx).await
 }

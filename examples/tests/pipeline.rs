@@ -800,6 +800,71 @@ async fn a_task_whose_instance_is_killed_is_run_again_and_completed_by_another()
 
 #[tokio::test]
 #[ignore = "needs redis-server; scripts/test.sh provides the peers and runs ignored tests"]
+async fn a_task_taken_over_is_given_the_answers_its_client_gave_and_does_not_ask_again() {
+    let redis = Redis::start();
+    let url = redis.url();
+    let mut a = catalog(&[("REDIS_URL", &url), ("APP_ENV", "prod")]);
+    let b = catalog(&[("REDIS_URL", &url), ("APP_ENV", "prod")]);
+    // Two steps of two seconds, the user asked before the second; accepted by A.
+    let job =
+        json!({"name": "Jobs.run", "arguments": {"steps": 2, "step_ms": 2000, "confirm": true}});
+    let created = modern_in(&a, "mcp", 1, "tools/call", job).await;
+    let task = created["result"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {created}"))
+        .to_owned();
+    let asked = task_status_in(&b, "mcp", &task, "input_required", 10).await;
+    let questions = asked["inputRequests"].as_object().expect("a question");
+    assert_eq!(
+        questions.keys().collect::<Vec<_>>(),
+        ["confirm-1"],
+        "{asked}"
+    );
+    assert_eq!(
+        questions["confirm-1"]["params"]["message"],
+        "Finish the job (step 2 of 2)?"
+    );
+    let answer = json!({"action": "accept", "content": {"confirm": true}});
+    let ack = modern_in(
+        &b,
+        "mcp",
+        2,
+        "tasks/update",
+        json!({"taskId": task, "inputResponses": {"confirm-1": answer}}),
+    )
+    .await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    task_status_in(&b, "mcp", &task, "working", 10).await;
+    // A dies in its second step, after the answer.
+    a.kill();
+    // B runs the job again from its start, and the same question is answered with what the
+    // client said: the task never waits for input again.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    let done = loop {
+        let got = modern_in(&b, "mcp", 3, "tasks/get", json!({"taskId": task})).await;
+        let status = got["result"]["status"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        if status == "completed" {
+            break got["result"].clone();
+        }
+        assert_eq!(status, "working", "not asked again: {got}");
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "not taken over: {got}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(
+        done["result"]["structuredContent"],
+        json!({"result": {"steps": 2, "attempt": 2}}),
+        "{done}"
+    );
+}
+
+#[tokio::test]
+#[ignore = "needs redis-server; scripts/test.sh provides the peers and runs ignored tests"]
 async fn tasks_outlive_every_instance_and_a_redis_restart() {
     let mut redis = Redis::durable();
     let url = redis.url();
@@ -932,6 +997,110 @@ async fn a_worker_runs_the_tasks_a_front_accepted() {
         json!({"result": {"steps": 5}}),
         "{done}"
     );
+}
+
+#[tokio::test]
+#[ignore = "needs redis-server; scripts/test.sh provides the peers and runs ignored tests"]
+async fn a_queued_task_is_cancelled_by_its_client_or_an_operator_and_never_run() {
+    let redis = Redis::start();
+    let url = redis.url();
+    let env = [("REDIS_URL", url.as_str()), ("APP_ENV", "prod")];
+    let front_env = [env[0], env[1], ("CATALOG_RUNS_WORK", "false")];
+    let front = catalog(&front_env);
+    let job = json!({"name": "Jobs.run", "arguments": {"steps": 3, "step_ms": 100}});
+    let mut ids = Vec::new();
+    for i in 0..3 {
+        let created = modern_in(&front, "mcp", i, "tools/call", job.clone()).await;
+        let task = created["result"]["taskId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("a task: {created}"))
+            .to_owned();
+        ids.push(task);
+    }
+    // No instance runs them: the client's cancel ends the first at once, the operator's the
+    // second.
+    let ack = modern_in(&front, "mcp", 10, "tasks/cancel", json!({"taskId": ids[0]})).await;
+    assert_eq!(ack["result"]["resultType"], "complete", "{ack}");
+    let got = modern_in(&front, "mcp", 11, "tasks/get", json!({"taskId": ids[0]})).await;
+    assert_eq!(
+        (&got["result"]["status"], &got["result"]["statusMessage"]),
+        (&json!("cancelled"), &json!("Cancelled by the client")),
+        "{got}"
+    );
+    let (ok, out) = common::tasks_cli(&url, &["cancel", &ids[1]], &[]);
+    assert!(ok, "{out}");
+    let (ok, out) = common::tasks_cli(&url, &["cancel", &ids[1]], &[]);
+    assert!(!ok, "cancelled already: {out}");
+    assert!(out.contains("has ended (cancelled)"), "{out}");
+    // A worker runs the third and forgets the two cancelled ones: they are never run.
+    let worker = Proc::start_command(env!("CARGO_BIN_EXE_catalog"), "catalog", &["worker"], &env);
+    task_status_in(&front, "mcp", &ids[2], "completed", 30).await;
+    for task in &ids[..2] {
+        let got = modern_in(&front, "mcp", 12, "tasks/get", json!({"taskId": task})).await;
+        assert_eq!(got["result"]["status"], "cancelled", "{got}");
+    }
+    let ran: Vec<String> = worker
+        .log()
+        .into_iter()
+        .filter(|l| l.contains("running queued work"))
+        .collect();
+    assert_eq!(ran.len(), 1, "{ran:?}");
+    assert!(ran[0].contains(&ids[2]), "{ran:?}");
+}
+
+#[tokio::test]
+#[ignore = "needs redis-server; scripts/test.sh provides the peers and runs ignored tests"]
+async fn a_2025_11_25_task_is_cancelled_at_once_on_any_instance() {
+    let redis = Redis::start();
+    let url = redis.url();
+    let env = [("REDIS_URL", url.as_str()), ("APP_ENV", "prod")];
+    let (a, b) = (catalog(&env), catalog(&env));
+    let handshake = |p: &Proc, id: u64, method: &str, params: Value| {
+        let url = p.url("mcp");
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        async move {
+            reqwest::Client::new()
+                .post(url)
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", "2025-11-25")
+                .json(&body)
+                .send()
+                .await
+                .expect("request")
+                .json::<Value>()
+                .await
+                .expect("json")
+        }
+    };
+    let created = handshake(
+        &a,
+        1,
+        "tools/call",
+        json!({"name": "Jobs.run", "arguments": {"steps": 30, "step_ms": 100}, "task": {"ttl": 60000}}),
+    )
+    .await;
+    let task = created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {created}"))
+        .to_owned();
+    // B does not run it, and answers the cancel with the cancelled task.
+    let cancelled = handshake(&b, 2, "tasks/cancel", json!({"taskId": task})).await;
+    assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");
+    assert_eq!(cancelled["result"]["taskId"], task.as_str(), "{cancelled}");
+    let again = handshake(&b, 3, "tasks/cancel", json!({"taskId": task})).await;
+    assert_eq!(again["error"]["code"], -32602, "{again}");
+    assert_eq!(
+        again["error"]["message"],
+        format!("Task {task} has already ended (cancelled)"),
+        "{again}"
+    );
+    // A stopped its run: past the three seconds it would have taken, it is still cancelled,
+    // on both instances.
+    tokio::time::sleep(Duration::from_millis(3500)).await;
+    for (p, id) in [(&a, 4), (&b, 5)] {
+        let got = handshake(p, id, "tasks/get", json!({"taskId": task})).await;
+        assert_eq!(got["result"]["status"], "cancelled", "{got}");
+    }
 }
 
 #[tokio::test]

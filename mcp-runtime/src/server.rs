@@ -1226,22 +1226,21 @@ impl Server {
             .collect())
     }
 
-    /// Stops task `id` wherever it runs: the instance running it cancels its call (the task
-    /// ends `cancelled`). An error when no instance runs it now. The CLI: `tasks cancel ID`.
+    /// Stops task `id` wherever it is: the instance running it cancels its call (the task
+    /// ends `cancelled` when the call stops); a task no instance runs now (queued for a worker,
+    /// or left by a stopped instance) is `cancelled` at once and never run. An error when the
+    /// task has ended or is unknown. The CLI: `tasks cancel ID`.
     #[cfg(feature = "redis")]
     pub async fn stop_task(&self, id: &str) -> Result<(), String> {
-        let store = self.store()?;
-        let (stored, running) = crate::core::redis::task_record(store, id)
-            .await
-            .map_err(|e| format!("Redis: {e}"))?;
+        self.store()?;
         let shown = crate::error::shown(id);
-        match stored {
-            None => Err(format!("no task `{shown}`")),
-            Some(t) if t.ended() => Err(format!("task `{shown}` has ended ({})", t.status)),
-            Some(_) if !running => Err(format!("no instance runs task `{shown}` now")),
-            Some(_) => crate::core::redis::ask_to_cancel(store, id)
-                .await
-                .map_err(|e| format!("Redis: {e}")),
+        match self.inner.site.core.tasks().stop_anywhere(id).await {
+            Ok(crate::core::tasks::Cancelled::Ended(v)) => {
+                Err(format!("task `{shown}` has ended ({})", v.status.as_str()))
+            }
+            Ok(_) => Ok(()),
+            Err(e) if e.code() == crate::codes::INVALID_PARAMS => Err(format!("no task `{shown}`")),
+            Err(e) => Err(e.message().to_owned()),
         }
     }
 

@@ -155,7 +155,7 @@ pub async fn mcp_session(c: &reqwest::Client, url: &str) -> String {
 }
 
 /// `catalog tasks ARGS` against the Redis at `redis` (in `prod`, with `env` too): whether it
-/// succeeded, and its standard output.
+/// succeeded, and its standard output (its standard error when it failed: why).
 #[allow(dead_code)] // not every test file runs it
 pub fn tasks_cli(redis: &str, args: &[&str], env: &[(&str, &str)]) -> (bool, String) {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_catalog"))
@@ -167,10 +167,9 @@ pub fn tasks_cli(redis: &str, args: &[&str], env: &[(&str, &str)]) -> (bool, Str
         .env_remove("OTEL_EXPORTER_OTLP_ENDPOINT")
         .output()
         .expect("catalog tasks");
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-    )
+    let ok = out.status.success();
+    let said = if ok { &out.stdout } else { &out.stderr };
+    (ok, String::from_utf8_lossy(said).into_owned())
 }
 
 /// An HTTP client whose connections come from `ip` (all of 127/8 is loopback: clients from

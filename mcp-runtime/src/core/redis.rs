@@ -482,18 +482,6 @@ impl RedisTasks {
     }
 }
 
-/// Asks the instance running task `id` to cancel it (the notice `tasks/cancel` sent to
-/// another instance hands over).
-pub(crate) async fn ask_to_cancel(store: &RedisStore, id: &str) -> redis::RedisResult<()> {
-    let mut con = store.con.clone();
-    redis::cmd("PUBLISH")
-        .arg(store.key("mcp:tasks"))
-        .arg(format!("c {id}"))
-        .query_async::<i64>(&mut con)
-        .await
-        .map(drop)
-}
-
 /// Applies a hand-over notice (`a <id>`: answers, `c <id>`: cancel) to a task this instance
 /// runs.
 async fn hand_over(store: &RedisStore, tasks: &super::Tasks, notice: &str) {
@@ -673,6 +661,7 @@ mod tests {
             error: None,
             durable: false,
             handed: false,
+            given: serde_json::Map::new(),
         }
     }
 

@@ -115,6 +115,10 @@ pub(crate) struct Stored {
     /// Accepted by an instance that runs no work: queued for a worker, not running yet.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub handed: bool,
+    /// The answers its client gave, by key (a durable task's: a run taken over is given them
+    /// again). Never shown to a reader.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub given: Map<String, Value>,
 }
 
 fn ms(t: SystemTime) -> u64 {
@@ -142,6 +146,7 @@ impl Stored {
             error: v.error.clone(),
             durable: false,
             handed: false,
+            given: Map::new(),
         }
     }
 

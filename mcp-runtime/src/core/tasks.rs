@@ -105,6 +105,14 @@ pub(crate) struct Work {
     /// taken over elsewhere continues the same trace.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<(String, Option<String>)>,
+    /// What its client can be asked (the capabilities it declared), when it can be: a run
+    /// taken over asks through the task, as the first run did once it was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caps: Option<Value>,
+    /// The answers its client gave before the call became a task (2026-07-28 rounds): a run
+    /// taken over is given them again with those it gave the task since.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub given: Map<String, Value>,
     /// The queue's entry (not stored in it).
     #[serde(skip)]
     pub entry: String,
@@ -149,6 +157,9 @@ struct Entry {
     cancel: CancelSignal,
     /// Answers given with `tasks/update` and not yet taken by the call.
     answers: Map<String, Value>,
+    /// Every answer its client gave, while its work is queued: stored with it, so that a run
+    /// taken over by another instance is given them again instead of asking again.
+    given: Map<String, Value>,
     changed: Arc<Notify>,
     /// How far its writes to the shared store have come.
     flush: Arc<Flush>,
@@ -285,6 +296,17 @@ pub(crate) fn owner(
     }
 }
 
+/// What a cancellation did.
+#[derive(Debug)]
+pub(crate) enum Cancelled {
+    /// The task is `cancelled` now (as stored).
+    Now(TaskView),
+    /// The instance running it was asked to stop it; it ends `cancelled` when its call stops.
+    Asked,
+    /// It had ended already (as it is).
+    Ended(TaskView),
+}
+
 fn unknown() -> RpcError {
     RpcError::invalid_params("Unknown taskId")
 }
@@ -404,6 +426,7 @@ impl Tasks {
             let mut stored = Stored::of(&e.view, &e.owner);
             stored.durable = e.work.is_some();
             stored.handed = stored.durable && self.hands_off();
+            stored.given.clone_from(&e.given);
             let write = m.put(stored, rev, keep);
             let flush = e.flush.clone();
             flush.sent.fetch_max(rev, Ordering::AcqRel);
@@ -487,6 +510,11 @@ impl Tasks {
     /// A task of another instance, from the shared store; one whose instance stopped is
     /// reported failed (and stored so).
     async fn remote(&self, owner: &str, id: &str) -> Result<TaskView, RpcError> {
+        self.remote_record(owner, id).await.map(|(v, _)| v)
+    }
+
+    /// [`Self::remote`], and whether an instance runs the task now.
+    async fn remote_record(&self, owner: &str, id: &str) -> Result<(TaskView, bool), RpcError> {
         let Some(mirror) = &self.inner.mirror else {
             return Err(unknown());
         };
@@ -510,10 +538,63 @@ impl Tasks {
                     let keep = Duration::from_millis(v.ttl_ms);
                     mirror.put(Stored::of(&v, owner), FINAL_REV, keep).await;
                 }
-                Ok(v)
+                Ok((v, alive))
             }
             _ => Err(unknown()),
         }
+    }
+
+    /// Cancels a task this instance does not run. One that an instance runs is asked to stop
+    /// there (and, `at_once`, is `cancelled` in the store now); one that no instance runs (a
+    /// front queued it for the workers, or its instance stopped and no other has taken it
+    /// yet) is `cancelled` in the store now, finally: the worker that finds its queue entry
+    /// forgets it, and a run that took it meanwhile is asked to stop and cannot write over it.
+    async fn cancel_remote(
+        &self,
+        owner: &str,
+        id: &str,
+        at_once: bool,
+    ) -> Result<Cancelled, RpcError> {
+        let (mut v, alive) = self.remote_record(owner, id).await?;
+        let Some(mirror) = &self.inner.mirror else {
+            return Err(unknown());
+        };
+        if v.status.is_terminal() {
+            return Ok(Cancelled::Ended(v));
+        }
+        if alive && !at_once {
+            mirror.cancel(id).await?;
+            return Ok(Cancelled::Asked);
+        }
+        v.status = TaskStatus::Cancelled;
+        v.status_message = Some("Cancelled by the client".into());
+        v.input_requests.clear();
+        v.updated = SystemTime::now();
+        let keep = Duration::from_millis(v.ttl_ms);
+        if !mirror.put(Stored::of(&v, owner), FINAL_REV, keep).await {
+            return Err(RpcError::internal(
+                "The task could not be cancelled (the shared store is unavailable); try again later",
+            ));
+        }
+        // Stored: the task is cancelled whether this notice reaches a run or not.
+        let _ = mirror.cancel(id).await;
+        Ok(Cancelled::Now(v))
+    }
+
+    /// Stops task `id` wherever it is, whoever started it (an operator's cancel, with a shared
+    /// store): as its owner's `tasks/cancel` would.
+    #[cfg(feature = "redis")]
+    pub(crate) async fn stop_anywhere(&self, id: &str) -> Result<Cancelled, RpcError> {
+        if let Some(owner) = self.owner_of(id) {
+            return self.cancel_local(&owner, id);
+        }
+        let Some(mirror) = &self.inner.mirror else {
+            return Err(unknown());
+        };
+        let Some((stored, _)) = mirror.get(id).await else {
+            return Err(unknown());
+        };
+        self.cancel_remote(&stored.owner, id, false).await
     }
 
     fn lock(&self) -> Result<std::sync::MutexGuard<'_, HashMap<String, Entry>>, RpcError> {
@@ -619,10 +700,14 @@ impl Tasks {
         let Some(mirror) = &self.inner.mirror else {
             return Err(unknown());
         };
-        let Some((stored, _)) = mirror.get(&work.task).await else {
+        let Some((mut stored, _)) = mirror.get(&work.task).await else {
             return Err(unknown());
         };
         let owner = stored.owner.clone();
+        // The answers its client gave the earlier runs: the same questions, asked again in
+        // the same order, have the same keys and are answered at once.
+        let mut given = work.given.clone();
+        given.extend(std::mem::take(&mut stored.given));
         let mut view = stored.view();
         if view.status.is_terminal() {
             return Err(RpcError::invalid_params(format!(
@@ -642,7 +727,8 @@ impl Tasks {
             caller: caller.clone(),
             expires: Instant::now() + ttl,
             cancel: cancel.clone(),
-            answers: Map::new(),
+            answers: given.clone(),
+            given,
             changed: Arc::default(),
             flush: Arc::default(),
             work: Some(work.entry.clone()),
@@ -797,6 +883,7 @@ impl Tasks {
             expires: now + ttl,
             cancel,
             answers: Map::new(),
+            given: Map::new(),
             changed: Arc::default(),
             flush: Arc::default(),
             work: durable.then(String::new),
@@ -869,6 +956,9 @@ impl Tasks {
         let mut any = false;
         for (k, v) in answers {
             if e.view.input_requests.remove(&k).is_some() {
+                if e.work.is_some() {
+                    e.given.insert(k.clone(), v.clone());
+                }
                 e.answers.insert(k, v);
                 any = true;
             }
@@ -884,45 +974,61 @@ impl Tasks {
         Ok(())
     }
 
-    /// Asks the task's call to stop (`tasks/cancel`); a finished task is left as it is.
+    /// Asks the task's call to stop (`tasks/cancel`), wherever it runs; a task no instance
+    /// runs (queued for a worker, or left by a stopped instance) is `cancelled` at once; a
+    /// finished task is left as it is.
     pub async fn cancel(&self, owner: &str, id: &str) -> Result<(), RpcError> {
         if self.local(owner, id)?.is_none() {
-            let v = self.remote(owner, id).await?;
-            if let (Some(m), false) = (&self.inner.mirror, v.status.is_terminal()) {
-                m.cancel(id).await?;
-            }
-            return Ok(());
+            return self.cancel_remote(owner, id, false).await.map(drop);
         }
         self.cancel_here(owner, id)
     }
 
-    /// [`Self::cancel`] for a task this instance runs.
-    pub(crate) fn cancel_here(&self, owner: &str, id: &str) -> Result<(), RpcError> {
+    /// [`Self::cancel_here`], saying what became of the task.
+    fn cancel_local(&self, owner: &str, id: &str) -> Result<Cancelled, RpcError> {
         let tasks = self.lock()?;
         match tasks.get(id) {
             Some(e) if e.owner == owner && !expired(e) => {
-                if !e.view.status.is_terminal() {
-                    e.cancel.cancel();
+                if e.view.status.is_terminal() {
+                    return Ok(Cancelled::Ended(e.view.clone()));
                 }
-                Ok(())
+                e.cancel.cancel();
+                Ok(Cancelled::Asked)
             }
             _ => Err(unknown()),
         }
     }
 
-    /// Cancels a running task at once (2025-11-25 `tasks/cancel`): its status is `cancelled`
-    /// now, and its call stops at its next suspension point; a finished task is -32602.
-    pub fn cancel_now(&self, owner: &str, id: &str) -> Result<TaskView, RpcError> {
+    /// [`Self::cancel`] for a task this instance runs.
+    pub(crate) fn cancel_here(&self, owner: &str, id: &str) -> Result<(), RpcError> {
+        self.cancel_local(owner, id).map(drop)
+    }
+
+    /// Cancels a running task at once (2025-11-25 `tasks/cancel`), wherever it runs: its
+    /// status is `cancelled` now, and its call stops at its next suspension point; a finished
+    /// task is -32602.
+    pub async fn cancel_now(&self, owner: &str, id: &str) -> Result<TaskView, RpcError> {
+        let ended = |v: &TaskView| {
+            RpcError::invalid_params(format!(
+                "Task {id} has already ended ({})",
+                v.status.as_str()
+            ))
+        };
+        if self.local(owner, id)?.is_none() {
+            return match self.cancel_remote(owner, id, true).await? {
+                Cancelled::Now(v) => Ok(v),
+                Cancelled::Ended(v) => Err(ended(&v)),
+                // Not made without `at_once`.
+                Cancelled::Asked => Err(unknown()),
+            };
+        }
         let mut tasks = self.lock()?;
         let e = match tasks.get_mut(id) {
             Some(e) if e.owner == owner && !expired(e) => e,
             _ => return Err(unknown()),
         };
         if e.view.status.is_terminal() {
-            return Err(RpcError::invalid_params(format!(
-                "Task {id} has already ended ({})",
-                e.view.status.as_str()
-            )));
+            return Err(ended(&e.view));
         }
         e.cancel.cancel();
         e.view.status = TaskStatus::Cancelled;
@@ -1160,14 +1266,18 @@ mod tests {
         stored: Arc<Mutex<Vec<String>>>,
         /// A task another instance ran, whose heartbeat lapsed.
         orphan: Option<Stored>,
+        /// The answers the last write kept.
+        given: Arc<Mutex<Map<String, Value>>>,
     }
 
     impl TaskMirror for Store {
         fn put(&self, task: Stored, _rev: u64, _keep: Duration) -> BoxFuture<'static, bool> {
             let (ok, delay, stored) = (self.ok, self.delay, self.stored.clone());
+            let given = self.given.clone();
             Box::pin(async move {
                 tokio::time::sleep(delay).await;
                 if ok {
+                    *given.lock().unwrap() = task.given;
                     stored.lock().unwrap().push(task.status);
                 }
                 ok
@@ -1197,6 +1307,7 @@ mod tests {
             delay: Duration::from_millis(50),
             stored: Arc::clone(&stored),
             orphan: None,
+            given: Arc::default(),
         };
         (engine().with_mirror(Arc::new(store)), stored)
     }
@@ -1419,6 +1530,7 @@ mod tests {
             delay: Duration::ZERO,
             stored: Arc::clone(&stored),
             orphan: Some(Stored::of(&orphan, "")),
+            given: Arc::default(),
         };
         // 4 kept, 3 running; a caller's share is 3 kept, 2 running.
         let t = Tasks::new(4, 3, Duration::from_secs(60), Duration::from_millis(500))
@@ -1444,6 +1556,8 @@ mod tests {
             identity: None,
             callback: None,
             trace: None,
+            caps: None,
+            given: Map::new(),
             entry: "1-0".into(),
             attempt: 2,
         };
@@ -1464,5 +1578,87 @@ mod tests {
         assert_eq!(t.list().len(), 3);
         // And it is counted: the caller's share is full again.
         assert!(!t.has_room(Some(&flood)));
+    }
+    #[tokio::test]
+    async fn a_run_taken_over_is_given_the_answers_of_the_earlier_runs() {
+        let at = SystemTime::now();
+        let orphan = TaskView {
+            id: "e".repeat(32),
+            status: TaskStatus::Working,
+            status_message: None,
+            created: at,
+            updated: at,
+            ttl_ms: 60_000,
+            poll_interval_ms: 500,
+            input_requests: Map::new(),
+            result: None,
+            error: None,
+        };
+        let mut record = Stored::of(&orphan, "");
+        // Answered through the task on the stopped instance.
+        record
+            .given
+            .insert("confirm-2".into(), json!({"action": "accept"}));
+        let given = Arc::new(Mutex::new(Map::new()));
+        let store = Store {
+            ok: true,
+            delay: Duration::ZERO,
+            stored: Arc::default(),
+            orphan: Some(record),
+            given: Arc::clone(&given),
+        };
+        let t = engine().with_mirror(Arc::new(store));
+        let mut rounds = Map::new();
+        rounds.insert("name-1".into(), json!("Ann"));
+        let work = Work {
+            task: orphan.id.clone(),
+            group: "g".into(),
+            version: 1,
+            era: "2026-07-28".into(),
+            params: json!({}),
+            owner: String::new(),
+            caller: None,
+            identity: None,
+            callback: None,
+            trace: None,
+            caps: Some(json!({"elicitation": {}})),
+            // Answered in a round before the call became a task.
+            given: rounds,
+            entry: "1-0".into(),
+            attempt: 2,
+        };
+        t.adopt(&work).await.unwrap();
+        let id = orphan.id.as_str();
+        let soon = |f| tokio::time::timeout(Duration::from_secs(1), f);
+        // Asked again in the same order: answered at once, nothing asked of the client.
+        let q = json!({"method": "elicitation/create"});
+        assert_eq!(
+            soon(t.ask(id, "name-1", q.clone())).await.unwrap().unwrap(),
+            json!("Ann")
+        );
+        assert_eq!(
+            soon(t.ask(id, "confirm-2", q.clone()))
+                .await
+                .unwrap()
+                .unwrap(),
+            json!({"action": "accept"})
+        );
+        assert!(t.get("", id).await.unwrap().input_requests.is_empty());
+        // A new question waits for the client; its answer is kept with the others.
+        let asking = tokio::spawn({
+            let (t, id, q) = (t.clone(), id.to_owned(), q.clone());
+            async move { t.ask(&id, "confirm-3", q).await }
+        });
+        while t.get("", id).await.unwrap().status != TaskStatus::InputRequired {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let mut answer = Map::new();
+        answer.insert("confirm-3".into(), json!({"action": "decline"}));
+        t.answer("", id, answer).await.unwrap();
+        assert_eq!(asking.await.unwrap().unwrap(), json!({"action": "decline"}));
+        t.get("", id).await.unwrap();
+        let mut kept: Vec<String> = given.lock().unwrap().keys().cloned().collect();
+        kept.sort();
+        assert_eq!(kept, ["confirm-2", "confirm-3", "name-1"]);
     }
 }

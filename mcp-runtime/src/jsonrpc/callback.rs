@@ -248,6 +248,8 @@ pub(crate) async fn start(
         let (owner, caller) = (owner.clone(), caller.as_ref().map(ToString::to_string));
         let identity = identity.map(|i| (i.subject.clone(), i.scopes.clone()));
         move |task: &str| crate::core::tasks::Work {
+            caps: None,
+            given: serde_json::Map::new(),
             task: task.to_owned(),
             group: catalog.group().name().to_owned(),
             version: catalog.version(),

@@ -919,6 +919,11 @@ pub(crate) struct Round {
 }
 
 impl Round {
+    /// The answers of this call's rounds so far, by key.
+    pub(crate) fn answers(&self) -> &Map<String, Value> {
+        &self.answers
+    }
+
     /// Reads a call's `inputResponses` and `requestState` (taken out of `params`): an invalid
     /// one is the -32602 to answer. Without a state, answers are read only `in_advance`.
     pub(crate) fn open(

@@ -33,6 +33,8 @@ impl McpEndpoint {
         msg: &Message,
         owner: &str,
         extras: &CallExtras,
+        caps: Option<Value>,
+        given: Map<String, Value>,
     ) -> impl FnOnce(&str) -> Work + use<> {
         let (group, version) = (self.catalog.group().name(), self.catalog.version());
         let params = msg.params.clone().unwrap_or(Value::Null);
@@ -63,14 +65,17 @@ impl McpEndpoint {
             identity,
             callback: None,
             trace,
+            caps,
+            given,
             entry: String::new(),
             attempt: 1,
         }
     }
 
     /// Runs a task's call again, here, after the instance running it stopped: the task is
-    /// kept here from now on and ends with this run's outcome. Its client cannot be asked
-    /// (its questions' stream or round was the stopped instance's): a call that asks fails.
+    /// kept here from now on and ends with this run's outcome. It asks its client through the
+    /// task (where its client could be asked at all), and the questions the earlier runs had
+    /// answers to are answered at once with them.
     #[cfg_attr(not(feature = "redis"), allow(dead_code))]
     pub(crate) async fn take_over(self: Arc<Self>, work: Work) {
         let Some(era) = Era::of(&work.era) else {
@@ -85,6 +90,13 @@ impl McpEndpoint {
             }
         };
         let cancel = extras.cancel.clone().unwrap_or_default();
+        extras.input = work.caps.clone().map(|caps| {
+            Arc::new(HandshakeTaskInput {
+                caps,
+                tasks: tasks.clone(),
+                id: work.task.clone(),
+            }) as Arc<dyn ClientInput>
+        });
         // `#[mcp_tool(retry = false)]`: its effects must not happen twice, so it ends here.
         let tool = work.params.get("name").and_then(Value::as_str);
         if let Some(info) = tool.and_then(|t| self.catalog.get(t))
@@ -181,8 +193,9 @@ async fn ask_through(
     Ok(answer)
 }
 
-/// How a 2025-11-25 task's call asks its client: the question waits in the task
-/// (`input_required`) until a `tasks/result` stream relays it and brings the answer.
+/// How a call that runs as a task from its start asks its client (a 2025-11-25 task's, and a
+/// run taken over from a stopped instance): the question waits in the task (`input_required`)
+/// until the client answers it (`tasks/update`, or a `tasks/result` stream that relays it).
 struct HandshakeTaskInput {
     caps: Value,
     tasks: Tasks,
@@ -469,7 +482,14 @@ impl McpEndpoint {
         let owner = self.task_owner(&extras);
         let caller = extras.caller.clone();
         // What it takes to run the call again elsewhere, if it becomes a task.
-        let again = self.work(era, &msg, &owner, &extras);
+        let again = self.work(
+            era,
+            &msg,
+            &owner,
+            &extras,
+            Some(input.caps.clone()),
+            input.round.answers().clone(),
+        );
         extras.input = Some(input.clone());
         extras.cancel = Some(cancel.clone());
         let ep = self.clone();
@@ -521,7 +541,8 @@ impl McpEndpoint {
         let cancel = CancelSignal::new();
         let tasks = self.core.tasks().clone();
         let owner = self.task_owner(&extras);
-        let again = self.work(era, &msg, &owner, &extras);
+        let caps = extras.input.as_ref().map(|i| i.capabilities().clone());
+        let again = self.work(era, &msg, &owner, &extras, caps, Map::new());
         let accepted = tasks
             .accept(&owner, extras.caller.as_ref(), cancel.clone(), ttl, again)
             .await;
@@ -598,7 +619,7 @@ impl McpEndpoint {
         let tasks = self.core.tasks();
         let view = match msg.method.as_str() {
             "tasks/get" => tasks.get(&owner, task_id).await,
-            "tasks/cancel" => tasks.cancel_now(&owner, task_id),
+            "tasks/cancel" => tasks.cancel_now(&owner, task_id).await,
             _ => {
                 // `tasks/result`: what the call answered, once it has ended; meanwhile, on a
                 // session's stream, the task's questions to the client.
