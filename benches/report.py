@@ -942,7 +942,7 @@ if queue:
     w("")
     w("| | per second (median) | vs XADD alone |")
     w("|---|---|---|")
-    w(f"| `redis-benchmark` XADD | {fmt(xadd)} | 1.00x |")
+    w(f"| `redis-benchmark` XADD | {fmt(xadd)} | {ratio(1.0)} |")
     w(f"| tasks accepted | {fmt(acc)} | {ratio(acc / xadd if acc and xadd else None)} |")
     w(f"| tasks completed | {fmt(comp)} | {ratio(comp / xadd if comp and xadd else None)} |")
     w("")
@@ -952,7 +952,9 @@ if queue:
     cmds = {}
     for r in runs:
         for c, v in r["per_task"].items():
-            cmds.setdefault(c, []).append(v)
+            # Not the bench's own polling (`info`, `xlen`).
+            if c not in ("info", "xlen"):
+                cmds.setdefault(c, []).append(v)
     w("Redis commands per accepted task, from its acceptance to its end (`INFO commandstats` before and after "
       "each round, divided by the tasks accepted; medians; commands run by a script are counted beside the "
       "`evalsha` that ran them):")
@@ -960,7 +962,8 @@ if queue:
     w("| command | per task |")
     w("|---|---|")
     for c in sorted(cmds, key=lambda c: -med(cmds[c])):
-        w(f"| `{c}` | {med(cmds[c]):.2f} |")
+        if med(cmds[c]) >= 0.005:
+            w(f"| `{c}` | {med(cmds[c]):.2f} |")
     w("")
 w("## In process (criterion)")
 w("")

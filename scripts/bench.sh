@@ -1095,7 +1095,7 @@ local n = 0
 function request()
     n = n + 1
     -- A client address of its own per call: 10.x.y.z.
-    wrk.headers["X-Forwarded-For"] = string.format("10.%d.%d.%d", (n // 65536) % 256, (n // 256) % 256, n % 256)
+    wrk.headers["X-Forwarded-For"] = string.format("10.%d.%d.%d", math.floor(n / 65536) % 256, math.floor(n / 256) % 256, n % 256)
     return wrk.format()
 end
 function init(args) checked = 0; bad = 0 end

@@ -296,6 +296,22 @@ pub(crate) fn owner(
     }
 }
 
+/// A task being accepted, ended if its acceptance is dropped half-way (the request's future
+/// was dropped while the store was written: its client went away): nobody holds its id and no
+/// call runs it, so it must not stay `working`, holding a running place, for ever.
+struct Abandoned<'a> {
+    tasks: &'a Tasks,
+    id: Option<String>,
+}
+
+impl Drop for Abandoned<'_> {
+    fn drop(&mut self) {
+        if let Some(id) = self.id.take() {
+            self.tasks.finish(&id, TaskOutcome::Cancelled);
+        }
+    }
+}
+
 /// What a cancellation did.
 #[derive(Debug)]
 pub(crate) enum Cancelled {
@@ -659,11 +675,18 @@ impl Tasks {
     ) -> Result<TaskView, RpcError> {
         let queue = self.inner.queue.get().cloned();
         let (view, written) = self.create_entry(owner, caller, cancel, ttl, queue.is_some())?;
-        self.stored(&view.id, written).await?;
-        let Some(queue) = queue else {
-            return Ok(view);
+        let mut dropped = Abandoned {
+            tasks: self,
+            id: Some(view.id.clone()),
         };
-        match queue.enqueue(&work(&view.id)).await {
+        let stored = self.stored(&view.id, written).await;
+        let Some(queue) = queue.filter(|_| stored.is_ok()) else {
+            dropped.id = None;
+            return stored.map(|()| view);
+        };
+        let queued = queue.enqueue(&work(&view.id)).await;
+        dropped.id = None;
+        match queued {
             Ok(entry) => {
                 if let Ok(mut tasks) = self.lock() {
                     if self.hands_off() {
@@ -1660,5 +1683,32 @@ mod tests {
         let mut kept: Vec<String> = given.lock().unwrap().keys().cloned().collect();
         kept.sort();
         assert_eq!(kept, ["confirm-2", "confirm-3", "name-1"]);
+    }
+    #[tokio::test]
+    async fn a_task_whose_acceptance_is_dropped_half_way_ends_cancelled() {
+        // Two run at most.
+        let (t, stored) = shared(true);
+        for _ in 0..2 {
+            // The request's future is dropped while its task's record is being written.
+            let accept = t.accept("", None, CancelSignal::new(), None, |_: &str| -> Work {
+                unreachable!("no queue")
+            });
+            assert!(
+                tokio::time::timeout(Duration::from_millis(10), accept)
+                    .await
+                    .is_err()
+            );
+        }
+        let all = t.list();
+        assert_eq!(all.len(), 2);
+        for v in &all {
+            assert_eq!(v.status, TaskStatus::Cancelled);
+            t.get("", &v.id).await.unwrap();
+        }
+        let mut writes = stored.lock().unwrap().clone();
+        writes.sort();
+        assert_eq!(writes, ["cancelled", "cancelled", "working", "working"]);
+        // Neither runs: the places they took are free again.
+        assert!(t.has_room(None));
     }
 }
