@@ -920,6 +920,22 @@ async fn a_task_that_must_not_run_twice_fails_when_its_instance_is_killed() {
     );
 }
 
+/// A 2025-11-25 request to the `mcp` group's endpoint of `p`, without a session: the answer.
+async fn handshake(p: &Proc, id: u64, method: &str, params: Value) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    reqwest::Client::new()
+        .post(p.url("mcp"))
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .json(&body)
+        .send()
+        .await
+        .expect("request")
+        .json::<Value>()
+        .await
+        .expect("json")
+}
+
 #[tokio::test]
 #[ignore = "needs redis-server; scripts/test.sh provides the peers and runs ignored tests"]
 async fn a_2025_11_25_task_whose_instance_is_killed_is_completed_by_another() {
@@ -927,23 +943,6 @@ async fn a_2025_11_25_task_whose_instance_is_killed_is_completed_by_another() {
     let url = redis.url();
     let env = [("REDIS_URL", url.as_str()), ("APP_ENV", "prod")];
     let (mut a, b) = (catalog(&env), catalog(&env));
-    let handshake = |p: &Proc, id: u64, method: &str, params: Value| {
-        let url = p.url("mcp");
-        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        async move {
-            reqwest::Client::new()
-                .post(url)
-                .header("accept", "application/json, text/event-stream")
-                .header("mcp-protocol-version", "2025-11-25")
-                .json(&body)
-                .send()
-                .await
-                .expect("request")
-                .json::<Value>()
-                .await
-                .expect("json")
-        }
-    };
     let created = handshake(
         &a,
         1,
@@ -1055,23 +1054,6 @@ async fn a_2025_11_25_task_is_cancelled_at_once_on_any_instance() {
     let url = redis.url();
     let env = [("REDIS_URL", url.as_str()), ("APP_ENV", "prod")];
     let (a, b) = (catalog(&env), catalog(&env));
-    let handshake = |p: &Proc, id: u64, method: &str, params: Value| {
-        let url = p.url("mcp");
-        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        async move {
-            reqwest::Client::new()
-                .post(url)
-                .header("accept", "application/json, text/event-stream")
-                .header("mcp-protocol-version", "2025-11-25")
-                .json(&body)
-                .send()
-                .await
-                .expect("request")
-                .json::<Value>()
-                .await
-                .expect("json")
-        }
-    };
     let created = handshake(
         &a,
         1,

@@ -732,6 +732,31 @@ fn transports_carry_messages_without_naming_mcp_methods_or_revisions() {
     // The scan sees what is there: the engine spells them.
     let engine = &all[&vec!["mcp".to_owned(), "engine".to_owned()]];
     assert!(engine.strings.iter().any(|s| s == "subscriptions/listen"));
+    // Nor does a transport decide which revision a message is in: it asks the engine
+    // (`engine::route`, `engine::session_request_era`, ...), never `Era`'s lookups itself.
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../mcp-runtime/src");
+    let mut lookups = Vec::new();
+    for (module, path) in files(&src) {
+        if module.first().is_none_or(|t| t != "transport") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("a source file is readable");
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or_default();
+            if code.contains("Era::") {
+                lookups.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        lookups.is_empty(),
+        "eras looked up under transport/: {lookups:#?}"
+    );
+    let engine = std::fs::read_to_string(src.join("mcp/engine.rs")).expect("readable");
+    assert!(
+        engine.contains("Era::negotiate"),
+        "the scan reads the sources"
+    );
 }
 
 /// A revision string (`2025-06-18`; MCP's are from 2024 on, so no other date looks like one).

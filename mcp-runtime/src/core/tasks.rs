@@ -1530,13 +1530,11 @@ mod tests {
         assert_eq!(t.cancel("", "nope").await.unwrap_err().code(), -32602);
     }
 
-    #[tokio::test]
-    async fn taken_over_work_counts_against_this_instance_and_its_callers_share() {
-        use crate::context::Caller;
-        let flood = Caller::address([6, 6, 6, 6].into());
+    /// A task that runs, made a moment ago, its id 32 times `c`.
+    fn working(c: &str) -> TaskView {
         let at = SystemTime::now();
-        let orphan = TaskView {
-            id: "f".repeat(32),
+        TaskView {
+            id: c.repeat(32),
             status: TaskStatus::Working,
             status_message: None,
             created: at,
@@ -1546,7 +1544,34 @@ mod tests {
             input_requests: Map::new(),
             result: None,
             error: None,
-        };
+        }
+    }
+
+    /// The work of task `id`, as another instance finds it to run again (its second run).
+    fn taken_over(id: &str, era: &str) -> Work {
+        Work {
+            task: id.to_owned(),
+            group: "g".into(),
+            version: 1,
+            era: era.into(),
+            params: json!({}),
+            owner: String::new(),
+            caller: None,
+            identity: None,
+            callback: None,
+            trace: None,
+            caps: None,
+            given: Map::new(),
+            entry: "1-0".into(),
+            attempt: 2,
+        }
+    }
+
+    #[tokio::test]
+    async fn taken_over_work_counts_against_this_instance_and_its_callers_share() {
+        use crate::context::Caller;
+        let flood = Caller::address([6, 6, 6, 6].into());
+        let orphan = working("f");
         let stored = Arc::new(Mutex::new(Vec::new()));
         let store = Store {
             ok: true,
@@ -1569,20 +1594,8 @@ mod tests {
         }
         let a = &created[0];
         let work = Work {
-            task: orphan.id.clone(),
-            group: "g".into(),
-            version: 1,
-            era: "2025-11-25".into(),
-            params: json!({}),
-            owner: String::new(),
             caller: Some(flood.to_string()),
-            identity: None,
-            callback: None,
-            trace: None,
-            caps: None,
-            given: Map::new(),
-            entry: "1-0".into(),
-            attempt: 2,
+            ..taken_over(&orphan.id, "2025-11-25")
         };
         // The caller runs its share here already: its stopped instance's task waits, and its
         // record is left as it was.
@@ -1604,19 +1617,7 @@ mod tests {
     }
     #[tokio::test]
     async fn a_run_taken_over_is_given_the_answers_of_the_earlier_runs() {
-        let at = SystemTime::now();
-        let orphan = TaskView {
-            id: "e".repeat(32),
-            status: TaskStatus::Working,
-            status_message: None,
-            created: at,
-            updated: at,
-            ttl_ms: 60_000,
-            poll_interval_ms: 500,
-            input_requests: Map::new(),
-            result: None,
-            error: None,
-        };
+        let orphan = working("e");
         let mut record = Stored::of(&orphan, "");
         // Answered through the task on the stopped instance.
         record
@@ -1634,21 +1635,10 @@ mod tests {
         let mut rounds = Map::new();
         rounds.insert("name-1".into(), json!("Ann"));
         let work = Work {
-            task: orphan.id.clone(),
-            group: "g".into(),
-            version: 1,
-            era: "2026-07-28".into(),
-            params: json!({}),
-            owner: String::new(),
-            caller: None,
-            identity: None,
-            callback: None,
-            trace: None,
             caps: Some(json!({"elicitation": {}})),
             // Answered in a round before the call became a task.
             given: rounds,
-            entry: "1-0".into(),
-            attempt: 2,
+            ..taken_over(&orphan.id, "2026-07-28")
         };
         t.adopt(&work).await.unwrap();
         let id = orphan.id.as_str();

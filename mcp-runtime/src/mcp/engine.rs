@@ -122,6 +122,44 @@ pub(crate) fn is_modern_header(header: Option<&str>) -> bool {
     header.is_some_and(|v| Era::handshake(v).is_none())
 }
 
+/// The era of a session whose stored state names `version` (a handshake revision).
+pub(crate) fn session_era(version: &str) -> Option<Era> {
+    Era::handshake(version)
+}
+
+/// The era of a handshake-era request: the one its header or its session names, else the one
+/// a request that names none is assumed to be in (2025-03-26).
+pub(crate) fn era_or_assumed(named: Option<Era>) -> Era {
+    named.unwrap_or_else(Era::assumed)
+}
+
+/// The revision an `initialize` negotiates: the one it asks for if this server speaks it, else
+/// the newest handshake revision.
+pub(crate) fn negotiated(msg: &Message) -> Era {
+    Era::negotiate(msg.requested_version())
+}
+
+/// The stateless era a request's envelope names (`_meta`), else the newest: what a request is
+/// answered in before its revision is checked.
+pub(crate) fn envelope_era(msg: &Message) -> Era {
+    Era::of_envelope(msg.meta_version())
+}
+
+/// The era of a request on a session: the one its `MCP-Protocol-Version` header names (`None`
+/// when this server does not speak it), else the session's.
+pub(crate) fn session_request_era(header: Option<&str>, session: Option<Era>) -> Option<Era> {
+    match header {
+        Some(v) => Era::of(v),
+        None => Some(era_or_assumed(session)),
+    }
+}
+
+/// Whether a session on revision `version` hears of its tasks' changes
+/// (`notifications/tasks/status`, the experimental tasks of 2025-11-25).
+pub(crate) fn hears_task_status(version: &str) -> bool {
+    session_era(version).is_some_and(|e| e.tasks() == crate::mcp::protocol::TaskForm::Experimental)
+}
+
 /// The session an `initialize` begins on an endpoint that keeps them: its state (the
 /// negotiated revision, its owner, the capabilities the client declared) and the holder its
 /// place counts against (this endpoint's share of this caller; one the edge could not tell
@@ -132,7 +170,7 @@ pub(crate) fn session_begun(
     identity: Option<&crate::context::Identity>,
     who: Option<crate::context::Caller>,
 ) -> (crate::mcp::session::SessionState, String) {
-    let negotiated = Era::negotiate(msg.requested_version());
+    let negotiated = negotiated(msg);
     let caps = kept_capabilities(msg.params.as_ref().and_then(|p| p.get("capabilities")));
     let state = crate::mcp::session::SessionState {
         version: negotiated.version().to_owned(),
@@ -419,10 +457,10 @@ impl Connection {
                 out.push(Effect::Send(a.body.into_vec()));
                 return;
             }
-            Era::of_envelope(msg.meta_version())
+            envelope_era(&msg)
         } else {
             if kind == Kind::Initialize {
-                self.negotiated = Some(Era::negotiate(msg.requested_version()));
+                self.negotiated = Some(negotiated(&msg));
                 if self.opened.is_none() {
                     self.opened = Some(std::time::Instant::now());
                     self.ep.core.telemetry().session_opened();

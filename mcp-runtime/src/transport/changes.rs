@@ -15,7 +15,7 @@ use crate::core::Change;
 use crate::edge::write;
 use crate::mcp::handler::{McpEndpoint, Message};
 use crate::mcp::listen::Filter;
-use crate::mcp::protocol::{Era, TaskForm};
+use crate::mcp::protocol::Era;
 use crate::mcp::session::{SessionState, SessionStore};
 
 /// Sends the changes `filter` lets through until the time limit or the client goes. Resource
@@ -134,7 +134,7 @@ pub(crate) fn session_stream(
     };
     let mut filter = Filter::session(route.ep.offered(), state.subscriptions);
     // A session on a revision with experimental tasks is told of its tasks' changes.
-    if Era::handshake(&state.version).is_some_and(|e| e.tasks() == TaskForm::Experimental) {
+    if crate::mcp::engine::hears_task_status(&state.version) {
         filter.task_owner = task_owner;
         filter.all_tasks = true;
     }

@@ -145,7 +145,7 @@ async fn session_of<'h>(
             if !head.owned_by(ep.catalog.group().name(), ep.catalog.version(), identity) {
                 return Err(missing_session());
             }
-            let (era, log_level) = (Era::handshake(head.version), head.log_level);
+            let (era, log_level) = (engine::session_era(head.version), head.log_level);
             Ok(Live {
                 sid,
                 text,
@@ -383,7 +383,7 @@ async fn on_store(
             // Read in place: only the two requests that change the state copy it out.
             let version = version.or(era);
             if matches!(Kind::of(&msg.method), Kind::SetLevel | Kind::Subscription) {
-                let era = version.unwrap_or_else(Era::assumed);
+                let era = engine::era_or_assumed(version);
                 let mut state = SessionState::parse(&text);
                 if let engine::Update::Answer {
                     answer,
@@ -456,7 +456,7 @@ async fn keep(
 
 /// `initialize`: the negotiated revision's result (a session, if any, is the caller's).
 async fn initialize(ep: &McpEndpoint, msg: Message, caller: &Caller) -> Response {
-    let negotiated = Era::negotiate(msg.requested_version());
+    let negotiated = engine::negotiated(&msg);
     answer_response(ep.handle(msg, negotiated, caller.extras()).await)
 }
 
@@ -500,7 +500,7 @@ async fn handshake_request(
         }
         None => caller,
     };
-    let era = version.unwrap_or_else(Era::assumed);
+    let era = engine::era_or_assumed(version);
     // An invalid token is answered in JSON (by the face's check), never on a stream.
     let wants_progress = msg
         .progress_token()
@@ -699,7 +699,7 @@ async fn modern_request(
 ) -> Response {
     let ep = &route.ep;
     // What the envelope names, once it is checked; until then, answered as the newest.
-    let era = Era::of_envelope(msg.meta_version());
+    let era = engine::envelope_era(msg);
     if let Err(a) = crate::mcp::headers::check(ep, msg, era, &HeaderView(headers)) {
         return answer_response(a);
     }
@@ -739,10 +739,7 @@ async fn batch<'b>(
             Err(answer) => return answer,
         }
     }
-    let era = match header(headers, VERSION) {
-        Some(v) => Era::of(v),
-        None => Some(stored.unwrap_or_else(Era::assumed)),
-    };
+    let era = engine::session_request_era(header(headers, VERSION), stored);
     let Some(era) = era.filter(|e| e.batches() && !items.is_empty()) else {
         return reject();
     };
@@ -892,7 +889,7 @@ async fn delete_inner(route: &McpRoute, parts: &Parts) -> Response {
     let (sid, era, opened_ms) = sid;
     match store.remove(sid).await {
         Ok(true) => {
-            let version = era.unwrap_or_else(Era::assumed).version();
+            let version = engine::era_or_assumed(era).version();
             // Its start is in its stored state when it was measured (on whichever instance
             // began it).
             let seconds = opened_ms.and_then(|at| {
