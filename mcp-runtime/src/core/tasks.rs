@@ -16,7 +16,7 @@
 //! alive every few seconds: a task whose instance stopped is reported `failed`, never
 //! `working` forever.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
@@ -220,7 +220,7 @@ pub struct Tasks {
 }
 
 struct Inner {
-    tasks: Mutex<HashMap<String, Entry>>,
+    tasks: Mutex<Table>,
     mirror: Option<Arc<dyn TaskMirror>>,
     /// The revision of the last mirrored write (taken under the tasks' lock, so in the order
     /// of the changes): microseconds since the epoch, at least one above the last, so that an
@@ -321,6 +321,136 @@ pub(crate) enum Cancelled {
     Asked,
     /// It had ended already (as it is).
     Ended(TaskView),
+}
+
+/// The tasks an instance keeps, with what its bounds read counted as it changes: admitting one
+/// more task is a few lookups, never a walk of the table.
+#[derive(Default)]
+struct Table {
+    map: HashMap<String, Entry>,
+    /// Entries that have not ended.
+    running: usize,
+    /// Per caller: what it holds.
+    callers: HashMap<crate::context::Caller, Held>,
+    /// The ids of ended entries, in the order they ended (the first to give way, and to
+    /// expire). An id whose entry is gone, or runs again, is skipped when met.
+    ended: VecDeque<String>,
+}
+
+/// What one caller holds of a [`Table`].
+#[derive(Default)]
+struct Held {
+    kept: usize,
+    running: usize,
+    /// Its ended entries' ids, in the order they ended (as [`Table::ended`]).
+    ended: VecDeque<String>,
+}
+
+impl std::ops::Deref for Table {
+    type Target = HashMap<String, Entry>;
+
+    fn deref(&self) -> &Self::Target {
+        &self.map
+    }
+}
+
+impl Table {
+    /// Task `id`, to change: one that ends is then told with [`Table::ended_now`].
+    fn get_mut(&mut self, id: &str) -> Option<&mut Entry> {
+        self.map.get_mut(id)
+    }
+
+    fn insert(&mut self, id: String, entry: Entry) {
+        self.remove(&id);
+        let running = !entry.view.status.is_terminal();
+        self.running += usize::from(running);
+        if let Some(c) = &entry.caller {
+            let held = self.callers.entry(c.clone()).or_default();
+            held.kept += 1;
+            held.running += usize::from(running);
+        }
+        if !running {
+            self.ended.push_back(id.clone());
+        }
+        self.map.insert(id, entry);
+    }
+
+    fn remove(&mut self, id: &str) -> Option<Entry> {
+        let entry = self.map.remove(id)?;
+        let running = !entry.view.status.is_terminal();
+        self.running -= usize::from(running);
+        if let Some(c) = &entry.caller
+            && let Some(held) = self.callers.get_mut(c)
+        {
+            held.kept -= 1;
+            held.running -= usize::from(running);
+            if held.kept == 0 {
+                self.callers.remove(c);
+            }
+        }
+        Some(entry)
+    }
+
+    /// Task `id`, which ran, has just ended.
+    fn ended_now(&mut self, id: &str) {
+        let Some(e) = self.map.get(id) else {
+            return;
+        };
+        self.running -= 1;
+        if let Some(c) = &e.caller
+            && let Some(held) = self.callers.get_mut(c)
+        {
+            held.running -= 1;
+            // Ids of its entries gone since are dropped from the front as they come.
+            while let Some(first) = held.ended.front()
+                && !ended_entry(&self.map, first)
+            {
+                held.ended.pop_front();
+            }
+            held.ended.push_back(id.to_owned());
+        }
+        self.ended.push_back(id.to_owned());
+    }
+
+    /// Forgets the ended tasks whose time is up, from the oldest end on (one that ended later
+    /// but expires sooner waits for those before it, or gives way first).
+    fn sweep(&mut self, now: Instant) {
+        while let Some(first) = self.ended.front() {
+            match self.map.get(first) {
+                Some(e) if e.view.status.is_terminal() => {
+                    if e.expires > now {
+                        return;
+                    }
+                    let id = self.ended.pop_front().unwrap_or_default();
+                    self.remove(&id);
+                }
+                _ => {
+                    self.ended.pop_front();
+                }
+            }
+        }
+    }
+
+    /// The task that ended first of `caller`'s (of anyone's, with `None`): what gives way.
+    fn first_ended(&mut self, caller: Option<&crate::context::Caller>) -> Option<String> {
+        let map = &self.map;
+        let ids = match caller {
+            None => &mut self.ended,
+            Some(c) => &mut self.callers.get_mut(c)?.ended,
+        };
+        while let Some(first) = ids.front() {
+            if ended_entry(map, first) {
+                return Some(first.clone());
+            }
+            ids.pop_front();
+        }
+        None
+    }
+}
+
+/// Whether task `id` is kept and has ended.
+fn ended_entry(map: &HashMap<String, Entry>, id: &str) -> bool {
+    map.get(id).is_some_and(|e| e.view.status.is_terminal())
 }
 
 fn unknown() -> RpcError {
@@ -613,7 +743,7 @@ impl Tasks {
         self.cancel_remote(&stored.owner, id, false).await
     }
 
-    fn lock(&self) -> Result<std::sync::MutexGuard<'_, HashMap<String, Entry>>, RpcError> {
+    fn lock(&self) -> Result<std::sync::MutexGuard<'_, Table>, RpcError> {
         self.inner
             .tasks
             .lock()
@@ -814,32 +944,14 @@ impl Tasks {
     /// instance, or this caller, keeps as many as it may. Expired tasks are forgotten first.
     fn admit(
         &self,
-        tasks: &mut HashMap<String, Entry>,
+        tasks: &mut Table,
         caller: Option<&crate::context::Caller>,
         make_room: bool,
     ) -> Result<(), RpcError> {
-        let now = Instant::now();
-        tasks.retain(|_, e| !(e.view.status.is_terminal() && e.expires <= now));
-        let (mut running, mut mine, mut mine_running) = (0, 0, 0);
-        // The oldest finished task of anyone, and of this caller: what gives way.
-        let mut oldest: Option<(&String, SystemTime)> = None;
-        let mut my_oldest: Option<(&String, SystemTime)> = None;
-        for (id, e) in tasks.iter() {
-            let is_mine = caller.is_some() && e.caller.as_ref() == caller;
-            let done = e.view.status.is_terminal();
-            running += usize::from(!done);
-            mine += usize::from(is_mine);
-            mine_running += usize::from(is_mine && !done);
-            if done {
-                let at = e.view.updated;
-                if oldest.is_none_or(|(_, t)| at < t) {
-                    oldest = Some((id, at));
-                }
-                if is_mine && my_oldest.is_none_or(|(_, t)| at < t) {
-                    my_oldest = Some((id, at));
-                }
-            }
-        }
+        tasks.sweep(Instant::now());
+        let (mine, mine_running) = caller
+            .and_then(|c| tasks.callers.get(c))
+            .map_or((0, 0), |h| (h.kept, h.running));
         let elsewhere = match (self.inner.shares.get(), caller) {
             (Some(shares), Some(c)) => shares.elsewhere("tasks", &c.to_string()),
             _ => 0,
@@ -847,13 +959,13 @@ impl Tasks {
         if mine_running + elsewhere >= self.inner.running_per_caller {
             return Err(busy_caller());
         }
-        if running >= self.inner.max_running {
+        if tasks.running >= self.inner.max_running {
             return Err(busy());
         }
         let give_way = if mine >= self.inner.per_caller {
-            Some(my_oldest.ok_or_else(busy_caller)?.0.clone())
+            Some(tasks.first_ended(caller).ok_or_else(busy_caller)?)
         } else if tasks.len() >= self.inner.max_tasks {
-            Some(oldest.ok_or_else(busy)?.0.clone())
+            Some(tasks.first_ended(None).ok_or_else(busy)?)
         } else {
             None
         };
@@ -1061,7 +1173,9 @@ impl Tasks {
         e.changed.notify_waiters();
         let write = self.mirror(e);
         self.forget_work(e, write);
-        Ok(e.view.clone())
+        let view = e.view.clone();
+        tasks.ended_now(id);
+        Ok(view)
     }
 
     /// Waits until task `id` has ended (2025-11-25 `tasks/result`).
@@ -1211,6 +1325,7 @@ impl Tasks {
         let Some(e) = tasks.get_mut(id) else {
             return;
         };
+        let was_running = !e.view.status.is_terminal();
         let v = &mut e.view;
         v.input_requests.clear();
         if v.status == TaskStatus::Cancelled {
@@ -1247,6 +1362,9 @@ impl Tasks {
         e.changed.notify_waiters();
         let write = self.mirror(e);
         self.forget_work(e, write);
+        if was_running {
+            tasks.ended_now(id);
+        }
     }
 
     /// An ended task's queue entry is forgotten, once the write of its end has settled.
@@ -1700,5 +1818,101 @@ mod tests {
         assert_eq!(writes, ["cancelled", "cancelled", "working", "working"]);
         // Neither runs: the places they took are free again.
         assert!(t.has_room(None));
+    }
+    /// What the table counts, counted again from its entries.
+    fn recount(t: &Tasks) {
+        let table = t.lock().unwrap();
+        let running = table.values().filter(|e| !e.view.status.is_terminal());
+        assert_eq!(table.running, running.count());
+        let mut callers: HashMap<&crate::context::Caller, (usize, usize)> = HashMap::new();
+        for e in table.values() {
+            if let Some(c) = &e.caller {
+                let held = callers.entry(c).or_default();
+                held.0 += 1;
+                held.1 += usize::from(!e.view.status.is_terminal());
+            }
+        }
+        assert_eq!(
+            table.callers.len(),
+            callers.len(),
+            "no caller kept for nothing"
+        );
+        for (c, (kept, running)) in callers {
+            let held = &table.callers[c];
+            assert_eq!((held.kept, held.running), (kept, running), "{c}");
+            for e in table.values().filter(|e| e.caller.as_ref() == Some(c)) {
+                if e.view.status.is_terminal() {
+                    assert!(
+                        held.ended.contains(&e.view.id),
+                        "its ended ones can give way"
+                    );
+                }
+            }
+        }
+        for e in table.values().filter(|e| e.view.status.is_terminal()) {
+            assert!(
+                table.ended.contains(&e.view.id),
+                "every ended one can give way"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn the_counts_the_bounds_read_follow_every_change() {
+        use crate::context::Caller;
+        // 12 kept and 6 running; a caller's share is 4 kept, 2 running.
+        let t = Tasks::new(12, 6, Duration::from_secs(60), Duration::from_millis(500)).with_shares(
+            4,
+            2,
+            Duration::from_secs(1),
+        );
+        let callers: Vec<Caller> = (0..5)
+            .map(|i| Caller::address([10, 0, 0, i].into()))
+            .collect();
+        // The running ones.
+        let mut ids: Vec<String> = Vec::new();
+        let (mut created, mut refused) = (0, 0);
+        // A small generator of its own: the same run every time.
+        let mut r: u64 = 7;
+        for _ in 0..3_000 {
+            r = r
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let pick = usize::try_from(r >> 33).unwrap();
+            match pick % 4 {
+                0 | 1 => {
+                    let who = (pick % 6 < 5).then(|| &callers[pick % 5]);
+                    match t.create_for("", who, CancelSignal::new(), None) {
+                        Ok((v, _)) => {
+                            ids.push(v.id);
+                            created += 1;
+                        }
+                        Err(_) => refused += 1,
+                    }
+                }
+                // One that runs ends; now and then, one that has ended already is told again.
+                2 if !ids.is_empty() => {
+                    let id = ids.swap_remove(pick % ids.len());
+                    t.finish(&id, TaskOutcome::Result(json!(1)));
+                    if pick % 5 == 0 {
+                        t.finish(&id, TaskOutcome::Result(json!(2)));
+                    }
+                }
+                _ if !ids.is_empty() => {
+                    let id = ids.swap_remove(pick % ids.len());
+                    t.cancel_now("", &id).await.unwrap();
+                    if pick % 5 == 0 {
+                        assert!(t.cancel_now("", &id).await.is_err());
+                    }
+                }
+                _ => {}
+            }
+            recount(&t);
+            assert!(t.lock().unwrap().len() <= 12);
+        }
+        assert!(
+            created > 500 && refused > 100,
+            "{created} created, {refused} refused"
+        );
     }
 }
