@@ -401,13 +401,22 @@ impl Table {
             && let Some(held) = self.callers.get_mut(c)
         {
             held.running -= 1;
-            // Ids of its entries gone since are dropped from the front as they come.
+            // Ids of its entries gone since are dropped from the front as they come, and all
+            // at once when they are as many again as its entries (once per doubling).
             while let Some(first) = held.ended.front()
                 && !ended_entry(&self.map, first)
             {
                 held.ended.pop_front();
             }
+            if held.ended.len() > 2 * held.kept + 16 {
+                held.ended.retain(|id| ended_entry(&self.map, id));
+            }
             held.ended.push_back(id.to_owned());
+        }
+        // Entries that gave way within the caller's share leave their ids behind the front.
+        if self.ended.len() > 2 * self.map.len() + 16 {
+            let map = &self.map;
+            self.ended.retain(|id| ended_entry(map, id));
         }
         self.ended.push_back(id.to_owned());
     }
@@ -1855,6 +1864,15 @@ mod tests {
                 "every ended one can give way"
             );
         }
+        // What is gone does not pile up.
+        assert!(
+            table.ended.len() <= 2 * table.len() + 17,
+            "{}",
+            table.ended.len()
+        );
+        for held in table.callers.values() {
+            assert!(held.ended.len() <= 2 * held.kept + 17);
+        }
     }
 
     #[tokio::test]
@@ -1914,5 +1932,21 @@ mod tests {
             created > 500 && refused > 100,
             "{created} created, {refused} refused"
         );
+        // One caller's tasks give way to its next ones for long, behind another's that ended
+        // before them and stays.
+        for id in ids.drain(..) {
+            t.finish(&id, TaskOutcome::Result(json!(1)));
+        }
+        let (v, _) = t
+            .create_for("", Some(&callers[1]), CancelSignal::new(), None)
+            .unwrap();
+        t.finish(&v.id, TaskOutcome::Result(json!(1)));
+        for _ in 0..2_000 {
+            let (v, _) = t
+                .create_for("", Some(&callers[0]), CancelSignal::new(), None)
+                .unwrap();
+            t.finish(&v.id, TaskOutcome::Result(json!(1)));
+        }
+        recount(&t);
     }
 }
