@@ -276,12 +276,10 @@ async fn a_delivery_past_its_horizon_waits_in_the_dead_letters_until_retried() {
 async fn a_callers_waiting_deliveries_are_its_share_and_the_others_keep_theirs() {
     let hook = receiver().await;
     let redis = Redis::start();
-    let limits = mcp_runtime::Limits {
-        callbacks_pending_per_caller: 2,
-        // No second try while the test runs.
-        callback_first_retry: Duration::from_secs(600),
-        ..mcp_runtime::Limits::default()
-    };
+    let mut limits = mcp_runtime::Limits::default();
+    limits.callbacks_pending_per_caller = 2;
+    // No second try while the test runs.
+    limits.callback_first_retry = Duration::from_secs(600);
     let server = examples::builder()
         .env(mcp_runtime::Environment::PROD)
         .limits(limits)

@@ -12,15 +12,17 @@ use std::time::Duration;
 /// use std::time::Duration;
 /// use mcp_runtime::{Limits, Server};
 ///
-/// let limits = Limits {
-///     batch_items: 50,
-///     call_timeout: Some(Duration::from_secs(5)),
-///     ..Limits::default()
-/// };
+/// let mut limits = Limits::default();
+/// limits.batch_items = 50;
+/// limits.call_timeout = Some(Duration::from_secs(5));
 /// let server = Server::builder().limits(limits).build();
 /// # let _ = server;
 /// ```
+///
+/// Start from [`Limits::default()`] and set what differs: a new bound in a later version is
+/// not a breaking change (`#[non_exhaustive]`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Limits {
     /// The largest request body (or stdio line) accepted, in bytes. Default 4 MiB; larger:
     /// HTTP 413, or a -32600 error on stdio.

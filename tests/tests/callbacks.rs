@@ -234,9 +234,10 @@ async fn callbacks_in_flight_to_one_host_are_bounded_from_every_caller() {
     // Two in flight to a host at most; `Jobs.run` keeps its calls running meanwhile.
     let server = examples::builder()
         .env(Environment::PROD)
-        .limits(mcp_runtime::Limits {
-            callbacks_per_host: 2,
-            ..mcp_runtime::Limits::default()
+        .limits({
+            let mut limits = mcp_runtime::Limits::default();
+            limits.callbacks_per_host = 2;
+            limits
         })
         .callbacks(Arc::new(
             HttpCallbacks::new()

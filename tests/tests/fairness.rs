@@ -57,10 +57,8 @@ fn listen(id: u64) -> Value {
 #[tokio::test]
 async fn a_client_holding_its_share_of_streams_leaves_the_others_theirs() {
     // A ceiling of 20 streams; the default share is 16 a caller.
-    let limits = Limits {
-        sse_streams: 20,
-        ..Limits::default()
-    };
+    let mut limits = Limits::default();
+    limits.sse_streams = 20;
     assert_eq!(limits.sse_streams_per_caller, 16);
     let server = tests::example_prod().limits(limits).build().unwrap();
     let url = format!("{}/mcp/mcp/v1", tests::serve_url(server).await);
@@ -108,10 +106,8 @@ async fn a_client_holding_its_share_of_streams_leaves_the_others_theirs() {
 #[tokio::test]
 async fn a_client_holding_its_share_of_tasks_leaves_the_others_theirs() {
     // 12 running tasks in all; a caller runs at most 10.
-    let limits = Limits {
-        tasks_running: 12,
-        ..Limits::default()
-    };
+    let mut limits = Limits::default();
+    limits.tasks_running = 12;
     assert_eq!(limits.tasks_running_per_caller, 10);
     let server = tests::example_prod().limits(limits).build().unwrap();
     let url = format!("{}/mcp/mcp/v1", tests::serve_url(server).await);
@@ -152,12 +148,10 @@ async fn a_client_holding_its_share_of_tasks_leaves_the_others_theirs() {
 
 #[tokio::test]
 async fn forwarded_addresses_count_only_from_a_trusted_proxy() {
-    let limits = Limits {
-        sse_streams: 4,
-        sse_streams_per_caller: 1,
-        trusted_proxies: vec!["127.0.0.3/32".parse().unwrap()],
-        ..Limits::default()
-    };
+    let mut limits = Limits::default();
+    limits.sse_streams = 4;
+    limits.sse_streams_per_caller = 1;
+    limits.trusted_proxies = vec!["127.0.0.3/32".parse().unwrap()];
     let server = tests::example_prod().limits(limits).build().unwrap();
     let url = format!("{}/mcp/mcp/v1", tests::serve_url(server).await);
     // An untrusted peer cannot pass for many clients by writing the header.
@@ -230,11 +224,9 @@ async fn ping_on(c: &reqwest::Client, url: &str, sid: &str) -> u16 {
 #[tokio::test]
 async fn a_flood_of_initialize_ends_only_the_flooders_sessions() {
     // 6 sessions in all, 4 a caller.
-    let limits = Limits {
-        sessions: 6,
-        sessions_per_caller: 4,
-        ..Limits::default()
-    };
+    let mut limits = Limits::default();
+    limits.sessions = 6;
+    limits.sessions_per_caller = 4;
     let server = tests::example_prod().limits(limits).build().unwrap();
     let url = format!("{}/mcp/conformance/v1", tests::serve_url(server).await);
     let user = tests::client_from("127.0.0.2");
@@ -302,11 +294,9 @@ async fn lazy_relay(upstream: String) -> String {
 #[tokio::test]
 async fn a_stream_whose_client_left_is_given_back_at_its_next_keep_alive() {
     // One stream per caller; the stream writes a comment after 200 ms of silence.
-    let limits = Limits {
-        sse_streams_per_caller: 1,
-        sse_keep_alive: Duration::from_millis(200),
-        ..Limits::default()
-    };
+    let mut limits = Limits::default();
+    limits.sse_streams_per_caller = 1;
+    limits.sse_keep_alive = Duration::from_millis(200);
     let server = tests::example_prod().limits(limits).build().unwrap();
     let base = tests::serve_url(server).await;
     let url = format!(

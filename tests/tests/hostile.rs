@@ -1026,10 +1026,8 @@ async fn sse_job(client: &reqwest::Client, addr: &SocketAddr) -> reqwest::Respon
 
 #[tokio::test]
 async fn detached_calls_are_bounded_and_a_gone_client_cancels_its_call() {
-    let limits = mcp_runtime::Limits {
-        detached_calls: 1,
-        ..Default::default()
-    };
+    let mut limits = mcp_runtime::Limits::default();
+    limits.detached_calls = 1;
     let addr = serve(example_prod().limits(limits).build().unwrap()).await;
     let client = reqwest::Client::new();
     let first = sse_job(&client, &addr).await;
@@ -1057,10 +1055,8 @@ async fn detached_calls_are_bounded_and_a_gone_client_cancels_its_call() {
 
 #[tokio::test]
 async fn a_call_on_an_sse_stream_is_cut_at_the_sse_limit() {
-    let limits = mcp_runtime::Limits {
-        sse_timeout: Duration::from_millis(300),
-        ..Default::default()
-    };
+    let mut limits = mcp_runtime::Limits::default();
+    limits.sse_timeout = Duration::from_millis(300);
     let addr = serve(example_prod().limits(limits).build().unwrap()).await;
     // 50 steps of 100 ms: far past the limit.
     let r = sse_job(&reqwest::Client::new(), &addr).await;
@@ -1139,10 +1135,8 @@ async fn stdio_serves_a_protected_group_only_when_allowed() {
 
 #[tokio::test]
 async fn the_violations_bound_of_the_limits_holds_on_both_faces() {
-    let limits = mcp_runtime::Limits {
-        violations: 2,
-        ..Default::default()
-    };
+    let mut limits = mcp_runtime::Limits::default();
+    limits.violations = 2;
     let addr = serve(example_prod().limits(limits).build().unwrap()).await;
     let args = r#"{"who":"x","a":1,"b":2,"c":3,"d":4}"#;
     let (_, b) = post_json(
@@ -1167,10 +1161,8 @@ async fn the_violations_bound_of_the_limits_holds_on_both_faces() {
 
 #[tokio::test]
 async fn a_client_that_stops_reading_is_cut_off_after_the_write_timeout() {
-    let limits = mcp_runtime::Limits {
-        write_timeout: Some(Duration::from_millis(300)),
-        ..Default::default()
-    };
+    let mut limits = mcp_runtime::Limits::default();
+    limits.write_timeout = Some(Duration::from_millis(300));
     let addr = serve(example_prod().limits(limits).build().unwrap()).await;
     let socket = tokio::net::TcpSocket::new_v4().unwrap();
     socket.set_recv_buffer_size(4096).unwrap();

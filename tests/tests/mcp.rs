@@ -3152,11 +3152,9 @@ async fn stdio_serves_resources_prompts_and_change_notices() {
 
 #[tokio::test]
 async fn subscriptions_and_listen_streams_are_bounded() {
-    let limits = mcp_runtime::Limits {
-        subscriptions: 1,
-        listen_timeout: Duration::from_millis(300),
-        ..mcp_runtime::Limits::default()
-    };
+    let mut limits = mcp_runtime::Limits::default();
+    limits.subscriptions = 1;
+    limits.listen_timeout = Duration::from_millis(300);
     let server = example_prod().limits(limits).build().unwrap();
     let url = format!("{}/mcp/conformance/v1", serve_url(server).await);
     // A session watches at most `subscriptions` resources.
@@ -3878,10 +3876,8 @@ async fn a_modern_call_whose_client_goes_away_stops_and_releases_its_lock() {
 
 #[tokio::test]
 async fn a_stdio_call_past_the_bound_is_refused_while_reading_goes_on() {
-    let limits = mcp_runtime::Limits {
-        detached_calls: 1,
-        ..mcp_runtime::Limits::default()
-    };
+    let mut limits = mcp_runtime::Limits::default();
+    limits.detached_calls = 1;
     let server = examples::builder().limits(limits).build().unwrap();
     let mut io = Stdio::start(&server, "mcp");
     let mut init = initialize(1, "2025-11-25");

@@ -16,7 +16,7 @@
 //! alive every few seconds: a task whose instance stopped is reported `failed`, never
 //! `working` forever.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
@@ -332,9 +332,11 @@ struct Table {
     running: usize,
     /// Per caller: what it holds.
     callers: HashMap<crate::context::Caller, Held>,
-    /// The ids of ended entries, in the order they ended (the first to give way, and to
-    /// expire). An id whose entry is gone, or runs again, is skipped when met.
+    /// The ids of ended entries, in the order they ended (the first to give way). An id whose
+    /// entry is gone, or runs again, is skipped when met.
     ended: VecDeque<String>,
+    /// The ended entries by when they expire.
+    expiring: BTreeSet<(Instant, String)>,
 }
 
 /// What one caller holds of a [`Table`].
@@ -362,23 +364,27 @@ impl Table {
 
     fn insert(&mut self, id: String, entry: Entry) {
         self.remove(&id);
-        let running = !entry.view.status.is_terminal();
-        self.running += usize::from(running);
+        let ended = entry.view.status.is_terminal();
+        // Counted as running; one that has ended already then ends here.
+        self.running += 1;
         if let Some(c) = &entry.caller {
             let held = self.callers.entry(c.clone()).or_default();
             held.kept += 1;
-            held.running += usize::from(running);
+            held.running += 1;
         }
-        if !running {
-            self.ended.push_back(id.clone());
+        self.map.insert(id.clone(), entry);
+        if ended {
+            self.ended_now(&id);
         }
-        self.map.insert(id, entry);
     }
 
     fn remove(&mut self, id: &str) -> Option<Entry> {
         let entry = self.map.remove(id)?;
         let running = !entry.view.status.is_terminal();
         self.running -= usize::from(running);
+        if !running {
+            self.expiring.remove(&(entry.expires, id.to_owned()));
+        }
         if let Some(c) = &entry.caller
             && let Some(held) = self.callers.get_mut(c)
         {
@@ -391,12 +397,13 @@ impl Table {
         Some(entry)
     }
 
-    /// Task `id`, which ran, has just ended.
+    /// Task `id`, which ran, has just ended (its `expires` final).
     fn ended_now(&mut self, id: &str) {
         let Some(e) = self.map.get(id) else {
             return;
         };
         self.running -= 1;
+        self.expiring.insert((e.expires, id.to_owned()));
         if let Some(c) = &e.caller
             && let Some(held) = self.callers.get_mut(c)
         {
@@ -421,21 +428,13 @@ impl Table {
         self.ended.push_back(id.to_owned());
     }
 
-    /// Forgets the ended tasks whose time is up, from the oldest end on (one that ended later
-    /// but expires sooner waits for those before it, or gives way first).
+    /// Forgets the ended tasks whose time is up.
     fn sweep(&mut self, now: Instant) {
-        while let Some(first) = self.ended.front() {
-            match self.map.get(first) {
-                Some(e) if e.view.status.is_terminal() => {
-                    if e.expires > now {
-                        return;
-                    }
-                    let id = self.ended.pop_front().unwrap_or_default();
-                    self.remove(&id);
-                }
-                _ => {
-                    self.ended.pop_front();
-                }
+        while let Some((at, _)) = self.expiring.first()
+            && *at <= now
+        {
+            if let Some((_, id)) = self.expiring.pop_first() {
+                self.remove(&id);
             }
         }
     }
@@ -1367,7 +1366,10 @@ impl Tasks {
         v.updated = SystemTime::now();
         // Kept for its TTL from creation, and never less than a poll interval after it ends.
         let floor = Instant::now() + Duration::from_millis(v.poll_interval_ms);
-        e.expires = e.expires.max(floor);
+        if was_running {
+            // Final from here on: the table keeps ended tasks by when they expire.
+            e.expires = e.expires.max(floor);
+        }
         e.changed.notify_waiters();
         let write = self.mirror(e);
         self.forget_work(e, write);
@@ -1864,6 +1866,12 @@ mod tests {
                 "every ended one can give way"
             );
         }
+        let ended: BTreeSet<(Instant, String)> = table
+            .values()
+            .filter(|e| e.view.status.is_terminal())
+            .map(|e| (e.expires, e.view.id.clone()))
+            .collect();
+        assert_eq!(table.expiring, ended, "every ended one expires");
         // What is gone does not pile up.
         assert!(
             table.ended.len() <= 2 * table.len() + 17,
@@ -1948,5 +1956,21 @@ mod tests {
             t.finish(&v.id, TaskOutcome::Result(json!(1)));
         }
         recount(&t);
+    }
+    #[tokio::test]
+    async fn an_ended_task_expires_at_its_own_time_whatever_ended_before_it() {
+        // Polled every 10 ms: an ended task is kept at least that long.
+        let t = Tasks::new(10, 10, Duration::from_secs(60), Duration::from_millis(10));
+        let (long, _) = t.create_for("", None, CancelSignal::new(), None).unwrap();
+        t.finish(&long.id, TaskOutcome::Result(json!(1)));
+        let short = Some(Duration::from_millis(30));
+        let (brief, _) = t.create_for("", None, CancelSignal::new(), short).unwrap();
+        t.finish(&brief.id, TaskOutcome::Result(json!(2)));
+        tokio::time::sleep(Duration::from_millis(80)).await;
+        // The next task's admission forgets the one whose time is up, not the one before it.
+        let _next = t.create_for("", None, CancelSignal::new(), None).unwrap();
+        let table = t.lock().unwrap();
+        assert!(table.contains_key(&long.id));
+        assert!(!table.contains_key(&brief.id));
     }
 }

@@ -38,6 +38,7 @@ pub enum InvalidArguments {
 
 /// MCP options of a server.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct McpOptions {
     /// How invalid arguments are answered.
     pub invalid_arguments: InvalidArguments,

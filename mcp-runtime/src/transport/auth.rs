@@ -262,6 +262,7 @@ impl TokenValidator for StaticTokens {
 
 /// Authentication settings of a server.
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct AuthConfig {
     /// The validator.
     pub validator: Arc<dyn TokenValidator>,
