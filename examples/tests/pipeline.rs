@@ -749,6 +749,29 @@ async fn readiness_follows_redis_and_liveness_does_not() {
     }
 }
 
+/// Polls task `task` of the `mcp` group on `p` until it is completed (at most a minute, the
+/// time a take-over needs), failing if it is ever anything but `working` before: the task.
+async fn working_until_completed(p: &Proc, task: &str) -> Value {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let got = modern_in(p, "mcp", 2, "tasks/get", json!({"taskId": task})).await;
+        let status = got["result"]["status"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        if status == "completed" {
+            return got["result"].clone();
+        }
+        // Never failed nor lost, never asking again.
+        assert_eq!(status, "working", "{got}");
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "not taken over: {got}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
 #[tokio::test]
 #[ignore = "needs redis-server; scripts/test.sh provides the peers and runs ignored tests"]
 async fn a_task_whose_instance_is_killed_is_run_again_and_completed_by_another() {
@@ -774,23 +797,7 @@ async fn a_task_whose_instance_is_killed_is_run_again_and_completed_by_another()
     tokio::time::sleep(Duration::from_millis(500)).await;
     a.kill();
     // B sees it working all along, then completed: it ran the job again, its second run.
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-    let done = loop {
-        let got = modern_in(&b, "mcp", 2, "tasks/get", json!({"taskId": task})).await;
-        let status = got["result"]["status"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        if status == "completed" {
-            break got["result"].clone();
-        }
-        assert_eq!(status, "working", "never failed nor lost: {got}");
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "not taken over: {got}"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
+    let done = working_until_completed(&b, &task).await;
     assert_eq!(
         done["result"]["structuredContent"],
         json!({"result": {"steps": 40, "attempt": 2}}),
@@ -839,23 +846,7 @@ async fn a_task_taken_over_is_given_the_answers_its_client_gave_and_does_not_ask
     a.kill();
     // B runs the job again from its start, and the same question is answered with what the
     // client said: the task never waits for input again.
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-    let done = loop {
-        let got = modern_in(&b, "mcp", 3, "tasks/get", json!({"taskId": task})).await;
-        let status = got["result"]["status"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        if status == "completed" {
-            break got["result"].clone();
-        }
-        assert_eq!(status, "working", "not asked again: {got}");
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "not taken over: {got}"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
+    let done = working_until_completed(&b, &task).await;
     assert_eq!(
         done["result"]["structuredContent"],
         json!({"result": {"steps": 2, "attempt": 2}}),

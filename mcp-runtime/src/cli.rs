@@ -140,7 +140,7 @@ pub enum TasksCommand {
         /// Its id
         id: String,
     },
-    /// Cancel a task on the instance that runs it
+    /// Cancel a task: on the instance that runs it, or at once when none does
     Cancel {
         /// Its id
         id: String,
@@ -448,7 +448,7 @@ async fn tasks_command(server: &Server, t: TasksCommand) -> Result<ExitCode, Str
         }
         TasksCommand::Cancel { id } => {
             server.stop_task(&id).await?;
-            eprintln!("task {id}: the instance running it was asked to cancel it");
+            eprintln!("task {id}: cancelled (an instance that runs it stops its call)");
         }
         TasksCommand::DeadLetter => {
             let mut out = String::new();
