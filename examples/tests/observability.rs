@@ -716,6 +716,39 @@ async fn an_http_session_ended_by_delete_is_counted_and_timed() {
     }
 }
 
+#[tokio::test]
+async fn an_http_session_that_expires_is_counted_and_timed_too() {
+    let mut limits = mcp_runtime::Limits::default();
+    limits.session_idle = Duration::from_millis(300);
+    let server = examples::builder()
+        .env(mcp_runtime::Environment::PROD)
+        .mcp_stateful("mcp")
+        .limits(limits)
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        server
+            .serve_listener(listener, std::future::pending())
+            .await
+    });
+    let c = reqwest::Client::new();
+    let url = format!("{base}/mcp/mcp/v1");
+    common::mcp_session(&c, &url).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    // The next session's making finds the first one expired.
+    common::mcp_session(&c, &url).await;
+    let labels = r#"{mcp_protocol_version="2025-11-25",network_transport="tcp",otel_scope_name="mcp-runtime"}"#;
+    let count = format!("mcp_server_session_duration_seconds_count{labels}");
+    assert_eq!(sample(&c, &base, &count).await.as_deref(), Some("1"));
+    let sum = format!("mcp_server_session_duration_seconds_sum{labels}");
+    let seconds: f64 = sample(&c, &base, &sum).await.unwrap().parse().unwrap();
+    assert!((0.3..60.0).contains(&seconds), "{seconds}");
+    let closed = r#"mcp_runtime_sessions_total{event="closed",otel_scope_name="mcp-runtime"}"#;
+    assert_eq!(sample(&c, &base, closed).await.as_deref(), Some("1"));
+}
+
 /// A free loopback port.
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")

@@ -843,8 +843,13 @@ impl ServerBuilder {
                 .with_share(share);
             Some(Arc::new(store) as Arc<dyn SessionStore>)
         });
-        let sessions: Arc<dyn SessionStore> =
-            sessions.unwrap_or_else(|| Arc::new(MemorySessions::new(max, idle).with_share(share)));
+        let sessions: Arc<dyn SessionStore> = sessions.unwrap_or_else(|| {
+            Arc::new(
+                MemorySessions::new(max, idle)
+                    .with_share(share)
+                    .counted(core.telemetry()),
+            )
+        });
         // Sessions in Redis: any instance can serve a session's request, so its resumable
         // streams are copied there too (any instance can resume them). Otherwise they stay in
         // the memory of the instance that opened them, at no cost.

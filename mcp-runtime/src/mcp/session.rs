@@ -220,6 +220,8 @@ pub struct MemorySessions {
     share: usize,
     idle_ttl: Duration,
     inner: Mutex<SessionMap>,
+    /// Where the sessions that expire or give way are counted and timed, when telemetry is on.
+    telemetry: Option<crate::core::telemetry::Telemetry>,
 }
 
 #[derive(Default)]
@@ -235,6 +237,9 @@ struct SessionMap {
     held: HashMap<Arc<str>, Vec<String>>,
     /// (sessions held, holder): who holds the most, found in O(log n).
     by_count: std::collections::BTreeSet<(usize, Arc<str>)>,
+    /// The states of the sessions that expired or gave way since they were last counted
+    /// (`None`: not counted).
+    gone: Option<Vec<Arc<str>>>,
 }
 
 struct Session {
@@ -270,7 +275,9 @@ impl SessionMap {
             let last_use = match self.by_id.get(&id) {
                 Some(s) if now.saturating_duration_since(s.last_use) < ttl => s.last_use,
                 _ => {
-                    self.forget(&id);
+                    if let Some(s) = self.forget(&id) {
+                        self.gone(s);
+                    }
                     continue;
                 }
             };
@@ -315,9 +322,17 @@ impl SessionMap {
         match victim.and_then(|id| self.forget(&id)) {
             Some(s) => {
                 self.by_use.remove(&s.key);
+                self.gone(s);
                 true
             }
             None => false,
+        }
+    }
+
+    /// A session ended without a `DELETE`: kept to be counted, when sessions are.
+    fn gone(&mut self, s: Session) {
+        if let Some(gone) = &mut self.gone {
+            gone.push(s.state);
         }
     }
 
@@ -347,6 +362,34 @@ impl MemorySessions {
             share: max_sessions.max(1),
             idle_ttl,
             inner: Mutex::default(),
+            telemetry: None,
+        }
+    }
+
+    /// Counts and times the sessions that expire or give way (`mcp.server.session.duration`),
+    /// as a `DELETE` is: with telemetry on only.
+    pub(crate) fn counted(mut self, telemetry: &crate::core::telemetry::Telemetry) -> Self {
+        if telemetry.is_on() {
+            self.telemetry = Some(telemetry.clone());
+            if let Ok(m) = self.inner.get_mut() {
+                m.gone = Some(Vec::new());
+            }
+        }
+        self
+    }
+
+    /// Counts the sessions that ended since the last count (see [`Self::counted`]).
+    fn count_gone(&self, m: &mut SessionMap) {
+        let (Some(t), Some(gone)) = (&self.telemetry, &mut m.gone) else {
+            return;
+        };
+        for state in gone.drain(..) {
+            use crate::mcp::protocol::Era;
+            let version = Era::handshake(&SessionState::parse(&state).version)
+                .unwrap_or_else(Era::assumed)
+                .version();
+            let seconds = SessionState::opened_ms_of(&state).and_then(seconds_since);
+            t.session_closed(version, "tcp", seconds);
         }
     }
 
@@ -372,6 +415,7 @@ impl MemorySessions {
             .lock()
             .map(|mut m| {
                 m.expire(now, self.idle_ttl);
+                self.count_gone(&mut m);
                 m.by_id.len()
             })
             .unwrap_or(0)
@@ -399,6 +443,7 @@ impl MemorySessions {
                 None => return Err(too_many_sessions()),
             }
         }
+        self.count_gone(&mut m);
         if m.by_id.len() >= self.max {
             return Err(too_many_sessions());
         }
@@ -427,6 +472,7 @@ impl MemorySessions {
     pub(crate) fn state_at(&self, id: &str, now: Instant) -> Option<Arc<str>> {
         let mut m = self.inner.lock().ok()?;
         m.expire(now, self.idle_ttl);
+        self.count_gone(&mut m);
         // Live (`expire` dropped it otherwise).
         let s = m.by_id.get_mut(id)?;
         s.last_use = s.last_use.max(now);
@@ -458,6 +504,14 @@ impl MemorySessions {
             None => false,
         }
     }
+}
+
+/// The seconds from `opened_ms` (milliseconds since the epoch) to now: a session's duration.
+pub(crate) fn seconds_since(opened_ms: u64) -> Option<f64> {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?;
+    Some(now.as_millis().saturating_sub(u128::from(opened_ms)) as f64 / 1000.0)
 }
 
 /// The error of a `create` on a full store (the transport answers 503 with its message).

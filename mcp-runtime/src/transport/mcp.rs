@@ -892,12 +892,7 @@ async fn delete_inner(route: &McpRoute, parts: &Parts) -> Response {
             let version = engine::era_or_assumed(era).version();
             // Its start is in its stored state when it was measured (on whichever instance
             // began it).
-            let seconds = opened_ms.and_then(|at| {
-                let now = std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .ok()?;
-                Some(now.as_millis().saturating_sub(u128::from(at)) as f64 / 1000.0)
-            });
+            let seconds = opened_ms.and_then(crate::mcp::session::seconds_since);
             ep.core.telemetry().session_closed(version, "tcp", seconds);
             ep.streams.end_session(sid);
             // Its change stream ends, on whichever instance holds it.
