@@ -927,6 +927,21 @@ async fn handshake(p: &Proc, id: u64, method: &str, params: Value) -> Value {
         .expect("json")
 }
 
+/// A 2025-11-25 task of three seconds' work (`Jobs.run`) started on `p`: its id.
+async fn handshake_job(p: &Proc) -> String {
+    let created = handshake(
+        p,
+        1,
+        "tools/call",
+        json!({"name": "Jobs.run", "arguments": {"steps": 30, "step_ms": 100}, "task": {"ttl": 60000}}),
+    )
+    .await;
+    created["result"]["task"]["taskId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a task: {created}"))
+        .to_owned()
+}
+
 #[tokio::test]
 #[ignore = "needs redis-server; scripts/test.sh provides the peers and runs ignored tests"]
 async fn a_2025_11_25_task_whose_instance_is_killed_is_completed_by_another() {
@@ -934,17 +949,7 @@ async fn a_2025_11_25_task_whose_instance_is_killed_is_completed_by_another() {
     let url = redis.url();
     let env = [("REDIS_URL", url.as_str()), ("APP_ENV", "prod")];
     let (mut a, b) = (catalog(&env), catalog(&env));
-    let created = handshake(
-        &a,
-        1,
-        "tools/call",
-        json!({"name": "Jobs.run", "arguments": {"steps": 30, "step_ms": 100}, "task": {"ttl": 60000}}),
-    )
-    .await;
-    let task = created["result"]["task"]["taskId"]
-        .as_str()
-        .unwrap_or_else(|| panic!("a task: {created}"))
-        .to_owned();
+    let task = handshake_job(&a).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     a.kill();
     // `tasks/result` on B waits for the end: the run B took over.
@@ -1045,17 +1050,7 @@ async fn a_2025_11_25_task_is_cancelled_at_once_on_any_instance() {
     let url = redis.url();
     let env = [("REDIS_URL", url.as_str()), ("APP_ENV", "prod")];
     let (a, b) = (catalog(&env), catalog(&env));
-    let created = handshake(
-        &a,
-        1,
-        "tools/call",
-        json!({"name": "Jobs.run", "arguments": {"steps": 30, "step_ms": 100}, "task": {"ttl": 60000}}),
-    )
-    .await;
-    let task = created["result"]["task"]["taskId"]
-        .as_str()
-        .unwrap_or_else(|| panic!("a task: {created}"))
-        .to_owned();
+    let task = handshake_job(&a).await;
     // B does not run it, and answers the cancel with the cancelled task.
     let cancelled = handshake(&b, 2, "tasks/cancel", json!({"taskId": task})).await;
     assert_eq!(cancelled["result"]["status"], "cancelled", "{cancelled}");

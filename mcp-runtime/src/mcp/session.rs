@@ -220,8 +220,9 @@ pub struct MemorySessions {
     share: usize,
     idle_ttl: Duration,
     inner: Mutex<SessionMap>,
-    /// Where the sessions that expire or give way are counted and timed, when telemetry is on.
-    telemetry: Option<crate::core::telemetry::Telemetry>,
+    /// Where the sessions that expire or give way are counted and timed, when telemetry is on
+    /// (a count that a panic interrupts breaks nothing: the store stays unwind-safe).
+    telemetry: Option<std::panic::AssertUnwindSafe<crate::core::telemetry::Telemetry>>,
 }
 
 #[derive(Default)]
@@ -370,7 +371,7 @@ impl MemorySessions {
     /// as a `DELETE` is: with telemetry on only.
     pub(crate) fn counted(mut self, telemetry: &crate::core::telemetry::Telemetry) -> Self {
         if telemetry.is_on() {
-            self.telemetry = Some(telemetry.clone());
+            self.telemetry = Some(std::panic::AssertUnwindSafe(telemetry.clone()));
             if let Ok(m) = self.inner.get_mut() {
                 m.gone = Some(Vec::new());
             }
