@@ -250,8 +250,16 @@ function request()
 end
 LUA
         fi
-        if [ "$mode" = verify ]; then
-            cat <<LUA
+        lua_results "$mode" "$expected"
+    } >"$file"
+}
+
+# The end of a wrk Lua script (its threads gathered in `threads`): with "verify", each response
+# checked (200, and `expected` in the body); then the RESULT line the stages read.
+lua_results() {
+    local mode="$1" expected="$2"
+    if [ "$mode" = verify ]; then
+        cat <<LUA
 local expected = [==[$expected]==]
 function init(args) checked = 0; bad = 0 end
 function response(status, headers, body)
@@ -259,8 +267,8 @@ function response(status, headers, body)
     if status ~= 200 or not string.find(body, expected, 1, true) then bad = bad + 1 end
 end
 LUA
-        fi
-        cat <<'LUA'
+    fi
+    cat <<'LUA'
 function done(summary, latency, requests)
     local checked, bad = 0, 0
     for _, t in ipairs(threads) do
@@ -276,7 +284,6 @@ function done(summary, latency, requests)
         latency.max, checked, bad))
 end
 LUA
-    } >"$file"
 }
 
 # The wrk Lua script of a variant; with "verify", it checks every response body too.
@@ -1081,7 +1088,8 @@ stage_queue() {
     pid=$!
     wait_port "$port" "$pid"
     mkdir -p "$OUT/lua"
-    cat >"$script" <<'LUA'
+    {
+        cat <<'LUA'
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Accept"] = "application/json, text/event-stream"
@@ -1098,22 +1106,9 @@ function request()
     wrk.headers["X-Forwarded-For"] = string.format("10.%d.%d.%d", math.floor(n / 65536) % 256, math.floor(n / 256) % 256, n % 256)
     return wrk.format()
 end
-function init(args) checked = 0; bad = 0 end
-function response(status, headers, body)
-    checked = checked + 1
-    if status ~= 200 or not string.find(body, '"resultType":"task"', 1, true) then bad = bad + 1 end
-end
-function done(summary, latency, requests)
-    local checked, bad = 0, 0
-    for _, t in ipairs(threads) do
-        checked = checked + (t:get("checked") or 0)
-        bad = bad + (t:get("bad") or 0)
-    end
-    io.write(string.format('RESULT {"requests":%d,"duration_us":%d,"non2xx":%d,"p50_us":%d,"p99_us":%d,"checked":%d,"bad":%d}\n',
-        summary.requests, summary.duration, summary.errors.status, latency:percentile(50),
-        latency:percentile(99), checked, bad))
-end
 LUA
+        lua_results verify '"resultType":"task"'
+    } >"$script"
     # Warm-up (the tool's validator, the connections), then the queue left to drain.
     taskset -c "$CLIENT_CPU" wrk -t1 -c32 -d1s -s "$script" "http://127.0.0.1:$port/mcp/mcp/v1" >/dev/null
     commands() { redis-cli -p "$rport" INFO commandstats | tr -d '\r' | sed -n 's/^cmdstat_\([a-z|]*\):calls=\([0-9]*\),.*/\1 \2/p'; }

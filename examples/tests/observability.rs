@@ -584,17 +584,22 @@ async fn a_task_taken_over_by_another_instance_continues_its_trace() {
     assert_eq!((call.kind, &call.parent), (INTERNAL, &run.id));
 }
 
-/// The example's series (its `/metrics` lines that are not comments).
-async fn series(c: &reqwest::Client, base: &str) -> Vec<String> {
-    let text = c
-        .get(format!("{base}/metrics"))
+/// The example's `/metrics` text.
+async fn metrics_text(c: &reqwest::Client, base: &str) -> String {
+    c.get(format!("{base}/metrics"))
         .send()
         .await
         .unwrap()
         .text()
         .await
-        .unwrap();
-    text.lines()
+        .unwrap()
+}
+
+/// The example's series (its `/metrics` lines that are not comments).
+async fn series(c: &reqwest::Client, base: &str) -> Vec<String> {
+    metrics_text(c, base)
+        .await
+        .lines()
         .filter(|l| !l.starts_with('#') && !l.is_empty())
         .filter_map(|l| l.rsplit_once(' ').map(|(s, _)| s.to_owned()))
         .collect()
@@ -670,15 +675,9 @@ async fn no_client_can_grow_the_number_of_series() {
 
 /// The value of the `/metrics` line whose series is `name`, if it is there.
 async fn sample(c: &reqwest::Client, base: &str, name: &str) -> Option<String> {
-    let text = c
-        .get(format!("{base}/metrics"))
-        .send()
+    metrics_text(c, base)
         .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    text.lines()
+        .lines()
         .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ').map(str::to_owned))
 }
 
