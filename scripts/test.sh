@@ -4,7 +4,8 @@
 #   1. installs the MCP test peers (scripts/install-test-clients.sh; skipped when present)
 #   2. cargo fmt --all --check
 #   3. cargo clippy --all-targets -- -D warnings, then mcp-runtime alone (without `redis`)
-#   4. cargo nextest run --no-fail-fast --run-ignored all (the tests that need a peer are #[ignore]d)
+#   4. cargo nextest run --no-fail-fast --run-ignored all (the tests that need a peer are #[ignore]d),
+#      then the Redis suites again on a three-master Redis Cluster (MCP_TEST_REDIS_CLUSTER=1)
 #   5. cargo test --doc
 #   6. cargo doc --no-deps with RUSTDOCFLAGS="-D warnings"
 #   7. cargo package of mcp-macros and mcp-runtime (built from the packaged sources)
@@ -70,6 +71,15 @@ step "cargo clippy --all-targets -- -D warnings" cargo clippy --all-targets -- -
 # without it, as a server keeping everything in process compiles it.
 step "cargo clippy -p mcp-runtime (without the redis feature)" cargo clippy -p mcp-runtime --lib -- -D warnings
 step "cargo nextest run --no-fail-fast --run-ignored all" cargo nextest run --no-fail-fast --run-ignored all
+# Every test that starts `Redis::start()` or `Redis::durable()` (mcp_runtime::test_util) runs
+# on a cluster there: the Redis unit tests, the multi-instance suites of the example, and the
+# scale-out test of shares (the one of a killed instance has a cluster twin in the first run).
+REDIS_SUITES='test(/redis/) | binary(pipeline) | binary(resume) | binary(deliveries)
+  | test(instances_on_one_redis_share_the_limit_and_fall_back_alone)
+  | test(a_task_taken_over_by_another_instance_continues_its_trace)
+  | test(shares_and_rate_limits_hold_across_instances_behind_haproxy)'
+step "cargo nextest run (the Redis suites on a Redis Cluster)" env MCP_TEST_REDIS_CLUSTER=1 \
+    cargo nextest run --no-fail-fast --run-ignored all -E "$REDIS_SUITES"
 step "cargo test --doc" cargo test --doc
 step "cargo doc --no-deps (-D warnings)" env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
 # The crates as they would be published: packaged, then built from the packaged sources alone

@@ -213,7 +213,11 @@ async fn one(c: &reqwest::Client, base: &str, session: &str, n: usize) -> Result
 /// HAProxy, once its health checks have seen them up.
 async fn three_behind_haproxy(env: &[(&str, &str)]) -> (Redis, Vec<Spawned>, HaProxy) {
     // As production runs it: what Redis acknowledged is on disk (AOF, every second).
-    let redis = Redis::durable();
+    three_on(Redis::durable(), env).await
+}
+
+/// Three `catalog` instances on `redis` behind HAProxy (see [`three_behind_haproxy`]).
+async fn three_on(redis: Redis, env: &[(&str, &str)]) -> (Redis, Vec<Spawned>, HaProxy) {
     let url = redis.url();
     let mut all = vec![("REDIS_URL", url.as_str()), ("APP_ENV", "prod")];
     all.extend_from_slice(env);
@@ -270,7 +274,23 @@ async fn load(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs haproxy and redis-server; scripts/test.sh provides the peers and runs ignored tests"]
 async fn three_instances_behind_haproxy_lose_only_what_was_in_flight_on_a_killed_one() {
-    let (redis, mut instances, lb) = three_behind_haproxy(&[("CATALOG_STATEFUL", "mcp")]).await;
+    lose_only_what_was_in_flight(Redis::durable()).await;
+}
+
+/// The same on a Redis Cluster of three masters (each with its append-only file): the cache,
+/// locks, sessions, tasks and the work queue spread over the masters.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs haproxy and redis-server; scripts/test.sh provides the peers and runs ignored tests"]
+async fn three_instances_on_a_redis_cluster_lose_only_what_was_in_flight_on_a_killed_one() {
+    let redis = lose_only_what_was_in_flight(Redis::cluster()).await;
+    // What the instances kept went to every master, not all to one.
+    let keys = redis.keys_per_node();
+    assert!(keys.iter().all(|&n| n > 0), "keys per master: {keys:?}");
+}
+
+/// Runs the load and the kill on three instances on `redis`; gives `redis` back, still up.
+async fn lose_only_what_was_in_flight(redis: Redis) -> Redis {
+    let (redis, mut instances, lb) = three_on(redis, &[("CATALOG_STATEFUL", "mcp")]).await;
     let addrs: Vec<String> = instances.iter().map(|i| i.addr.clone()).collect();
     let (base, c) = (lb.base(), http());
 
@@ -377,8 +397,8 @@ async fn three_instances_behind_haproxy_lose_only_what_was_in_flight_on_a_killed
         json!({"result": {"steps": 20, "attempt": 2}}),
         "{done}"
     );
-    drop(lb);
-    drop(redis);
+    drop((lb, instances));
+    redis
 }
 
 /// An instance stopped with SIGTERM behind HAProxy loses nothing: its `/readyz` fails at

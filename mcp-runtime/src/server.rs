@@ -256,7 +256,9 @@ impl ServerBuilder {
         self
     }
 
-    /// Shares cache, locks and MCP sessions through Redis (`redis://host:port`), so several instances see
+    /// Shares cache, locks, MCP sessions and tasks through Redis (`redis://host:port`), or a
+    /// Redis Cluster given by seed nodes (`redis+cluster://host:port,host:port`, see
+    /// [`RedisStore::connect`](crate::core::RedisStore::connect)), so several instances see
     /// the same entries and locks. The connection is made lazily: the server starts while
     /// Redis is down (cached calls then run uncached; locked calls fail until it is back).
     /// An invalid URL makes [`ServerBuilder::build`] fail. Needs the `redis` feature.

@@ -1,99 +1,195 @@
-//! A throwaway `redis-server` for tests (this crate's, with `cfg(test)`, and the repository's,
-//! through [`crate::test_util`]): one harness, not a copy per test crate.
+//! A throwaway `redis-server`, or a three-master Redis Cluster of them, for tests (this
+//! crate's, with `cfg(test)`, and the repository's, through [`crate::test_util`]): one
+//! harness, not a copy per test crate.
 
 use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-/// A `redis-server` on a free loopback port, without persistence unless started
-/// [`Redis::durable`]; killed on drop. A missing
-/// server or a failed bind fails the test: the tests that need it are `#[ignore]`d, and
-/// `scripts/test.sh` installs it and runs them. `MCP_TEST_REDIS` names another binary.
+/// A `redis-server` on a free loopback port, or a Redis Cluster of three masters, without
+/// persistence unless started [`Redis::durable`]; killed on drop.
+///
+/// [`Redis::start`] and [`Redis::durable`] start a cluster when the environment variable
+/// `MCP_TEST_REDIS_CLUSTER` is `1`, so that one suite runs on both (`scripts/test.sh` runs the
+/// Redis tests again so); [`Redis::cluster`] always does. A missing server or a failed bind
+/// fails the test: the tests that need it are `#[ignore]`d, and `scripts/test.sh` installs it
+/// and runs them. `MCP_TEST_REDIS` names another `redis-server` binary, `MCP_TEST_REDIS_CLI`
+/// another `redis-cli` (which makes the cluster).
 #[derive(Debug)]
 pub struct Redis {
     bin: String,
-    child: Option<Child>,
-    port: u16,
-    /// Where a durable one keeps its append-only file (removed on drop).
+    nodes: Vec<Node>,
+    /// Whether the nodes make a cluster.
+    cluster: bool,
+    /// Where the nodes keep their append-only files and cluster configuration (removed on
+    /// drop).
     dir: Option<std::path::PathBuf>,
+    durable: bool,
+    /// Whether the cluster was made (`redis-cli --cluster create`).
+    made: bool,
 }
 
+#[derive(Debug)]
+struct Node {
+    port: u16,
+    /// The cluster bus's port (a cluster's nodes talk on it).
+    bus: u16,
+    child: Option<Child>,
+}
+
+/// How many masters a test cluster has (the fewest `redis-cli --cluster create` accepts).
+const MASTERS: usize = 3;
+
 impl Redis {
-    /// Starts one, and waits until it accepts connections.
+    /// Starts one (a cluster when `MCP_TEST_REDIS_CLUSTER=1`), and waits until it serves.
     pub fn start() -> Self {
-        Self::start_with(None)
+        Self::start_with(false, cluster_asked())
     }
 
     /// Starts one that keeps what it acknowledged as production should: the append-only file
     /// on (`appendfsync everysec`), in a directory of its own; a restart reads it back.
     pub fn durable() -> Self {
-        let dir = std::env::temp_dir().join(format!(
-            "mcp-test-redis-{}-{}",
-            std::process::id(),
-            crate::ids::random_id()
-        ));
-        std::fs::create_dir_all(&dir).expect("a directory for the append-only file");
-        Self::start_with(Some(dir))
+        Self::start_with(true, cluster_asked())
     }
 
-    fn start_with(dir: Option<std::path::PathBuf>) -> Self {
+    /// Starts a Redis Cluster of three masters (durable as [`Redis::durable`] is), and waits
+    /// until every slot is served.
+    pub fn cluster() -> Self {
+        Self::start_with(true, true)
+    }
+
+    fn start_with(durable: bool, cluster: bool) -> Self {
         let bin = std::env::var("MCP_TEST_REDIS").unwrap_or_else(|_| "redis-server".into());
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free loopback port")
-            .port();
+        let dir = (durable || cluster).then(|| {
+            let dir = std::env::temp_dir().join(format!(
+                "mcp-test-redis-{}-{}",
+                std::process::id(),
+                crate::ids::random_id()
+            ));
+            std::fs::create_dir_all(&dir).expect("a directory for Redis's files");
+            dir
+        });
+        let nodes = (0..if cluster { MASTERS } else { 1 })
+            .map(|_| Node {
+                port: free_port(),
+                bus: free_port(),
+                child: None,
+            })
+            .collect();
         let mut r = Redis {
             bin,
-            child: None,
-            port,
+            nodes,
+            cluster,
             dir,
+            durable,
+            made: false,
         };
         r.restart();
+        if cluster {
+            r.create_cluster();
+            r.made = true;
+        }
         r
     }
 
-    /// Starts it again on the same port (after [`Self::stop`]): empty, or, when durable, with
-    /// what its append-only file kept.
+    /// Starts it again on the same ports (after [`Self::stop`]): empty, or, when durable, with
+    /// what its append-only files kept; a cluster keeps its slots (each node's configuration
+    /// file).
     pub fn restart(&mut self) {
-        let mut cmd = Command::new(&self.bin);
-        cmd.args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", ""]);
-        match &self.dir {
-            Some(dir) => cmd
-                .args(["--appendonly", "yes", "--appendfsync", "everysec", "--dir"])
-                .arg(dir),
-            None => cmd.args(["--appendonly", "no"]),
-        };
-        let child = cmd
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| {
-                panic!(
-                    "{} cannot run ({e}): scripts/install-test-clients.sh installs it",
-                    self.bin
-                )
-            });
-        self.child = Some(child);
-        for _ in 0..100 {
-            if std::net::TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
-                return;
+        for i in 0..self.nodes.len() {
+            let node = &self.nodes[i];
+            let mut cmd = Command::new(&self.bin);
+            cmd.args(["--port", &node.port.to_string(), "--bind", "127.0.0.1"])
+                .args(["--save", ""]);
+            if self.durable {
+                cmd.args(["--appendonly", "yes", "--appendfsync", "everysec"])
+                    .args(["--appendfilename", &format!("appendonly-{}.aof", node.port)])
+                    .args(["--appenddirname", &format!("aof-{}", node.port)]);
+            } else {
+                cmd.args(["--appendonly", "no"]);
             }
-            std::thread::sleep(Duration::from_millis(50));
+            if let Some(dir) = &self.dir {
+                cmd.arg("--dir").arg(dir);
+            }
+            if self.cluster {
+                cmd.args(["--cluster-enabled", "yes"])
+                    .args(["--cluster-port", &node.bus.to_string()])
+                    .args([
+                        "--cluster-config-file",
+                        &format!("nodes-{}.conf", node.port),
+                    ])
+                    .args(["--cluster-node-timeout", "2000"]);
+            }
+            let child = cmd
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap_or_else(|e| {
+                    panic!(
+                        "{} cannot run ({e}): scripts/install-test-clients.sh installs it",
+                        self.bin
+                    )
+                });
+            self.nodes[i].child = Some(child);
         }
-        panic!("redis-server did not start");
+        for node in &self.nodes {
+            wait_until(Duration::from_secs(5), "redis-server did not start", || {
+                std::net::TcpStream::connect(("127.0.0.1", node.port)).is_ok()
+            });
+        }
+        // A cluster made before finds its slots again (each node's configuration file).
+        if self.made {
+            self.wait_for_slots();
+        }
+    }
+
+    /// `redis-cli --cluster create` of the nodes, as masters without replicas.
+    fn create_cluster(&self) {
+        let cli = std::env::var("MCP_TEST_REDIS_CLI").unwrap_or_else(|_| "redis-cli".into());
+        let addrs: Vec<String> = self
+            .nodes
+            .iter()
+            .map(|n| format!("127.0.0.1:{}", n.port))
+            .collect();
+        let out = Command::new(&cli)
+            .arg("--cluster")
+            .arg("create")
+            .args(&addrs)
+            .args(["--cluster-replicas", "0", "--cluster-yes"])
+            .output()
+            .unwrap_or_else(|e| panic!("{cli} cannot run ({e}): it comes with redis-server"));
+        assert!(
+            out.status.success(),
+            "redis-cli --cluster create: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        self.wait_for_slots();
+    }
+
+    /// Waits until every node says the cluster is up (every slot served).
+    fn wait_for_slots(&self) {
+        for node in &self.nodes {
+            wait_until(
+                Duration::from_secs(20),
+                "the Redis Cluster did not come up",
+                || cluster_ok(node.port),
+            );
+        }
     }
 
     /// Stops it (a restart brings it back).
     pub fn stop(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
+        for node in &mut self.nodes {
+            if let Some(mut c) = node.child.take() {
+                let _ = c.kill();
+                let _ = c.wait();
+            }
         }
     }
 
-    /// Hangs it (SIGSTOP): connections stay open, nothing is answered, as a Redis that is
-    /// overloaded or on the wrong side of a partition.
+    /// Hangs it (SIGSTOP, every node): connections stay open, nothing is answered, as a Redis
+    /// that is overloaded or on the wrong side of a partition.
     pub fn pause(&self) {
         self.signal("-STOP");
     }
@@ -104,16 +200,42 @@ impl Redis {
     }
 
     fn signal(&self, which: &str) {
-        let pid = self.child.as_ref().expect("a running redis-server").id();
-        let sent = Command::new("kill")
-            .args([which, &pid.to_string()])
-            .status();
-        assert!(sent.is_ok_and(|s| s.success()), "kill {which} {pid}");
+        for node in &self.nodes {
+            let pid = node.child.as_ref().expect("a running redis-server").id();
+            let sent = Command::new("kill")
+                .args([which, &pid.to_string()])
+                .status();
+            assert!(sent.is_ok_and(|s| s.success()), "kill {which} {pid}");
+        }
     }
 
-    /// Its URL.
+    /// How many keys each node holds (`DBSIZE`), in the order of their ports: where a
+    /// cluster put what it was given.
+    pub fn keys_per_node(&self) -> Vec<u64> {
+        self.nodes
+            .iter()
+            .map(|n| {
+                let reply = ask(n.port, b"*1\r\n$6\r\nDBSIZE\r\n");
+                reply
+                    .strip_prefix(':')
+                    .and_then(|r| r.trim_end().parse().ok())
+                    .unwrap_or_else(|| panic!("DBSIZE on {}: {reply:?}", n.port))
+            })
+            .collect()
+    }
+
+    /// Its URL: `redis://127.0.0.1:PORT`, or a cluster's `redis+cluster://` with every node.
     pub fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}", self.port)
+        if self.cluster {
+            let seeds: Vec<String> = self
+                .nodes
+                .iter()
+                .map(|n| format!("127.0.0.1:{}", n.port))
+                .collect();
+            format!("redis+cluster://{}", seeds.join(","))
+        } else {
+            format!("redis://127.0.0.1:{}", self.nodes[0].port)
+        }
     }
 
     /// A store on it.
@@ -130,4 +252,68 @@ impl Drop for Redis {
             let _ = std::fs::remove_dir_all(dir);
         }
     }
+}
+
+/// Whether `MCP_TEST_REDIS_CLUSTER=1` asks for clusters.
+fn cluster_asked() -> bool {
+    std::env::var("MCP_TEST_REDIS_CLUSTER").is_ok_and(|v| v == "1")
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free loopback port")
+        .port()
+}
+
+/// Whether the node on `port` says `cluster_state:ok`.
+fn cluster_ok(port: u16) -> bool {
+    ask(port, b"*2\r\n$7\r\nCLUSTER\r\n$4\r\nINFO\r\n").contains("cluster_state:ok")
+}
+
+/// The reply of the node on `port` to `command` (RESP by hand: no client needed here), as
+/// much of it as comes within a second of quiet; empty when the node is not there.
+fn ask(port: u16, command: &[u8]) -> String {
+    use std::io::{Read as _, Write as _};
+    let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", port)) else {
+        return String::new();
+    };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(1)));
+    if s.write_all(command).is_err() {
+        return String::new();
+    }
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    while let Ok(n) = s.read(&mut buf) {
+        got.extend_from_slice(&buf[..n]);
+        if n == 0 || complete(&got) {
+            break;
+        }
+    }
+    String::from_utf8_lossy(&got).into_owned()
+}
+
+/// Whether `reply` is one whole RESP integer or bulk string.
+fn complete(reply: &[u8]) -> bool {
+    let Some(end) = reply.windows(2).position(|w| w == b"\r\n") else {
+        return false;
+    };
+    match reply.first() {
+        Some(b'$') => std::str::from_utf8(&reply[1..end])
+            .ok()
+            .and_then(|n| n.parse::<usize>().ok())
+            .is_some_and(|n| reply.len() >= end + 2 + n + 2),
+        _ => true,
+    }
+}
+
+fn wait_until(within: Duration, what: &str, mut ok: impl FnMut() -> bool) {
+    let end = Instant::now() + within;
+    while Instant::now() < end {
+        if ok() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("{what}");
 }

@@ -13,7 +13,7 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use redis::aio::{ConnectionLike, ConnectionManager};
+use redis::aio::ConnectionLike;
 use redis::{Cmd, Pipeline, RedisError, RedisFuture, RedisResult, Value};
 
 /// Transport failures in a row that open the breaker.
@@ -110,8 +110,18 @@ impl Breaker {
 /// The shared connection, every command through the breaker.
 #[derive(Clone)]
 pub(crate) struct Guarded {
-    pub(crate) con: ConnectionManager,
+    pub(crate) con: super::redis::Conn,
     pub(crate) breaker: std::sync::Arc<Breaker>,
+}
+
+impl Guarded {
+    /// `cmd` on every master of a cluster (on the one Redis otherwise), through the breaker.
+    pub(crate) async fn on_every_master(&mut self, cmd: Cmd) -> RedisResult<()> {
+        let admit = self.breaker.admit(Instant::now())?;
+        let outcome = self.con.on_every_master(cmd).await;
+        self.breaker.settle(Instant::now(), admit, &outcome);
+        outcome
+    }
 }
 
 impl ConnectionLike for Guarded {

@@ -1,9 +1,15 @@
 //! Redis backends of the cache and the locks, sharing one connection manager (MCP sessions
-//! use it too: `mcp::redis_sessions`).
+//! use it too: `mcp::redis_sessions`), on one Redis or a Redis Cluster.
 //!
 //! The cache fails open (a Redis error is a miss and the call runs uncached); the locks fail
 //! closed (a Redis error fails the call). Locks are `SET key token NX PX ttl` and a Lua
 //! compare-and-delete, so only the holder releases.
+//!
+//! On a cluster, the keys one script, transaction or pipeline touches must share a hash
+//! slot: each structure whose scripts touch several keys (sessions with their event streams,
+//! tasks, deliveries, the exchange of shares) has one hash tag ([`RedisStore::grouped`]), as
+//! a job queue's keys share one in BullMQ; cache entries, locks and rate limits are single
+//! keys and spread over the masters.
 
 use std::time::Duration;
 
@@ -33,12 +39,12 @@ redis.call('SET', KEYS[1], string.format('%.0f', due), 'PX', math.floor((due - n
 return 0
 "#;
 
-/// A Redis connection for the cache, the locks and MCP sessions. Every command goes through a
-/// circuit breaker (`core::breaker`): a Redis that stops answering is not waited on for each
-/// call.
+/// A Redis connection for the cache, the locks and MCP sessions, to one Redis or a Redis
+/// Cluster. Every command goes through a circuit breaker (`core::breaker`): a Redis that stops
+/// answering is not waited on for each call.
 #[derive(Clone)]
 pub struct RedisStore {
-    client: redis::Client,
+    target: Target,
     con: super::breaker::Guarded,
     prefix: String,
     release: std::sync::Arc<redis::Script>,
@@ -54,27 +60,81 @@ fn err(e: redis::RedisError) -> StoreError {
 
 impl RedisStore {
     /// Whether Redis answers a `PING` (within the connection's timeouts): what readiness asks.
+    /// On a cluster, every master is asked.
     pub(crate) async fn ping(&self) -> Result<(), StoreError> {
-        let mut con = self.con.clone();
-        redis::cmd("PING")
-            .query_async::<String>(&mut con)
+        self.con
+            .clone()
+            .on_every_master(redis::cmd("PING"))
             .await
             .map(drop)
             .map_err(err)
     }
 
-    /// Connects lazily to `url` (`redis://127.0.0.1:6379`): startup succeeds while Redis is
-    /// down, and commands reconnect when it is back.
+    /// Connects lazily to `url`: startup succeeds while Redis is down, and commands reconnect
+    /// when it is back.
+    ///
+    /// `redis://[user:password@]host:port[/db]` is one Redis;
+    /// `redis+cluster://[user:password@]host:port[,host:port…]` is a Redis Cluster, given by
+    /// seed nodes (any of its masters or replicas; the rest are found from them). Called
+    /// within a Tokio runtime (the connection's task starts there).
+    ///
+    /// ```
+    /// use mcp_runtime::core::RedisStore;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// assert!(RedisStore::connect("redis://127.0.0.1:6379").is_ok());
+    /// assert!(RedisStore::connect("redis+cluster://10.0.0.1:7000,10.0.0.2:7000").is_ok());
+    /// let bad = RedisStore::connect("redis+cluster://").err().unwrap();
+    /// assert_eq!(
+    ///     bad.to_string(),
+    ///     "redis: a Redis Cluster URL names at least one seed node: redis+cluster://host:port[,host:port…]"
+    /// );
+    /// # }
+    /// ```
     pub fn connect(url: &str) -> Result<Self, StoreError> {
-        let client = redis::Client::open(url).map_err(err)?;
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(Duration::from_millis(500)))
-            .set_response_timeout(Some(Duration::from_millis(500)))
-            .set_number_of_retries(1)
-            .set_max_delay(Duration::from_millis(500));
-        let con = client.get_connection_manager_lazy(config).map_err(err)?;
+        let (target, con) = match url.strip_prefix(CLUSTER_SCHEME) {
+            Some(rest) => {
+                let seeds = cluster_seeds(rest)?;
+                let clients = seeds
+                    .iter()
+                    .map(|s| redis::Client::open(s.as_str()))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(err)?;
+                let cluster = redis::cluster::ClusterClient::builder(seeds)
+                    .connection_timeout(TIMEOUT)
+                    .response_timeout(TIMEOUT)
+                    .retries(1)
+                    .min_retry_wait(50)
+                    .max_retry_wait(500)
+                    .build()
+                    .map_err(err)?;
+                let con = cluster.get_pending_async_connection_with_config(
+                    redis::cluster::ClusterConfig::new()
+                        .set_connection_timeout(TIMEOUT)
+                        .set_response_timeout(TIMEOUT),
+                );
+                (
+                    Target::Cluster {
+                        cluster: cluster.into(),
+                        seeds: clients.into(),
+                    },
+                    Conn::Cluster(con),
+                )
+            }
+            None => {
+                let client = redis::Client::open(url).map_err(err)?;
+                let config = ConnectionManagerConfig::new()
+                    .set_connection_timeout(Some(TIMEOUT))
+                    .set_response_timeout(Some(TIMEOUT))
+                    .set_number_of_retries(1)
+                    .set_max_delay(TIMEOUT);
+                let con = client.get_connection_manager_lazy(config).map_err(err)?;
+                (Target::One(client), Conn::Managed(con))
+            }
+        };
         Ok(Self {
-            client,
+            target,
             con: super::breaker::Guarded {
                 con,
                 breaker: std::sync::Arc::default(),
@@ -91,9 +151,19 @@ impl RedisStore {
         self
     }
 
-    /// A key under the prefix.
+    /// A key under the prefix, for a structure of one key per operation (cache entries,
+    /// locks, rate limits, the work queue's stream), which a cluster spreads by the key.
     pub(crate) fn key(&self, k: &str) -> String {
         format!("{}{k}", self.prefix)
+    }
+
+    /// A key of `group`, a structure whose scripts and transactions touch several of its
+    /// keys at once (some named in the script from a prefix passed to it): every key of the
+    /// group carries the hash tag `{<prefix>mcp:<group>}`, so that a cluster keeps them in
+    /// one slot. A prefix that holds a hash tag of its own (`{shop}:`) puts every group in
+    /// its slot instead.
+    pub(crate) fn grouped(&self, group: Group, k: &str) -> String {
+        format!("{{{}mcp:{}}}{k}", self.prefix, group.name())
     }
 
     /// The shared connection (a cheap handle), through the breaker.
@@ -101,10 +171,186 @@ impl RedisStore {
         self.con.clone()
     }
 
-    /// The client, for a connection of one's own (a blocking read would hold up every
-    /// command on the shared one).
-    pub(crate) fn client(&self) -> &redis::Client {
-        &self.client
+    /// A connection of one's own, whose answers may take up to `response` (a blocking read
+    /// would hold up every command on the shared one, and outlast its timeout).
+    pub(crate) async fn dedicated(&self, response: Duration) -> redis::RedisResult<Conn> {
+        match &self.target {
+            Target::One(client) => {
+                let config = redis::AsyncConnectionConfig::new()
+                    .set_connection_timeout(Some(TIMEOUT))
+                    .set_response_timeout(Some(response));
+                Ok(Conn::Plain(
+                    client
+                        .get_multiplexed_async_connection_with_config(&config)
+                        .await?,
+                ))
+            }
+            Target::Cluster { cluster, .. } => Ok(Conn::Cluster(
+                cluster
+                    .get_async_connection_with_config(
+                        redis::cluster::ClusterConfig::new()
+                            .set_connection_timeout(TIMEOUT)
+                            .set_response_timeout(response),
+                    )
+                    .await?,
+            )),
+        }
+    }
+
+    /// A pub/sub connection. On a cluster it is to the first seed node that answers: a
+    /// `PUBLISH` on any node reaches the subscribers of every node (the cluster bus carries
+    /// it), so one node hears every channel.
+    pub(crate) async fn pubsub(&self) -> redis::RedisResult<redis::aio::PubSub> {
+        match &self.target {
+            Target::One(client) => client.get_async_pubsub().await,
+            Target::Cluster { seeds, .. } => {
+                let mut last = None;
+                for seed in seeds.iter() {
+                    match seed.get_async_pubsub().await {
+                        Ok(pubsub) => return Ok(pubsub),
+                        Err(e) => last = Some(e),
+                    }
+                }
+                Err(last.unwrap_or_else(|| {
+                    redis::RedisError::from((redis::ErrorKind::Client, "no seed node"))
+                }))
+            }
+        }
+    }
+}
+
+/// The timeouts of connecting and of an answer on the shared connection.
+const TIMEOUT: Duration = Duration::from_millis(500);
+
+/// How a URL names a Redis Cluster.
+const CLUSTER_SCHEME: &str = "redis+cluster://";
+
+/// The seed nodes' URLs of a cluster URL's rest (`[user:password@]host:port[,host:port…]`),
+/// each with the credentials.
+fn cluster_seeds(rest: &str) -> Result<Vec<String>, StoreError> {
+    let bad = |message: &str| StoreError {
+        backend: "redis",
+        message: message.to_owned(),
+    };
+    let rest = rest.strip_suffix('/').unwrap_or(rest);
+    let (auth, hosts) = match rest.rsplit_once('@') {
+        Some((auth, hosts)) => (Some(auth), hosts),
+        None => (None, rest),
+    };
+    if hosts.contains(['/', '?', '#']) {
+        return Err(bad(
+            "a Redis Cluster URL has no path or query (a cluster has one database): redis+cluster://host:port[,host:port…]",
+        ));
+    }
+    let seeds: Vec<String> = hosts
+        .split(',')
+        .filter(|h| !h.is_empty())
+        .map(|h| match auth {
+            Some(auth) => format!("redis://{auth}@{h}"),
+            None => format!("redis://{h}"),
+        })
+        .collect();
+    if seeds.is_empty() {
+        return Err(bad(
+            "a Redis Cluster URL names at least one seed node: redis+cluster://host:port[,host:port…]",
+        ));
+    }
+    Ok(seeds)
+}
+
+/// Where a store connects.
+#[derive(Clone)]
+enum Target {
+    One(redis::Client),
+    Cluster {
+        cluster: std::sync::Arc<redis::cluster::ClusterClient>,
+        /// Each seed node alone, for pub/sub.
+        seeds: std::sync::Arc<[redis::Client]>,
+    },
+}
+
+/// The structures whose keys share a hash slot (see [`RedisStore::grouped`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Group {
+    /// MCP sessions, their holders and their resumable event streams (ending a session
+    /// deletes its streams in the same script).
+    Sessions,
+    /// Task records, their heartbeats, answers and attempts, and their index.
+    Tasks,
+    /// Callback deliveries, their schedule, per-caller counts and dead letters.
+    Deliveries,
+    /// The per-instance counts of the shares exchange.
+    Places,
+}
+
+impl Group {
+    fn name(self) -> &'static str {
+        match self {
+            Group::Sessions => "sessions",
+            Group::Tasks => "tasks",
+            Group::Deliveries => "deliveries",
+            Group::Places => "places",
+        }
+    }
+}
+
+/// A connection: the shared, reconnecting one to one Redis, a plain one of one's own, or one
+/// to a cluster (which routes each command by its key and follows the slots as they move).
+#[derive(Clone)]
+pub(crate) enum Conn {
+    Managed(redis::aio::ConnectionManager),
+    Plain(redis::aio::MultiplexedConnection),
+    Cluster(redis::cluster_async::ClusterConnection),
+}
+
+impl Conn {
+    /// Sends `cmd` to every master of a cluster (to the one Redis otherwise).
+    pub(crate) async fn on_every_master(&mut self, cmd: redis::Cmd) -> redis::RedisResult<()> {
+        use redis::cluster_routing::{MultipleNodeRoutingInfo, ResponsePolicy, RoutingInfo};
+        match self {
+            Conn::Cluster(c) => {
+                let all = RoutingInfo::MultiNode((
+                    MultipleNodeRoutingInfo::AllMasters,
+                    Some(ResponsePolicy::AllSucceeded),
+                ));
+                c.route_command(cmd, all).await.map(drop)
+            }
+            other => cmd.query_async::<redis::Value>(other).await.map(drop),
+        }
+    }
+}
+
+impl redis::aio::ConnectionLike for Conn {
+    fn req_packed_command<'a>(
+        &'a mut self,
+        cmd: &'a redis::Cmd,
+    ) -> redis::RedisFuture<'a, redis::Value> {
+        match self {
+            Conn::Managed(c) => c.req_packed_command(cmd),
+            Conn::Plain(c) => c.req_packed_command(cmd),
+            Conn::Cluster(c) => c.req_packed_command(cmd),
+        }
+    }
+
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        pipeline: &'a redis::Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> redis::RedisFuture<'a, Vec<redis::Value>> {
+        match self {
+            Conn::Managed(c) => c.req_packed_commands(pipeline, offset, count),
+            Conn::Plain(c) => c.req_packed_commands(pipeline, offset, count),
+            Conn::Cluster(c) => c.req_packed_commands(pipeline, offset, count),
+        }
+    }
+
+    fn get_db(&self) -> i64 {
+        match self {
+            Conn::Managed(c) => c.get_db(),
+            Conn::Plain(c) => c.get_db(),
+            Conn::Cluster(c) => c.get_db(),
+        }
     }
 }
 
@@ -206,8 +452,8 @@ impl super::rate::RateStore for RedisStore {
 }
 
 /// The exchange of per-holder counts between instances (`core::shares`), once a second:
-/// this instance's counts replace its hash `<prefix>mcp:places:<instance>` (kept 5 s), its
-/// name joins the sorted set `<prefix>mcp:places` (by expiry), and the hashes of every other
+/// this instance's counts replace its hash `{<prefix>mcp:places}mcp:places:<instance>` (kept 5 s), its
+/// name joins the sorted set `{<prefix>mcp:places}mcp:places` (by expiry), and the hashes of every other
 /// live instance come back, in one script.
 const SHARES: &str = r#"
 local t = redis.call('TIME')
@@ -252,7 +498,10 @@ pub(crate) fn shares_exchange(
         rt.spawn(async move {
             let script = redis::Script::new(SHARES);
             let instance = crate::ids::random_id();
-            let (set, prefix) = (store.key("mcp:places"), store.key("mcp:places:"));
+            let (set, prefix) = (
+                store.grouped(Group::Places, "mcp:places"),
+                store.grouped(Group::Places, "mcp:places:"),
+            );
             let mut failing = false;
             loop {
                 let Some(s) = shares.upgrade() else { return };
@@ -327,11 +576,11 @@ impl super::changes::Relay for RedisRelay {
         let Ok(rt) = tokio::runtime::Handle::try_current() else {
             return;
         };
-        let (client, channel) = (self.store.client.clone(), self.channel.clone());
+        let (store, channel) = (self.store.clone(), self.channel.clone());
         rt.spawn(async move {
             use futures_util::StreamExt as _;
             loop {
-                match client.get_async_pubsub().await {
+                match store.pubsub().await {
                     Ok(mut pubsub) => match pubsub.subscribe(&channel).await {
                         Ok(()) => {
                             let mut messages = pubsub.on_message();
@@ -358,7 +607,7 @@ impl super::changes::Relay for RedisRelay {
     }
 }
 
-/// Tasks shared between instances: each task's view at `<prefix>mcp:task:<id>` (a hash of
+/// Tasks shared between instances: each task's view at `{<prefix>mcp:tasks}mcp:task:<id>` (a hash of
 /// its JSON `view` and the `rev` that wrote it, kept for its TTL), `…:alive` while its
 /// instance runs it (refreshed every 3 s, kept 10 s), the answers handed to it at
 /// `…:answers`, and hand-over notices on the channel `<prefix>mcp:tasks`.
@@ -401,7 +650,7 @@ pub(crate) async fn all_tasks(
 ) -> redis::RedisResult<Vec<(super::task::Stored, bool)>> {
     let mut con = store.con.clone();
     let ids: Vec<String> = redis::cmd("ZRANGEBYSCORE")
-        .arg(store.key(TASK_INDEX))
+        .arg(store.grouped(Group::Tasks, TASK_INDEX))
         .arg(now_ms())
         .arg("+inf")
         .query_async(&mut con)
@@ -430,7 +679,7 @@ const HEARTBEAT: Duration = Duration::from_secs(3);
 
 /// The key of task `id`'s record (`…:alive`, `…:answers` and `…:attempt` beside it).
 pub(crate) fn task_key(store: &RedisStore, id: &str) -> String {
-    store.key(&format!("mcp:task:{id}"))
+    store.grouped(Group::Tasks, &format!("mcp:task:{id}"))
 }
 
 /// Task `id`'s stored view (`None`: none, or one that does not parse) and whether the
@@ -496,7 +745,7 @@ async fn hand_over(store: &RedisStore, tasks: &super::Tasks, notice: &str) {
             let _ = tasks.cancel_here(&owner, id);
         }
         "a" => {
-            let key = store.key(&format!("mcp:task:{id}:answers"));
+            let key = format!("{}:answers", task_key(store, id));
             let mut con = store.con.clone();
             let got: redis::RedisResult<(Vec<(String, String)>, i64)> = redis::pipe()
                 .atomic()
@@ -526,7 +775,7 @@ impl super::tasks::TaskMirror for RedisTasks {
         // Alive while an instance runs it: not a task queued for a worker.
         let running = !task.handed && !task.ended();
         let key = self.key(&task.id);
-        let index = self.store.key(TASK_INDEX);
+        let index = self.store.grouped(Group::Tasks, TASK_INDEX);
         let (mut con, script) = (self.store.con.clone(), self.put.clone());
         let keep_ms = u64::try_from(keep.as_millis()).unwrap_or(u64::MAX).max(1);
         Box::pin(async move {
@@ -601,7 +850,7 @@ impl super::tasks::TaskMirror for RedisTasks {
                 }
                 let mut pipe = redis::pipe();
                 for id in ids {
-                    let alive = store.key(&format!("mcp:task:{id}:alive"));
+                    let alive = format!("{}:alive", task_key(&store, &id));
                     pipe.cmd("SET").arg(alive).arg(1).arg("PX").arg(ALIVE_MS);
                 }
                 let mut con = store.con.clone();
@@ -613,7 +862,7 @@ impl super::tasks::TaskMirror for RedisTasks {
         rt.spawn(async move {
             use futures_util::StreamExt as _;
             loop {
-                match store.client.get_async_pubsub().await {
+                match store.pubsub().await {
                     Ok(mut pubsub) => {
                         if pubsub.subscribe(&channel).await.is_ok() {
                             // Answers stored while this instance was not subscribed (at
@@ -672,6 +921,40 @@ mod tests {
             tasks.put(task, rev, Duration::from_secs(60)).await,
             "the write settled"
         );
+    }
+
+    #[test]
+    fn a_cluster_url_gives_each_seed_node_the_credentials() {
+        assert_eq!(
+            super::cluster_seeds("u:p%40ss@10.0.0.1:7000,10.0.0.2:7001/").unwrap(),
+            [
+                "redis://u:p%40ss@10.0.0.1:7000",
+                "redis://u:p%40ss@10.0.0.2:7001"
+            ]
+        );
+        assert_eq!(super::cluster_seeds("h:7000").unwrap(), ["redis://h:7000"]);
+        for bad in ["", ",", "h:7000/1", "h:7000?db=1"] {
+            let e = super::cluster_seeds(bad).unwrap_err();
+            assert!(e.message.starts_with("a Redis Cluster URL"), "{bad}: {e}");
+        }
+        assert!(super::RedisStore::connect("redis+cluster://h:notaport").is_err());
+    }
+
+    #[tokio::test]
+    async fn the_keys_of_one_group_share_a_hash_tag_under_the_prefix() {
+        use super::Group;
+        let store = super::RedisStore::connect("redis://127.0.0.1:1")
+            .unwrap()
+            .with_prefix("shop:");
+        assert_eq!(
+            store.grouped(Group::Tasks, "mcp:task:a:alive"),
+            "{shop:mcp:tasks}mcp:task:a:alive"
+        );
+        assert_eq!(
+            store.grouped(Group::Sessions, "mcp:held:h"),
+            "{shop:mcp:sessions}mcp:held:h"
+        );
+        assert_eq!(store.key("cache:k"), "shop:cache:k");
     }
 
     #[tokio::test]

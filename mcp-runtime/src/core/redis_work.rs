@@ -117,7 +117,12 @@ impl Worker {
         loop {
             let con = match &mut own {
                 Some(con) => con,
-                None => match self.store.client().get_multiplexed_async_connection().await {
+                // Its answers wait for the blocking read, and a little more.
+                None => match self
+                    .store
+                    .dedicated(Duration::from_millis(BLOCK_MS) + Duration::from_secs(2))
+                    .await
+                {
                     Ok(con) => own.insert(con),
                     Err(e) => {
                         tracing::debug!(error = %e, "work queue: Redis unavailable");
@@ -138,7 +143,7 @@ impl Worker {
         }
     }
 
-    async fn create_group(&self, con: &mut redis::aio::MultiplexedConnection) {
+    async fn create_group(&self, con: &mut super::redis::Conn) {
         // From the stream's start: work queued before the group existed is read too.
         let made: redis::RedisResult<()> = redis::cmd("XGROUP")
             .arg("CREATE")
@@ -159,7 +164,7 @@ impl Worker {
     /// a while for it only when the claims are done), and looks at each entry.
     async fn round(
         &self,
-        con: &mut redis::aio::MultiplexedConnection,
+        con: &mut super::redis::Conn,
         cursor: &mut String,
     ) -> redis::RedisResult<()> {
         let idle: redis::streams::StreamAutoClaimReply = redis::cmd("XAUTOCLAIM")

@@ -12,9 +12,10 @@
 //! another one tries again. At least once, as the rest of the queue: a receiver dedupes by
 //! `webhook-id`, the same on every try.
 //!
-//! Keys: `<prefix>mcp:deliveries` (the set: ids scored by the next try, in ms),
-//! `<prefix>mcp:delivery:<id>` (each delivery, JSON, kept past its horizon), and the stream
-//! `<prefix>mcp:deliveries:dead` (fields `id`, `delivery`, `reason`), capped at
+//! Keys (each after the hash tag `{<prefix>mcp:deliveries}`, one slot on Redis Cluster):
+//! `mcp:deliveries` (the set: ids scored by the next try, in ms),
+//! `mcp:delivery:<id>` (each delivery, JSON, kept past its horizon), and the stream
+//! `mcp:deliveries:dead` (fields `id`, `delivery`, `reason`), capped at
 //! [`crate::Limits::callbacks_dead`] entries.
 
 use std::sync::Arc;
@@ -198,9 +199,13 @@ impl Deliveries {
         limits: &crate::Limits,
     ) -> Self {
         Deliveries {
-            set: store.key("mcp:deliveries"),
-            counts: store.key("mcp:deliveries:counts"),
-            dead_stream: store.key("mcp:deliveries:dead"),
+            set: store.grouped(crate::core::redis::Group::Deliveries, "mcp:deliveries"),
+            counts: store.grouped(
+                crate::core::redis::Group::Deliveries,
+                "mcp:deliveries:counts",
+            ),
+            dead_stream: store
+                .grouped(crate::core::redis::Group::Deliveries, "mcp:deliveries:dead"),
             store,
             client,
             telemetry,
@@ -219,7 +224,10 @@ impl Deliveries {
     }
 
     fn key(&self, id: &str) -> String {
-        self.store.key(&format!("mcp:delivery:{id}"))
+        self.store.grouped(
+            crate::core::redis::Group::Deliveries,
+            &format!("mcp:delivery:{id}"),
+        )
     }
 
     /// How long a delivery's record is kept: past its last try, and a lease more.

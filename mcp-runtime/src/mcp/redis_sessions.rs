@@ -8,6 +8,7 @@ use futures_util::future::BoxFuture;
 use super::session::SessionStore;
 use crate::Limits;
 use crate::core::RedisStore;
+use crate::core::redis::Group;
 
 /// MCP sessions kept in Redis (see the [`SessionStore`] implementation for the keys).
 #[derive(Clone)]
@@ -54,6 +55,11 @@ impl RedisSessions {
         self
     }
 
+    /// A key of the sessions (their hash tag, then `name`).
+    fn k(&self, name: &str) -> String {
+        self.store.grouped(Group::Sessions, name)
+    }
+
     fn session_ttl_ms(&self) -> u64 {
         u64::try_from(self.session_ttl.as_millis())
             .unwrap_or(u64::MAX)
@@ -78,8 +84,8 @@ struct SessionScripts {
 /// its holder's share. Keys: KEYS[2] the index of live ids by last use, KEYS[4] the holders by
 /// how many they hold, KEYS[5] each session's holder; ARGV[7] the session keys' prefix,
 /// ARGV[8] the holders' keys' prefix (`mcp:held:<holder>`: a holder's ids, never-used ones
-/// scored far in the past so they go first). The holders' keys are named in the script, so
-/// on Redis Cluster the prefix needs a hash tag, as for the other session keys.
+/// scored far in the past so they go first). The holders' keys are named in the script: every
+/// session key carries the sessions' hash tag, so on Redis Cluster they are in one slot.
 const SESSION_LIB: &str = r"
 if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
@@ -160,7 +166,7 @@ return forget(ARGV[1])
 
 /// Sessions in Redis, so any instance behind a load balancer knows a session.
 ///
-/// `mcp:session:<id>` holds the negotiated revision and expires after the idle time
+/// `mcp:session:<id>` (after the hash tag) holds the negotiated revision and expires after the idle time
 /// ([`Limits::session_idle`], 1 hour), which every `get` starts again. `mcp:sessions`
 /// indexes the live ids by last use, for the cap ([`Limits::sessions`], 10 000, counted
 /// over every instance sharing the prefix). `mcp:held:<holder>` holds each holder's ids
@@ -168,8 +174,8 @@ return forget(ARGV[1])
 /// hold, `mcp:session-holders` each session's holder: past a holder's share its own first
 /// session in that order ends, and at the cap the largest holder's does. Each operation is
 /// one Lua script (one round trip), O(log n) plus the expired ids it drops. The scripts name
-/// several keys, some built in the script, so on Redis Cluster they need one hash slot (a
-/// prefix with a hash tag, `{shop}:`).
+/// several keys, some built in the script: every key starts with the hash tag
+/// `{<prefix>mcp:sessions}`, so that on Redis Cluster they are in one slot.
 impl SessionStore for RedisSessions {
     fn create<'a>(
         &'a self,
@@ -182,19 +188,19 @@ impl SessionStore for RedisSessions {
             let created: i64 = self
                 .scripts
                 .create
-                .key(self.store.key(&format!("mcp:session:{id}")))
-                .key(self.store.key(SESSION_INDEX))
-                .key(self.store.key(&format!("{HELD}{holder}")))
-                .key(self.store.key(HOLDERS))
-                .key(self.store.key(SESSION_HOLDERS))
+                .key(self.k(&format!("mcp:session:{id}")))
+                .key(self.k(SESSION_INDEX))
+                .key(self.k(&format!("{HELD}{holder}")))
+                .key(self.k(HOLDERS))
+                .key(self.k(SESSION_HOLDERS))
                 .arg(state)
                 .arg(self.session_ttl_ms())
                 .arg(self.max_sessions)
                 .arg(&id)
                 .arg(self.share)
                 .arg(holder)
-                .arg(self.store.key("mcp:session:"))
-                .arg(self.store.key(HELD))
+                .arg(self.k("mcp:session:"))
+                .arg(self.k(HELD))
                 .invoke_async(&mut con)
                 .await
                 .map_err(session_err)?;
@@ -210,19 +216,19 @@ impl SessionStore for RedisSessions {
             let mut con = self.store.connection();
             self.scripts
                 .get
-                .key(self.store.key(&format!("mcp:session:{id}")))
-                .key(self.store.key(SESSION_INDEX))
-                .key(self.store.key(SESSION_INDEX))
-                .key(self.store.key(HOLDERS))
-                .key(self.store.key(SESSION_HOLDERS))
+                .key(self.k(&format!("mcp:session:{id}")))
+                .key(self.k(SESSION_INDEX))
+                .key(self.k(SESSION_INDEX))
+                .key(self.k(HOLDERS))
+                .key(self.k(SESSION_HOLDERS))
                 .arg(self.session_ttl_ms())
                 .arg(id)
                 .arg("")
                 .arg("")
                 .arg("")
                 .arg("")
-                .arg(self.store.key("mcp:session:"))
-                .arg(self.store.key(HELD))
+                .arg(self.k("mcp:session:"))
+                .arg(self.k(HELD))
                 .invoke_async::<Option<String>>(&mut con)
                 .await
                 .map_err(session_err)
@@ -237,7 +243,7 @@ impl SessionStore for RedisSessions {
             let mut con = self.store.connection();
             // `XX`: only a live session; its idle time starts again.
             let done: Option<String> = redis::cmd("SET")
-                .arg(self.store.key(&format!("mcp:session:{id}")))
+                .arg(self.k(&format!("mcp:session:{id}")))
                 .arg(state)
                 .arg("XX")
                 .arg("PX")
@@ -257,20 +263,20 @@ impl SessionStore for RedisSessions {
             let n: i64 = self
                 .scripts
                 .remove
-                .key(self.store.key(&format!("mcp:session:{id}")))
-                .key(self.store.key(SESSION_INDEX))
-                .key(self.store.key(&format!("mcp:session:{id}:streams")))
-                .key(self.store.key(HOLDERS))
-                .key(self.store.key(SESSION_HOLDERS))
-                .key(self.store.key(super::redis_streams::STREAM_INDEX))
+                .key(self.k(&format!("mcp:session:{id}")))
+                .key(self.k(SESSION_INDEX))
+                .key(self.k(&format!("mcp:session:{id}:streams")))
+                .key(self.k(HOLDERS))
+                .key(self.k(SESSION_HOLDERS))
+                .key(self.k(super::redis_streams::STREAM_INDEX))
                 .arg(id)
-                .arg(self.store.key("mcp:stream:"))
+                .arg(self.k("mcp:stream:"))
                 .arg("")
                 .arg("")
                 .arg("")
                 .arg("")
-                .arg(self.store.key("mcp:session:"))
-                .arg(self.store.key(HELD))
+                .arg(self.k("mcp:session:"))
+                .arg(self.k(HELD))
                 .invoke_async(&mut con)
                 .await
                 .map_err(session_err)?;
@@ -316,7 +322,7 @@ pub(crate) mod tests {
     async fn ttl(store: &RedisSessions, key: &str) -> i64 {
         let mut con = store.store.connection();
         redis::cmd("TTL")
-            .arg(store.store.key(key))
+            .arg(store.k(key))
             .query_async(&mut con)
             .await
             .unwrap()
@@ -333,7 +339,7 @@ pub(crate) mod tests {
         // Most of the idle time passes (shortened here), then a request comes.
         let mut con = store.store.connection();
         let _: i64 = redis::cmd("EXPIRE")
-            .arg(store.store.key(&key))
+            .arg(store.k(&key))
             .arg(5)
             .query_async(&mut con)
             .await
@@ -366,7 +372,7 @@ pub(crate) mod tests {
         }
         let mut con = store.store.connection();
         let held: i64 = redis::cmd("ZCARD")
-            .arg("mcp:held:h")
+            .arg(store.k("mcp:held:h"))
             .query_async(&mut con)
             .await
             .unwrap();
@@ -408,7 +414,7 @@ pub(crate) mod tests {
         assert!(b.get(&mine).await.unwrap().is_some());
         let mut con = a.store.connection();
         let live: i64 = redis::cmd("ZCARD")
-            .arg("f:mcp:sessions")
+            .arg(a.k(super::SESSION_INDEX))
             .query_async(&mut con)
             .await
             .unwrap();

@@ -3,7 +3,7 @@
 //! on the instance that opened its stream; that instance also keeps serving resumptions from
 //! its memory.
 //!
-//! Keys (under the store's prefix):
+//! Keys (under the store's prefix, after the sessions' hash tag `{<prefix>mcp:sessions}`):
 //!
 //! - `mcp:stream:<id>`: a Redis Stream of the stream's events. Event `n` is entry `n-1` (its
 //!   SSE frame, field `m`); after event `n` come markers `n-2`, `n-3`…: `c` when the server
@@ -20,9 +20,10 @@
 //! Writes are one Lua script per batch of events, run by one task per stream that reads the
 //! stream as a client would (in order, never blocking the call that writes it); a Redis
 //! failure only delays the copy (retried), or ends it, never the stream on its own instance.
-//! The scripts touch several keys: on Redis Cluster they need one hash slot (a prefix with a
-//! hash tag, `{shop}:`), as the session scripts do.
+//! The scripts touch several keys, and ending a session deletes its streams: on Redis Cluster
+//! they are in the one slot of the sessions' hash tag.
 
+use crate::core::redis::Group;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -30,7 +31,6 @@ use std::time::{Duration, Instant};
 use axum::body::Body;
 use bytes::Bytes;
 use futures_util::future::BoxFuture;
-use redis::aio::MultiplexedConnection;
 
 use super::session::{
     Copied, EventStream, MAX_STREAM_EVENTS, STREAM_RETENTION, SharedStreams, in_window,
@@ -155,12 +155,17 @@ impl RedisStreams {
         }
     }
 
+    /// A key of the sessions' group (streams are ended with their session, in one script).
+    fn k(&self, name: &str) -> String {
+        self.store.grouped(Group::Sessions, name)
+    }
+
     fn stream_key(&self, id: &str) -> String {
-        self.store.key(&format!("mcp:stream:{id}"))
+        self.k(&format!("mcp:stream:{id}"))
     }
 
     fn list_key(&self, session: &str) -> String {
-        self.store.key(&format!("mcp:session:{session}:streams"))
+        self.k(&format!("mcp:session:{session}:streams"))
     }
 
     /// Writes one batch; `Ok(false)` when the stream is gone from Redis.
@@ -175,14 +180,14 @@ impl RedisStreams {
         let mut con = self.store.connection();
         let mut call = self.write.key(self.stream_key(id));
         call.key(self.list_key(session))
-            .key(self.store.key(STREAM_INDEX))
+            .key(self.k(STREAM_INDEX))
             .arg(id)
             .arg(u8::from(open))
             .arg(millis(ttl))
             .arg(self.per_session)
             .arg(self.total)
             .arg(self.life_ms)
-            .arg(self.store.key("mcp:stream:"))
+            .arg(self.k("mcp:stream:"))
             .arg(MAX_ENTRIES);
         for e in entries {
             call.arg(e.id.to_string())
@@ -568,7 +573,7 @@ struct Follow {
     cursor: String,
     store: RedisStore,
     key: String,
-    live: Option<MultiplexedConnection>,
+    live: Option<crate::core::redis::Conn>,
 }
 
 impl Follow {
@@ -610,13 +615,9 @@ impl Follow {
             let con = match &mut self.live {
                 Some(con) => con,
                 None => {
-                    let config = redis::AsyncConnectionConfig::new()
-                        .set_connection_timeout(Some(Duration::from_millis(500)))
-                        .set_response_timeout(Some(FOLLOW_BLOCK + Duration::from_secs(2)));
                     let con = self
                         .store
-                        .client()
-                        .get_multiplexed_async_connection_with_config(&config)
+                        .dedicated(FOLLOW_BLOCK + Duration::from_secs(2))
                         .await?;
                     self.live.insert(con)
                 }
@@ -654,6 +655,13 @@ impl Follow {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A key of the sessions' group, as an unprefixed store names it.
+    fn sk(name: &str) -> String {
+        RedisStore::connect("redis://127.0.0.1:1")
+            .unwrap()
+            .grouped(Group::Sessions, name)
+    }
     use crate::context::Notifier as _;
     use crate::mcp::redis_sessions::tests::Redis;
     use crate::mcp::session::{EventStreams, Found};
@@ -785,9 +793,9 @@ mod tests {
         assert_eq!(
             redis
                 .redis_store()
-                .map(|s| s.key("mcp:stream:x"))
+                .map(|s| s.grouped(Group::Sessions, "mcp:stream:x"))
                 .as_deref(),
-            Some("shop:mcp:stream:x")
+            Some("{shop:mcp:sessions}mcp:stream:x")
         );
         assert!(MemorySessions::default().redis_store().is_none());
     }
@@ -826,7 +834,7 @@ mod tests {
     /// The stream's newest entry in Redis, once its copy has `field` (waits up to 5 s).
     async fn copied(redis: &Redis, id: &str, field: &str) {
         let store = redis.store();
-        let key = store.key(&format!("mcp:stream:{id}"));
+        let key = store.grouped(Group::Sessions, &format!("mcp:stream:{id}"));
         for _ in 0..100 {
             let top: Vec<RawEntry> = redis::cmd("XREVRANGE")
                 .arg(&key)
@@ -888,7 +896,7 @@ mod tests {
         // Once finished, the copy expires after the retention.
         copied(&redis, &id, DONE).await;
         let ttl: i64 = redis::cmd("PTTL")
-            .arg(format!("mcp:stream:{id}"))
+            .arg(sk(&format!("mcp:stream:{id}")))
             .query_async(&mut redis.store().connection())
             .await
             .unwrap();
@@ -912,14 +920,14 @@ mod tests {
         assert!(sessions.remove(&sid).await.unwrap());
         let mut con = redis.store().connection();
         let left: i64 = redis::cmd("EXISTS")
-            .arg(format!("mcp:stream:{id}"))
-            .arg(format!("mcp:session:{sid}:streams"))
+            .arg(sk(&format!("mcp:stream:{id}")))
+            .arg(sk(&format!("mcp:session:{sid}:streams")))
             .query_async(&mut con)
             .await
             .unwrap();
         assert_eq!(left, 0, "the session's stream and its list are gone");
         let indexed: Vec<String> = redis::cmd("ZRANGE")
-            .arg(STREAM_INDEX)
+            .arg(sk(STREAM_INDEX))
             .arg(0)
             .arg(-1)
             .query_async(&mut con)
@@ -943,7 +951,7 @@ mod tests {
         mine.push_message(b"{}");
         tokio::time::sleep(Duration::from_millis(300)).await;
         let back: i64 = redis::cmd("EXISTS")
-            .arg(format!("mcp:stream:{id}"))
+            .arg(sk(&format!("mcp:stream:{id}")))
             .query_async(&mut con)
             .await
             .unwrap();
@@ -1039,7 +1047,7 @@ mod tests {
         let kept = format!("{}_0", id_of(&last));
         assert!(elsewhere(&b, "p", &kept).await.unwrap().is_some());
         let listed: i64 = redis::cmd("LLEN")
-            .arg("mcp:session:p:streams")
+            .arg(sk("mcp:session:p:streams"))
             .query_async(&mut redis.store().connection())
             .await
             .unwrap();
