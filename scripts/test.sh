@@ -77,7 +77,8 @@ step "cargo nextest run --no-fail-fast --run-ignored all" cargo nextest run --no
 REDIS_SUITES='test(/redis/) | binary(pipeline) | binary(resume) | binary(deliveries)
   | test(instances_on_one_redis_share_the_limit_and_fall_back_alone)
   | test(a_task_taken_over_by_another_instance_continues_its_trace)
-  | test(shares_and_rate_limits_hold_across_instances_behind_haproxy)'
+  | test(shares_and_rate_limits_hold_across_instances_behind_haproxy)
+  | test(python_sdk_task_completes_when_the_instance_running_it_is_killed)'
 step "cargo nextest run (the Redis suites on a Redis Cluster)" env MCP_TEST_REDIS_CLUSTER=1 \
     cargo nextest run --no-fail-fast --run-ignored all -E "$REDIS_SUITES"
 step "cargo test --doc" cargo test --doc

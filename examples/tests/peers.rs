@@ -153,6 +153,7 @@ fn python_sdk_extension_drives_a_task_to_its_result() {
             "created": {"status": "working", "tool": "Jobs.run"},
             "final_status": "completed",
             "polled": true,
+            "statuses": ["working", "completed"],
             "result": {"result": {"steps": 4}},
             "ping": "pong, task"
         })
@@ -160,7 +161,8 @@ fn python_sdk_extension_drives_a_task_to_its_result() {
 }
 
 /// An HTTP proxy on a loopback port that sends each request to the next backend in turn (per
-/// request, not per connection), recording which backend served each `Mcp-Method`.
+/// request, not per connection), recording which backend served each `Mcp-Method`. A backend
+/// that cannot be reached or fails to answer is skipped, as a balancer's retry does.
 struct Alternating {
     addr: std::net::SocketAddr,
     served: std::sync::Arc<std::sync::Mutex<Vec<(usize, String)>>>,
@@ -190,7 +192,7 @@ fn alternating(backends: Vec<String>) -> Alternating {
         let (http, log, backends, next) =
             (http.clone(), log.clone(), backends.clone(), next.clone());
         async move {
-            let i = next.fetch_add(1, Ordering::SeqCst) % backends.len();
+            let first = next.fetch_add(1, Ordering::SeqCst);
             let (parts, body) = req.into_parts();
             let method = parts
                 .headers
@@ -198,15 +200,29 @@ fn alternating(backends: Vec<String>) -> Alternating {
                 .and_then(|v| v.to_str().ok())
                 .unwrap_or("-")
                 .to_owned();
-            log.lock().unwrap().push((i, method));
             let body = axum::body::to_bytes(body, usize::MAX).await.unwrap();
-            let mut out = http.request(parts.method, format!("{}{}", backends[i], parts.uri));
-            for (k, v) in &parts.headers {
-                if k != "host" {
-                    out = out.header(k, v);
+            let mut resp = None;
+            for i in (first..first + backends.len()).map(|i| i % backends.len()) {
+                let mut out = http.request(
+                    parts.method.clone(),
+                    format!("{}{}", backends[i], parts.uri),
+                );
+                for (k, v) in &parts.headers {
+                    if k != "host" {
+                        out = out.header(k, v);
+                    }
+                }
+                match out.body(body.clone()).send().await {
+                    Ok(r) => {
+                        log.lock().unwrap().push((i, method));
+                        resp = Some(r);
+                        break;
+                    }
+                    // Down, or killed while it answered: the next one is asked.
+                    Err(_) => continue,
                 }
             }
-            let resp = out.body(body).send().await.unwrap();
+            let resp = resp.expect("a backend that answers");
             let mut answer = axum::http::Response::builder().status(resp.status());
             for (k, v) in resp.headers() {
                 answer = answer.header(k, v);
@@ -248,6 +264,66 @@ fn two_instances_serve_the_rounds_of_one_call_alternately() {
         .collect();
     assert_eq!(calls.len(), 6, "{served:?}");
     assert!(calls.windows(2).any(|w| w[0] != w[1]), "{served:?}");
+}
+
+/// The official SDK's task, polled through a proxy in front of two instances on one Redis:
+/// the instance that accepted it (and runs it) is killed mid-way; the client's polls reach the
+/// other, which says `working` all along, runs the job again and completes it. The client sees
+/// nothing but a task that took longer.
+#[test]
+#[ignore = "needs the official Python MCP SDK at MCP_TEST_PYTHON and redis-server; scripts/test.sh provides the peers and runs ignored tests"]
+fn python_sdk_task_completes_when_the_instance_running_it_is_killed() {
+    let redis = common::Redis::durable();
+    let url = redis.url();
+    let env = [("REDIS_URL", url.as_str()), ("APP_ENV", "prod")];
+    let mut instances = [Catalog::catalog(&env), Catalog::catalog(&env)];
+    let proxy = alternating(
+        instances
+            .iter()
+            .map(|c| format!("http://{}", c.addr))
+            .collect(),
+    );
+    let client = Command::new(peer("MCP_TEST_PYTHON"))
+        .arg(clients_dir().join("python_tasks.py"))
+        .args(["auto", &format!("http://{}/mcp/mcp/v1", proxy.addr)])
+        .arg("takeover")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python runs");
+    // The instance that accepted the call runs it: killed a second into its three.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let runner = loop {
+        let served = proxy.served.lock().unwrap().clone();
+        if let Some((i, _)) = served.iter().find(|(_, m)| m == "tools/call") {
+            break *i;
+        }
+        assert!(std::time::Instant::now() < deadline, "no call: {served:?}");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    instances[runner].kill();
+    let out = client.wait_with_output().expect("python ends");
+    assert!(out.status.success(), "python_tasks.py takeover failed");
+    assert_eq!(
+        last_json_line(&out),
+        serde_json::json!({
+            "protocol_version": "2026-07-28",
+            "created": {"status": "working", "tool": "Jobs.run"},
+            "statuses": ["working", "completed"],
+            "final_status": "completed",
+            "polled": true,
+            "result": {"result": {"steps": 30, "attempt": 2}}
+        })
+    );
+    // Its polls reached the other instance after the kill.
+    let served = proxy.served.lock().unwrap().clone();
+    assert!(
+        served
+            .iter()
+            .skip_while(|(_, m)| m != "tools/call")
+            .any(|(i, m)| *i != runner && m == "tasks/get"),
+        "{served:?}"
+    );
 }
 
 #[test]

@@ -69,22 +69,33 @@ impl Redis {
             std::fs::create_dir_all(&dir).expect("a directory for Redis's files");
             dir
         });
-        let nodes = (0..if cluster { MASTERS } else { 1 })
-            .map(|_| Node {
-                port: free_port(),
-                bus: free_port(),
-                child: None,
-            })
-            .collect();
         let mut r = Redis {
             bin,
-            nodes,
+            nodes: Vec::new(),
             cluster,
             dir,
             durable,
             made: false,
         };
-        r.restart();
+        // A port found free may be taken by another process before the server binds it:
+        // fresh ports, up to three times.
+        for attempt in 1..=3 {
+            r.nodes = (0..if cluster { MASTERS } else { 1 })
+                .map(|_| Node {
+                    port: free_port(),
+                    bus: free_port(),
+                    child: None,
+                })
+                .collect();
+            match r.launch() {
+                Ok(()) => break,
+                Err(e) if attempt < 3 => {
+                    eprintln!("redis-server did not start ({e}); again on other ports");
+                    r.stop();
+                }
+                Err(e) => panic!("redis-server did not start: {e}"),
+            }
+        }
         if cluster {
             r.create_cluster();
             r.made = true;
@@ -96,6 +107,18 @@ impl Redis {
     /// what its append-only files kept; a cluster keeps its slots (each node's configuration
     /// file).
     pub fn restart(&mut self) {
+        if let Err(e) = self.launch() {
+            panic!("redis-server did not start again: {e}");
+        }
+        // A cluster made before finds its slots again (each node's configuration file).
+        if self.made {
+            self.wait_for_slots();
+        }
+    }
+
+    /// Starts every node and waits until each accepts connections; what went wrong (with the
+    /// end of the node's log, when it has a directory) otherwise.
+    fn launch(&mut self) -> Result<(), String> {
         for i in 0..self.nodes.len() {
             let node = &self.nodes[i];
             let mut cmd = Command::new(&self.bin);
@@ -110,6 +133,8 @@ impl Redis {
             }
             if let Some(dir) = &self.dir {
                 cmd.arg("--dir").arg(dir);
+                cmd.arg("--logfile")
+                    .arg(dir.join(format!("redis-{}.log", node.port)));
             }
             if self.cluster {
                 cmd.args(["--cluster-enabled", "yes"])
@@ -132,15 +157,29 @@ impl Redis {
                 });
             self.nodes[i].child = Some(child);
         }
-        for node in &self.nodes {
-            wait_until(Duration::from_secs(5), "redis-server did not start", || {
-                std::net::TcpStream::connect(("127.0.0.1", node.port)).is_ok()
-            });
+        for i in 0..self.nodes.len() {
+            let port = self.nodes[i].port;
+            let end = Instant::now() + Duration::from_secs(10);
+            while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+                let exited = self.nodes[i]
+                    .child
+                    .as_mut()
+                    .and_then(|c| c.try_wait().ok().flatten());
+                if exited.is_some() || Instant::now() > end {
+                    let log = self.dir.as_ref().and_then(|d| {
+                        std::fs::read_to_string(d.join(format!("redis-{port}.log"))).ok()
+                    });
+                    let tail: Vec<&str> = log.iter().flat_map(|l| l.lines()).collect();
+                    return Err(format!(
+                        "port {port}, {}; its log ends: {}",
+                        exited.map_or("not listening after 10 s".into(), |s| s.to_string()),
+                        tail[tail.len().saturating_sub(5)..].join(" | ")
+                    ));
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
         }
-        // A cluster made before finds its slots again (each node's configuration file).
-        if self.made {
-            self.wait_for_slots();
-        }
+        Ok(())
     }
 
     /// `redis-cli --cluster create` of the nodes, as masters without replicas.

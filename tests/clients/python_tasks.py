@@ -3,14 +3,18 @@ extension API: an `io.modelcontextprotocol/tasks` extension claims the `task` re
 `tools/call`, polls `tasks/get` (with `Mcp-Name: <taskId>`) until the task is terminal and
 hands back the inlined `CallToolResult`, so `call_tool` returns the job's result.
 
-usage: python_tasks.py MODE URL
-  MODE  auto (the extension is a 2026-07-28 one)
+usage: python_tasks.py MODE URL [takeover]
+  MODE      auto (the extension is a 2026-07-28 one)
+  takeover  a longer job (3 s), polled for up to a minute: the test kills the instance that
+            runs it, and the client sees it go on and complete elsewhere; prints the statuses
+            it saw (each change once) and the result
 
 Prints one JSON line with what was observed; exits non-zero on the first failed check.
 """
 
 import json
 import sys
+import time
 from typing import Any, Literal
 
 import anyio
@@ -61,8 +65,9 @@ class GetTask(Request[TaskIdParams, Literal["tasks/get"]]):
 class Tasks(ClientExtension):
     identifier = EXTENSION
 
-    def __init__(self, seen):
+    def __init__(self, seen, patience=10.0):
         self.seen = seen
+        self.patience = patience
 
     def claims(self):
         return [ResultClaim(result_type="task", model=CreateTaskResult, resolve=self.resolve)]
@@ -71,21 +76,36 @@ class Tasks(ClientExtension):
         self.seen["created"] = {"status": created.status, "tool": ctx.tool_name}
         check(created.poll_interval_ms is not None, "no pollIntervalMs")
         polls = 0
+        statuses = []
+        deadline = time.monotonic() + self.patience
         while True:
             polls += 1
-            check(polls < 200, "the task never ended")
+            check(time.monotonic() < deadline, "the task never ended")
             task = await ctx.session.send_request(
                 GetTask(params=TaskIdParams(task_id=created.task_id)), DetailedTask
             )
             check(task.task_id == created.task_id, f"another task: {task.task_id}")
+            if not statuses or statuses[-1] != task.status:
+                statuses.append(task.status)
             if task.status in ("completed", "failed", "cancelled"):
                 break
             check(task.status == "working", f"unexpected status {task.status}")
             await anyio.sleep(0.05)
+        self.seen["statuses"] = statuses
         self.seen["final_status"] = task.status
         self.seen["polled"] = polls > 1
         check(task.status == "completed", f"task ended {task.status}: {task.error}")
         return CallToolResult.model_validate(task.result)
+
+
+async def takeover(mode, url):
+    seen = {}
+    async with Client(url, mode=mode, extensions=[Tasks(seen, patience=60.0)]) as c:
+        seen["protocol_version"] = c.protocol_version
+        r = await c.call_tool("Jobs.run", {"steps": 30, "step_ms": 100})
+        check(not r.is_error, f"Jobs.run failed: {r.content}")
+        seen["result"] = r.structured_content
+    print(json.dumps(seen, sort_keys=True))
 
 
 async def run(mode, url):
@@ -109,4 +129,7 @@ async def run(mode, url):
 
 
 if __name__ == "__main__":
-    anyio.run(run, sys.argv[1], sys.argv[2])
+    if sys.argv[3:] == ["takeover"]:
+        anyio.run(takeover, sys.argv[1], sys.argv[2])
+    else:
+        anyio.run(run, sys.argv[1], sys.argv[2])

@@ -110,7 +110,7 @@ impl Breaker {
 /// The shared connection, every command through the breaker.
 #[derive(Clone)]
 pub(crate) struct Guarded {
-    pub(crate) con: super::redis::Conn,
+    pub(crate) con: super::redis_conn::Conn,
     pub(crate) breaker: std::sync::Arc<Breaker>,
 }
 

@@ -13,6 +13,8 @@ pub(crate) mod rate;
 #[cfg(feature = "redis")]
 pub(crate) mod redis;
 #[cfg(feature = "redis")]
+pub(crate) mod redis_conn;
+#[cfg(feature = "redis")]
 pub(crate) mod redis_work;
 pub(crate) mod shares;
 pub(crate) mod task;

@@ -143,7 +143,7 @@ impl Worker {
         }
     }
 
-    async fn create_group(&self, con: &mut super::redis::Conn) {
+    async fn create_group(&self, con: &mut super::redis_conn::Conn) {
         // From the stream's start: work queued before the group existed is read too.
         let made: redis::RedisResult<()> = redis::cmd("XGROUP")
             .arg("CREATE")
@@ -164,7 +164,7 @@ impl Worker {
     /// a while for it only when the claims are done), and looks at each entry.
     async fn round(
         &self,
-        con: &mut super::redis::Conn,
+        con: &mut super::redis_conn::Conn,
         cursor: &mut String,
     ) -> redis::RedisResult<()> {
         let idle: redis::streams::StreamAutoClaimReply = redis::cmd("XAUTOCLAIM")

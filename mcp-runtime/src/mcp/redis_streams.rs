@@ -573,7 +573,7 @@ struct Follow {
     cursor: String,
     store: RedisStore,
     key: String,
-    live: Option<crate::core::redis::Conn>,
+    live: Option<crate::core::redis_conn::Conn>,
 }
 
 impl Follow {
