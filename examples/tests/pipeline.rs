@@ -994,6 +994,59 @@ async fn a_worker_runs_the_tasks_a_front_accepted() {
     );
 }
 
+/// A front keeps none of the tasks it hands on, so the queue bounds them: one caller queues
+/// its share (`Limits::tasks_queued_per_caller`, 100) and its next call is not queued, another
+/// caller's is, and once a worker has run them the first may queue again.
+#[tokio::test]
+#[ignore = "needs redis-server; scripts/test.sh provides the peers and runs ignored tests"]
+async fn a_front_queues_a_callers_share_of_tasks_and_no_more() {
+    let redis = Redis::start();
+    let url = redis.url();
+    let env = [("REDIS_URL", url.as_str()), ("APP_ENV", "prod")];
+    let front = catalog(&[env[0], env[1], ("CATALOG_RUNS_WORK", "false")]);
+    let base = format!("http://{}", front.addr);
+    let job = json!({"name": "Jobs.run", "arguments": {"steps": 1, "step_ms": 1}});
+    let mut tasks = Vec::new();
+    for i in 0..100 {
+        let created = modern_in(&front, "mcp", i, "tools/call", job.clone()).await;
+        let task = created["result"]["taskId"].as_str();
+        tasks.push(
+            task.unwrap_or_else(|| panic!("task {i}: {created}"))
+                .to_owned(),
+        );
+    }
+    // The next is not queued: as any call that cannot become a task, it runs on as a plain
+    // one, answered on its request (which the caller's share of open calls bounds).
+    let plain = modern_in(&front, "mcp", 100, "tools/call", job.clone()).await;
+    assert_eq!(plain["result"]["resultType"], "complete", "{plain}");
+    assert_eq!(
+        plain["result"]["structuredContent"],
+        json!({"result": {"steps": 1}})
+    );
+    // Another caller (another address) has its own share.
+    let other = reqwest::Client::builder()
+        .local_address(std::net::IpAddr::from([127, 0, 0, 2]))
+        .build()
+        .expect("a client");
+    let created = common::modern_from(&other, &base, "mcp", 1, "tools/call", job.clone()).await;
+    assert!(created["result"]["taskId"].is_string(), "{created}");
+    // A worker runs them all; their entries go, and the first caller queues again.
+    let _worker = Proc::start_command(env!("CARGO_BIN_EXE_catalog"), "catalog", &["worker"], &env);
+    for task in &tasks {
+        task_status_in(&front, "mcp", task, "completed", 60).await;
+    }
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let again = modern_in(&front, "mcp", 101, "tools/call", job.clone()).await;
+        if again["result"]["taskId"].is_string() {
+            break;
+        }
+        // An entry is deleted just after its task's end is stored.
+        assert!(tokio::time::Instant::now() < deadline, "{again}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 #[tokio::test]
 #[ignore = "needs redis-server; scripts/test.sh provides the peers and runs ignored tests"]
 async fn a_queued_task_is_cancelled_by_its_client_or_an_operator_and_never_run() {

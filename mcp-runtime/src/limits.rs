@@ -151,6 +151,17 @@ pub struct Limits {
     /// Default 10; past it, refused as above. A task waiting for its client's answer runs
     /// (and holds its place) for at most [`Limits::input_wait`] per question, then fails.
     pub tasks_running_per_caller: usize,
+    /// With Redis, the most tasks in the shared work queue (`mcp:work`), over every instance
+    /// sharing it: each durable task has an entry from its acceptance to its end, whether an
+    /// instance runs it or it waits for a worker (a front hands its tasks on, and keeps none of
+    /// them). Default 10 000; past it a call is not queued: a 2026-07-28 call runs on as a
+    /// plain one (as when [`Limits::tasks`] is reached), a task-augmented 2025-11-25 call or an
+    /// asynchronous JSON-RPC call is refused with -32603 "too many tasks queued".
+    pub tasks_queued: usize,
+    /// The most entries of one caller in the work queue, over every instance: its share of
+    /// [`Limits::tasks_queued`]. Default 100; past it, that caller's calls are not queued, as
+    /// above (-32603 "too many tasks queued for this caller") until some of its tasks end.
+    pub tasks_queued_per_caller: usize,
     /// How long a task is kept after its creation (its `ttlMs`; a running task is kept until
     /// it ends). Default 1 hour; then `tasks/get` answers -32602 for it.
     pub task_ttl: Duration,
@@ -244,6 +255,8 @@ impl Default for Limits {
             tasks_running: 100,
             tasks_per_caller: 100,
             tasks_running_per_caller: 10,
+            tasks_queued: 10_000,
+            tasks_queued_per_caller: 100,
             task_ttl: Duration::from_secs(3600),
             task_poll_interval: Duration::from_millis(500),
             callbacks_per_host: 16,
@@ -283,6 +296,8 @@ impl Limits {
             self.detached_calls_per_caller.clamp(1, self.detached_calls);
         self.tasks_per_caller = self.tasks_per_caller.clamp(1, self.tasks);
         self.tasks_running_per_caller = self.tasks_running_per_caller.clamp(1, self.tasks_running);
+        self.tasks_queued = self.tasks_queued.max(1);
+        self.tasks_queued_per_caller = self.tasks_queued_per_caller.clamp(1, self.tasks_queued);
         self
     }
 }

@@ -930,6 +930,10 @@ impl ServerBuilder {
                 Arc::new(crate::core::redis_work::RedisWork::new(
                     store.clone(),
                     core.telemetry().clone(),
+                    (
+                        self.config.limits.tasks_queued,
+                        self.config.limits.tasks_queued_per_caller,
+                    ),
                 )),
                 runner,
             );

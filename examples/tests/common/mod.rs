@@ -191,6 +191,18 @@ pub async fn modern(
     group: &str,
     id: u64,
     method: &str,
+    params: serde_json::Value,
+) -> serde_json::Value {
+    modern_from(&reqwest::Client::new(), base, group, id, method, params).await
+}
+
+/// [`modern`] through `client` (one bound to another loopback address is another caller).
+pub async fn modern_from(
+    client: &reqwest::Client,
+    base: &str,
+    group: &str,
+    id: u64,
+    method: &str,
     mut params: serde_json::Value,
 ) -> serde_json::Value {
     params["_meta"] = serde_json::json!({
@@ -204,7 +216,7 @@ pub async fn modern(
         .or_else(|| params["taskId"].as_str())
         .map(str::to_owned);
     let body = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-    let mut req = reqwest::Client::new()
+    let mut req = client
         .post(format!("{base}/mcp/{group}/v1"))
         .header("accept", "application/json, text/event-stream")
         .header("mcp-protocol-version", "2026-07-28")
