@@ -934,7 +934,7 @@ if queue:
     w("")
     w("One `catalog` (release, pinned to core 1) on a private local Redis (`REDIS_URL`), loaded by `wrk -t1 -c32` "
       "(core 0) with 2026-07-28 task-mode calls of `Jobs.run` (one step of 1 ms: each call becomes a task, is "
-      "stored and queued on the Redis Stream `mcp:work` before it is answered, then runs and completes), each "
+      "stored and queued on the Redis Stream `{mcp:tasks}mcp:work` before it is answered, then runs and completes), each "
       "call from a client address of its own (so the per-caller shares do not refuse any), "
       f"{len(runs)} rounds of {fmt(next((r['duration_us'] / 1e6 for r in runs), None))} s. "
       "Beside it, `redis-benchmark -c 32` XADDing entries of 300 bytes to the same Redis: the ceiling of any "

@@ -1115,7 +1115,7 @@ LUA
     drained() {
         local i
         for i in $(seq 1 600); do
-            [ "$(redis-cli -p "$rport" XLEN mcp:work)" = 0 ] && return
+            [ "$(redis-cli -p "$rport" XLEN '{mcp:tasks}mcp:work')" = 0 ] && return
             sleep 0.05
         done
         die "the work queue did not drain"

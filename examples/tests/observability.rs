@@ -748,6 +748,49 @@ async fn an_http_session_that_expires_is_counted_and_timed_too() {
     assert_eq!(sample(&c, &base, closed).await.as_deref(), Some("1"));
 }
 
+/// The same with sessions in Redis: the session's revision and opening are kept beside it,
+/// and the instance that finds it expired (here by its own sweep, no other session being made)
+/// counts and times it, once.
+#[tokio::test]
+#[ignore = "needs redis-server; scripts/test.sh provides the peers and runs ignored tests"]
+async fn a_session_kept_in_redis_that_expires_is_counted_and_timed_once() {
+    let redis = common::Redis::start();
+    let mut limits = mcp_runtime::Limits::default();
+    limits.session_idle = Duration::from_millis(300);
+    let server = examples::builder()
+        .env(mcp_runtime::Environment::PROD)
+        .mcp_stateful("mcp")
+        .redis(&redis.url())
+        .limits(limits)
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        server
+            .serve_listener(listener, std::future::pending())
+            .await
+    });
+    let c = reqwest::Client::new();
+    let url = format!("{base}/mcp/mcp/v1");
+    common::mcp_session(&c, &url).await;
+    let labels = r#"{mcp_protocol_version="2025-11-25",network_transport="tcp",otel_scope_name="mcp-runtime"}"#;
+    let count = format!("mcp_server_session_duration_seconds_count{labels}");
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while sample(&c, &base, &count).await.as_deref() != Some("1") {
+        assert!(tokio::time::Instant::now() < deadline, "never counted");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let sum = format!("mcp_server_session_duration_seconds_sum{labels}");
+    let seconds: f64 = sample(&c, &base, &sum).await.unwrap().parse().unwrap();
+    assert!((0.3..60.0).contains(&seconds), "{seconds}");
+    // The sweeps that follow do not count it again (it left the index when it was counted).
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(sample(&c, &base, &count).await.as_deref(), Some("1"));
+    let closed = r#"mcp_runtime_sessions_total{event="closed",otel_scope_name="mcp-runtime"}"#;
+    assert_eq!(sample(&c, &base, closed).await.as_deref(), Some("1"));
+}
+
 /// A free loopback port.
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")

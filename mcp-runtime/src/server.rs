@@ -842,7 +842,8 @@ impl ServerBuilder {
         let sessions = self.sessions.or_else(|| {
             let store = crate::mcp::RedisSessions::new(self.redis?)
                 .with_limits(max, idle)
-                .with_share(share);
+                .with_share(share)
+                .counted(core.telemetry());
             Some(Arc::new(store) as Arc<dyn SessionStore>)
         });
         let sessions: Arc<dyn SessionStore> = sessions.unwrap_or_else(|| {

@@ -153,7 +153,7 @@ impl RedisStore {
     }
 
     /// A key under the prefix, for a structure of one key per operation (cache entries,
-    /// locks, rate limits, the work queue's stream), which a cluster spreads by the key.
+    /// locks, rate limits), which a cluster spreads by the key.
     pub(crate) fn key(&self, k: &str) -> String {
         format!("{}{k}", self.prefix)
     }

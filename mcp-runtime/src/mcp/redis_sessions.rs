@@ -19,6 +19,9 @@ pub struct RedisSessions {
     /// One holder's share of `max_sessions`.
     share: usize,
     session_ttl: Duration,
+    /// Where the sessions that expire or give way are counted and timed
+    /// (`mcp.server.session.duration`), with telemetry on.
+    telemetry: Option<crate::core::telemetry::Telemetry>,
 }
 
 impl RedisSessions {
@@ -30,10 +33,89 @@ impl RedisSessions {
                 create: script(CREATE_SESSION),
                 get: script(GET_SESSION),
                 remove: script(REMOVE_SESSION),
+                sweep: script(SWEEP_SESSIONS),
             },
             max_sessions: Limits::DEFAULT_SESSIONS,
             share: Limits::DEFAULT_SESSIONS,
             session_ttl: Limits::DEFAULT_SESSION_IDLE,
+            telemetry: None,
+        }
+    }
+
+    /// Counts and times the sessions that expire or give way (`mcp.server.session.duration`),
+    /// as a `DELETE` is, once, on whichever instance finds them ended: with telemetry on only.
+    /// Each session's revision and opening are kept beside it for that (`mcp:session-opened`;
+    /// it and the index of sessions outlive the last session by a minute), and the expired
+    /// ones are looked for at every creation and, from a task started here (in a Tokio
+    /// runtime), every [`SWEEP_EVERY`] (or idle time, when shorter).
+    pub(crate) fn counted(mut self, telemetry: &crate::core::telemetry::Telemetry) -> Self {
+        if !telemetry.is_on() {
+            return self;
+        }
+        self.telemetry = Some(telemetry.clone());
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            let sweeper = self.clone();
+            rt.spawn(async move {
+                // No more often than sessions can expire, nor than ten times a second.
+                let every = SWEEP_EVERY
+                    .min(sweeper.session_ttl)
+                    .max(Duration::from_millis(100));
+                loop {
+                    tokio::time::sleep(every).await;
+                    if let Err(e) = sweeper.sweep().await {
+                        tracing::debug!(error = %e, "expired sessions not looked for");
+                    }
+                }
+            });
+        }
+        self
+    }
+
+    /// Drops the expired sessions and counts them.
+    async fn sweep(&self) -> Result<(), redis::RedisError> {
+        let mut con = self.store.connection();
+        let ended: Vec<String> = self
+            .scripts
+            .sweep
+            .key(self.k(SESSION_INDEX))
+            .key(self.k(SESSION_INDEX))
+            .key(self.k(SESSION_INDEX))
+            .key(self.k(HOLDERS))
+            .key(self.k(SESSION_HOLDERS))
+            .arg(self.session_ttl_ms())
+            .arg("")
+            .arg("")
+            .arg("")
+            .arg("")
+            .arg("")
+            .arg(self.k("mcp:session:"))
+            .arg(self.k(HELD))
+            .arg(self.opened_key())
+            .invoke_async(&mut con)
+            .await?;
+        self.count(ended);
+        Ok(())
+    }
+
+    /// The hash of each session's revision and opening, when sessions are counted; `""`
+    /// (nothing kept) otherwise.
+    fn opened_key(&self) -> String {
+        match self.telemetry {
+            Some(_) => self.k(SESSION_OPENED),
+            None => String::new(),
+        }
+    }
+
+    /// Counts the sessions a script found ended: each `<version> <opened ms>`.
+    fn count(&self, ended: impl IntoIterator<Item = String>) {
+        let Some(t) = &self.telemetry else { return };
+        for e in ended {
+            let (version, opened) = e.split_once(' ').unwrap_or((&e, ""));
+            let version = crate::mcp::protocol::Era::handshake(version)
+                .unwrap_or_else(crate::mcp::protocol::Era::assumed)
+                .version();
+            let seconds = opened.parse().ok().and_then(super::session::seconds_since);
+            t.session_closed(version, "tcp", seconds);
         }
     }
 
@@ -78,19 +160,42 @@ struct SessionScripts {
     create: std::sync::Arc<redis::Script>,
     get: std::sync::Arc<redis::Script>,
     remove: std::sync::Arc<redis::Script>,
+    sweep: std::sync::Arc<redis::Script>,
 }
+
+/// How often an instance that counts sessions looks for the expired ones.
+const SWEEP_EVERY: Duration = Duration::from_secs(30);
 
 /// What the session scripts share: the clock, and forgetting a session with its place in
 /// its holder's share. Keys: KEYS[2] the index of live ids by last use, KEYS[4] the holders by
 /// how many they hold, KEYS[5] each session's holder; ARGV[7] the session keys' prefix,
 /// ARGV[8] the holders' keys' prefix (`mcp:held:<holder>`: a holder's ids, never-used ones
-/// scored far in the past so they go first). The holders' keys are named in the script: every
-/// session key carries the sessions' hash tag, so on Redis Cluster they are in one slot.
+/// scored far in the past so they go first), ARGV[9] the hash of each session's revision and
+/// opening (`<version> <ms>`) when sessions are counted, else `''`: a session forgotten by
+/// expiry or eviction (not by a `DELETE`, which its instance counts) is added to `ended`. The
+/// holders' keys are named in the script: every session key carries the sessions' hash tag,
+/// so on Redis Cluster they are in one slot.
 const SESSION_LIB: &str = r"
 if redis.replicate_commands then redis.replicate_commands() end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local function forget(id)
+local ended = {}
+-- When sessions are counted, the openings and the index outlive the sessions by a minute, for
+-- the sweep that finds them expired.
+local OPENED_MARGIN = 60000
+local function answer(first)
+  local out = {first}
+  for _, e in ipairs(ended) do out[#out + 1] = e end
+  return out
+end
+local function forget(id, counted)
+  if ARGV[9] and ARGV[9] ~= '' then
+    local o = redis.call('HGET', ARGV[9], id)
+    if o then
+      redis.call('HDEL', ARGV[9], id)
+      if counted then ended[#ended + 1] = o end
+    end
+  end
   local h = redis.call('HGET', KEYS[5], id)
   if h then
     redis.call('ZREM', ARGV[8] .. h, id)
@@ -102,27 +207,31 @@ local function forget(id)
 end
 local function evict_one_of(h)
   local victim = redis.call('ZRANGE', ARGV[8] .. h, 0, 0)[1]
-  if victim then forget(victim) return true end
+  if victim then forget(victim, true) return true end
   return false
+end
+local function sweep(ttl)
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. (now - ttl))) do
+    forget(id, true)
+  end
 end
 ";
 
 /// Creates a session: KEYS = session, index, the holder's ids, holders, session holders;
 /// ARGV = state, idle milliseconds, cap, id, share, holder, session key prefix, holder key
-/// prefix. Idle sessions are dropped first (with their places); a holder at its share loses
-/// its least recently used session (never-used first); at the cap, the holder holding the most
-/// does. 0 when no place could be made.
+/// prefix, the openings' hash (or `''`), this one's `<version> <ms>`. Idle sessions are
+/// dropped first (with their places); a holder at its share loses its least recently used
+/// session (never-used first); at the cap, the holder holding the most does. `'1'` when made,
+/// `'0'` when no place could be made, then the sessions that ended (see [`SESSION_LIB`]).
 const CREATE_SESSION: &str = r"
 local ttl = tonumber(ARGV[2])
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. (now - ttl))) do
-  forget(id)
-end
+sweep(ttl)
 if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[5]) then evict_one_of(ARGV[6]) end
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then
   local big = redis.call('ZRANGE', KEYS[4], -1, -1)[1]
   if big then evict_one_of(big) end
 end
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then return 0 end
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then return answer('0') end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
 redis.call('ZADD', KEYS[2], now, ARGV[4])
 -- Never used yet: scored before any use, so it is the first of its holder's to go.
@@ -130,17 +239,27 @@ redis.call('ZADD', KEYS[3], now - 1e13, ARGV[4])
 redis.call('ZINCRBY', KEYS[4], 1, ARGV[6])
 redis.call('HSET', KEYS[5], ARGV[4], ARGV[6])
 for i = 2, 5 do redis.call('PEXPIRE', KEYS[i], ttl) end
-return 1
+if ARGV[9] ~= '' then
+  redis.call('HSET', ARGV[9], ARGV[4], ARGV[10])
+  redis.call('PEXPIRE', ARGV[9], ttl + OPENED_MARGIN)
+  redis.call('PEXPIRE', KEYS[2], ttl + OPENED_MARGIN)
+end
+return answer('1')
 ";
 
 /// Reads a session and starts its idle time again: KEYS = session, index, -, holders,
 /// session holders; ARGV = idle milliseconds, id, -, -, -, -, session key prefix, holder key
-/// prefix.
+/// prefix, the openings' hash (or `''`).
 const GET_SESSION: &str = r"
 local v = redis.call('GETEX', KEYS[1], 'PX', ARGV[1])
 if v then
   redis.call('ZADD', KEYS[2], now, ARGV[2])
-  redis.call('PEXPIRE', KEYS[2], ARGV[1])
+  if ARGV[9] ~= '' then
+    redis.call('PEXPIRE', KEYS[2], ARGV[1] + OPENED_MARGIN)
+    redis.call('PEXPIRE', ARGV[9], ARGV[1] + OPENED_MARGIN)
+  else
+    redis.call('PEXPIRE', KEYS[2], ARGV[1])
+  end
   local h = redis.call('HGET', KEYS[5], ARGV[2])
   if h then
     redis.call('ZADD', ARGV[8] .. h, now, ARGV[2])
@@ -161,7 +280,15 @@ for _, stream in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do
   redis.call('ZREM', KEYS[6], stream)
 end
 redis.call('DEL', KEYS[3])
-return forget(ARGV[1])
+return forget(ARGV[1], false)
+";
+
+/// Drops the expired sessions: KEYS = index, index, index, holders, session holders; ARGV =
+/// idle milliseconds, -, -, -, -, -, session key prefix, holder key prefix, the openings'
+/// hash. The sessions that ended (see [`SESSION_LIB`]).
+const SWEEP_SESSIONS: &str = r"
+sweep(tonumber(ARGV[1]))
+return ended
 ";
 
 /// Sessions in Redis, so any instance behind a load balancer knows a session.
@@ -185,7 +312,16 @@ impl SessionStore for RedisSessions {
         Box::pin(async move {
             let mut con = self.store.connection();
             let id = crate::ids::random_id();
-            let created: i64 = self
+            let opened = match self.telemetry {
+                Some(_) => {
+                    let parsed = super::session::SessionState::parse(state);
+                    let at = super::session::SessionState::opened_ms_of(state)
+                        .map_or_else(|| "-".to_owned(), |ms| ms.to_string());
+                    format!("{} {at}", parsed.version)
+                }
+                None => String::new(),
+            };
+            let mut made: Vec<String> = self
                 .scripts
                 .create
                 .key(self.k(&format!("mcp:session:{id}")))
@@ -201,10 +337,14 @@ impl SessionStore for RedisSessions {
                 .arg(holder)
                 .arg(self.k("mcp:session:"))
                 .arg(self.k(HELD))
+                .arg(self.opened_key())
+                .arg(opened)
                 .invoke_async(&mut con)
                 .await
                 .map_err(session_err)?;
-            if created == 1 {
+            let created = !made.is_empty() && made.remove(0) == "1";
+            self.count(made);
+            if created {
                 Ok(id)
             } else {
                 Err(super::session::too_many_sessions())
@@ -229,6 +369,7 @@ impl SessionStore for RedisSessions {
                 .arg("")
                 .arg(self.k("mcp:session:"))
                 .arg(self.k(HELD))
+                .arg(self.opened_key())
                 .invoke_async::<Option<String>>(&mut con)
                 .await
                 .map_err(session_err)
@@ -277,6 +418,7 @@ impl SessionStore for RedisSessions {
                 .arg("")
                 .arg(self.k("mcp:session:"))
                 .arg(self.k(HELD))
+                .arg(self.opened_key())
                 .invoke_async(&mut con)
                 .await
                 .map_err(session_err)?;
@@ -293,6 +435,9 @@ const HELD: &str = "mcp:held:";
 const HOLDERS: &str = "mcp:holders";
 /// The hash of each live session's holder.
 const SESSION_HOLDERS: &str = "mcp:session-holders";
+/// The hash of each live session's revision and opening (`<version> <ms>`), kept when
+/// sessions are counted ([`RedisSessions::counted`]).
+const SESSION_OPENED: &str = "mcp:session-opened";
 
 /// The longest idle time Redis is given: 100 years (a `Duration::MAX` would overflow its
 /// expiry arithmetic and fail every `SET`).
