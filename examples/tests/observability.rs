@@ -717,21 +717,7 @@ async fn an_http_session_ended_by_delete_is_counted_and_timed() {
 
 #[tokio::test]
 async fn an_http_session_that_expires_is_counted_and_timed_too() {
-    let mut limits = mcp_runtime::Limits::default();
-    limits.session_idle = Duration::from_millis(300);
-    let server = examples::builder()
-        .env(mcp_runtime::Environment::PROD)
-        .mcp_stateful("mcp")
-        .limits(limits)
-        .build()
-        .unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move {
-        server
-            .serve_listener(listener, std::future::pending())
-            .await
-    });
+    let base = stateful_with_short_sessions(None).await;
     let c = reqwest::Client::new();
     let url = format!("{base}/mcp/mcp/v1");
     common::mcp_session(&c, &url).await;
@@ -755,22 +741,7 @@ async fn an_http_session_that_expires_is_counted_and_timed_too() {
 #[ignore = "needs redis-server; scripts/test.sh provides the peers and runs ignored tests"]
 async fn a_session_kept_in_redis_that_expires_is_counted_and_timed_once() {
     let redis = common::Redis::start();
-    let mut limits = mcp_runtime::Limits::default();
-    limits.session_idle = Duration::from_millis(300);
-    let server = examples::builder()
-        .env(mcp_runtime::Environment::PROD)
-        .mcp_stateful("mcp")
-        .redis(&redis.url())
-        .limits(limits)
-        .build()
-        .unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move {
-        server
-            .serve_listener(listener, std::future::pending())
-            .await
-    });
+    let base = stateful_with_short_sessions(Some(&redis.url())).await;
     let c = reqwest::Client::new();
     let url = format!("{base}/mcp/mcp/v1");
     common::mcp_session(&c, &url).await;
@@ -789,6 +760,29 @@ async fn a_session_kept_in_redis_that_expires_is_counted_and_timed_once() {
     assert_eq!(sample(&c, &base, &count).await.as_deref(), Some("1"));
     let closed = r#"mcp_runtime_sessions_total{event="closed",otel_scope_name="mcp-runtime"}"#;
     assert_eq!(sample(&c, &base, closed).await.as_deref(), Some("1"));
+}
+
+/// The example in production, its `mcp` group stateful with sessions idle for 300 ms at
+/// most (kept in the Redis at `redis`, if given), serving on a loopback port: its base URL.
+async fn stateful_with_short_sessions(redis: Option<&str>) -> String {
+    let mut limits = mcp_runtime::Limits::default();
+    limits.session_idle = Duration::from_millis(300);
+    let mut b = examples::builder()
+        .env(mcp_runtime::Environment::PROD)
+        .mcp_stateful("mcp")
+        .limits(limits);
+    if let Some(url) = redis {
+        b = b.redis(url);
+    }
+    let server = b.build().unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        server
+            .serve_listener(listener, std::future::pending())
+            .await
+    });
+    base
 }
 
 /// A free loopback port.

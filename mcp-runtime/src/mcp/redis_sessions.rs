@@ -73,28 +73,43 @@ impl RedisSessions {
 
     /// Drops the expired sessions and counts them.
     async fn sweep(&self) -> Result<(), redis::RedisError> {
-        let mut con = self.store.connection();
-        let ended: Vec<String> = self
-            .scripts
-            .sweep
-            .key(self.k(SESSION_INDEX))
-            .key(self.k(SESSION_INDEX))
-            .key(self.k(SESSION_INDEX))
-            .key(self.k(HOLDERS))
-            .key(self.k(SESSION_HOLDERS))
-            .arg(self.session_ttl_ms())
-            .arg("")
-            .arg("")
-            .arg("")
-            .arg("")
-            .arg("")
-            .arg(self.k("mcp:session:"))
-            .arg(self.k(HELD))
-            .arg(self.opened_key())
-            .invoke_async(&mut con)
-            .await?;
+        let index = self.k(SESSION_INDEX);
+        let keys = [
+            &index,
+            &index,
+            &index,
+            &self.k(HOLDERS),
+            &self.k(SESSION_HOLDERS),
+        ];
+        let own = [self.session_ttl_ms().to_string()];
+        let ended: Vec<String> = self.run(&self.scripts.sweep, &keys, &own, None).await?;
         self.count(ended);
         Ok(())
+    }
+
+    /// Runs a session script on `keys` with its own arguments (`ARGV[1]` on; `""` up to
+    /// `ARGV[6]`), then the three the library reads (see [`SESSION_LIB`]) and `more`.
+    async fn run<T: redis::FromRedisValue>(
+        &self,
+        script: &redis::Script,
+        keys: &[&String],
+        own: &[String],
+        more: Option<&str>,
+    ) -> redis::RedisResult<T> {
+        let mut call = script.prepare_invoke();
+        for k in keys {
+            call.key(*k);
+        }
+        for i in 0..6 {
+            call.arg(own.get(i).map_or("", String::as_str));
+        }
+        call.arg(self.k("mcp:session:"))
+            .arg(self.k(HELD))
+            .arg(self.opened_key());
+        if let Some(m) = more {
+            call.arg(m);
+        }
+        call.invoke_async(&mut self.store.connection()).await
     }
 
     /// The hash of each session's revision and opening, when sessions are counted; `""`
@@ -310,7 +325,6 @@ impl SessionStore for RedisSessions {
         holder: &'a str,
     ) -> BoxFuture<'a, Result<String, crate::RpcError>> {
         Box::pin(async move {
-            let mut con = self.store.connection();
             let id = crate::ids::random_id();
             let opened = match self.telemetry {
                 Some(_) => {
@@ -321,25 +335,23 @@ impl SessionStore for RedisSessions {
                 }
                 None => String::new(),
             };
+            let keys = [
+                &self.k(&format!("mcp:session:{id}")),
+                &self.k(SESSION_INDEX),
+                &self.k(&format!("{HELD}{holder}")),
+                &self.k(HOLDERS),
+                &self.k(SESSION_HOLDERS),
+            ];
+            let own = [
+                state.to_owned(),
+                self.session_ttl_ms().to_string(),
+                self.max_sessions.to_string(),
+                id.clone(),
+                self.share.to_string(),
+                holder.to_owned(),
+            ];
             let mut made: Vec<String> = self
-                .scripts
-                .create
-                .key(self.k(&format!("mcp:session:{id}")))
-                .key(self.k(SESSION_INDEX))
-                .key(self.k(&format!("{HELD}{holder}")))
-                .key(self.k(HOLDERS))
-                .key(self.k(SESSION_HOLDERS))
-                .arg(state)
-                .arg(self.session_ttl_ms())
-                .arg(self.max_sessions)
-                .arg(&id)
-                .arg(self.share)
-                .arg(holder)
-                .arg(self.k("mcp:session:"))
-                .arg(self.k(HELD))
-                .arg(self.opened_key())
-                .arg(opened)
-                .invoke_async(&mut con)
+                .run(&self.scripts.create, &keys, &own, Some(&opened))
                 .await
                 .map_err(session_err)?;
             let created = !made.is_empty() && made.remove(0) == "1";
@@ -353,24 +365,15 @@ impl SessionStore for RedisSessions {
     }
     fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<String>, crate::RpcError>> {
         Box::pin(async move {
-            let mut con = self.store.connection();
-            self.scripts
-                .get
-                .key(self.k(&format!("mcp:session:{id}")))
-                .key(self.k(SESSION_INDEX))
-                .key(self.k(SESSION_INDEX))
-                .key(self.k(HOLDERS))
-                .key(self.k(SESSION_HOLDERS))
-                .arg(self.session_ttl_ms())
-                .arg(id)
-                .arg("")
-                .arg("")
-                .arg("")
-                .arg("")
-                .arg(self.k("mcp:session:"))
-                .arg(self.k(HELD))
-                .arg(self.opened_key())
-                .invoke_async::<Option<String>>(&mut con)
+            let keys = [
+                &self.k(&format!("mcp:session:{id}")),
+                &self.k(SESSION_INDEX),
+                &self.k(SESSION_INDEX),
+                &self.k(HOLDERS),
+                &self.k(SESSION_HOLDERS),
+            ];
+            let own = [self.session_ttl_ms().to_string(), id.to_owned()];
+            self.run::<Option<String>>(&self.scripts.get, &keys, &own, None)
                 .await
                 .map_err(session_err)
         })
@@ -400,26 +403,17 @@ impl SessionStore for RedisSessions {
     }
     fn remove<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, crate::RpcError>> {
         Box::pin(async move {
-            let mut con = self.store.connection();
+            let keys = [
+                &self.k(&format!("mcp:session:{id}")),
+                &self.k(SESSION_INDEX),
+                &self.k(&format!("mcp:session:{id}:streams")),
+                &self.k(HOLDERS),
+                &self.k(SESSION_HOLDERS),
+                &self.k(super::redis_streams::STREAM_INDEX),
+            ];
+            let own = [id.to_owned(), self.k("mcp:stream:")];
             let n: i64 = self
-                .scripts
-                .remove
-                .key(self.k(&format!("mcp:session:{id}")))
-                .key(self.k(SESSION_INDEX))
-                .key(self.k(&format!("mcp:session:{id}:streams")))
-                .key(self.k(HOLDERS))
-                .key(self.k(SESSION_HOLDERS))
-                .key(self.k(super::redis_streams::STREAM_INDEX))
-                .arg(id)
-                .arg(self.k("mcp:stream:"))
-                .arg("")
-                .arg("")
-                .arg("")
-                .arg("")
-                .arg(self.k("mcp:session:"))
-                .arg(self.k(HELD))
-                .arg(self.opened_key())
-                .invoke_async(&mut con)
+                .run(&self.scripts.remove, &keys, &own, None)
                 .await
                 .map_err(session_err)?;
             Ok(n > 0)
