@@ -969,4 +969,132 @@ async fn prometheus_scrapes_the_example_and_answers_promql() {
             tokio::time::sleep(Duration::from_millis(250)).await;
         }
     }
+    dashboard_queries_answer(&prom, &c, &base).await;
+}
+
+/// The Grafana dashboard of `docs/grafana/mcp-runtime.json`, against the Prometheus that
+/// scraped the example after the known load (and one MCP call): every panel's query is
+/// PromQL Prometheus accepts, names only metrics of the guide's table, and answers with data
+/// when the metrics it names were exported (those the load recorded).
+async fn dashboard_queries_answer(prom: &Prometheus, c: &reqwest::Client, base: &str) {
+    let ping = json!({"name": "Catalog.ping", "arguments": {}});
+    let pong = common::modern(base, "mcp", 1, "tools/call", ping).await;
+    assert_eq!(pong["result"]["structuredContent"]["result"], "pong, x");
+    let documented = documented_metrics();
+    let dashboard: Value =
+        serde_json::from_str(include_str!("../../docs/grafana/mcp-runtime.json")).unwrap();
+    let exported = |metrics: &str, name: &str| {
+        metrics.lines().any(|l| {
+            !l.starts_with('#') && l.starts_with(name) && l[name.len()..].starts_with(['{', ' '])
+        })
+    };
+    let panels = dashboard["panels"].as_array().expect("panels");
+    assert!(panels.len() >= 15, "{} panels", panels.len());
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    let mut with_data = 0;
+    for panel in panels {
+        for target in panel["targets"].as_array().expect("targets") {
+            let expr = target["expr"].as_str().expect("expr");
+            let names = metric_names(expr);
+            assert!(!names.is_empty(), "{expr}");
+            for n in &names {
+                assert!(
+                    documented.iter().any(|d| {
+                        n == d
+                            || ["_bucket", "_count", "_sum"]
+                                .iter()
+                                .any(|s| *n == format!("{d}{s}"))
+                    }),
+                    "{n} (in {:?}) is not a metric of docs/guide/observability.md",
+                    panel["title"]
+                );
+            }
+            let query = expr
+                .replace("$__rate_interval", "1m")
+                .replace("\"$job\"", "\"catalog\"");
+            loop {
+                let r: Value = c
+                    .get(&prom.api)
+                    .query(&[("query", query.as_str())])
+                    .send()
+                    .await
+                    .unwrap()
+                    .json()
+                    .await
+                    .unwrap();
+                assert_eq!(r["status"], "success", "{query}: {r}");
+                let metrics = c
+                    .get(format!("{base}/metrics"))
+                    .send()
+                    .await
+                    .unwrap()
+                    .text()
+                    .await
+                    .unwrap();
+                let all_exported = names.iter().all(|n| exported(&metrics, n));
+                let answered = r["data"]["result"]
+                    .as_array()
+                    .is_some_and(|a| !a.is_empty());
+                if answered || !all_exported {
+                    with_data += usize::from(answered);
+                    break;
+                }
+                assert!(
+                    tokio::time::Instant::now() < deadline,
+                    "{query}: no data, though its metrics are exported"
+                );
+                tokio::time::sleep(Duration::from_millis(250)).await;
+            }
+        }
+    }
+    // What the load recorded: requests, errors, latency, calls, the cache and the refusals.
+    assert!(with_data >= 10, "{with_data} queries answered with data");
+}
+
+/// The metric names a PromQL expression reads (`mcp_…`, `rpc_…`).
+fn metric_names(expr: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let bytes = expr.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let starts = (expr[i..].starts_with("mcp_") || expr[i..].starts_with("rpc_"))
+            && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_'));
+        if starts {
+            let end = expr[i..]
+                .find(|ch: char| !(ch.is_ascii_alphanumeric() || ch == '_'))
+                .map_or(expr.len(), |e| i + e);
+            // A name is followed by its selector; a label (`mcp_method_name=`) is not.
+            if expr[end..].starts_with('{') {
+                names.push(expr[i..end].to_owned());
+            }
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    names
+}
+
+/// The metrics of the guide's table in Prometheus's names (dots to underscores, `_seconds` for
+/// durations, `_total` for counters; a histogram's series add `_bucket`, `_count`, `_sum`).
+fn documented_metrics() -> Vec<String> {
+    let guide = include_str!("../../docs/guide/observability.md");
+    let table = &guide[guide.find("## Metrics").expect("the metrics section")..];
+    table
+        .lines()
+        .skip_while(|l| !l.starts_with("| `"))
+        .take_while(|l| l.starts_with("| `"))
+        .map(|row| {
+            let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+            let name = cells[1].split('`').nth(1).expect("a metric name");
+            let mut prom = name.replace('.', "_");
+            if cells[1].contains("(s)") {
+                prom.push_str("_seconds");
+            }
+            if cells[2] == "counter" {
+                prom.push_str("_total");
+            }
+            prom
+        })
+        .collect()
 }
