@@ -22,6 +22,8 @@ pub struct RedisSessions {
     /// Where the sessions that expire or give way are counted and timed
     /// (`mcp.server.session.duration`), with telemetry on.
     telemetry: Option<crate::core::telemetry::Telemetry>,
+    /// Shared by this store's clones: the sweep ends once they are all gone.
+    alive: std::sync::Arc<()>,
 }
 
 impl RedisSessions {
@@ -39,6 +41,7 @@ impl RedisSessions {
             share: Limits::DEFAULT_SESSIONS,
             session_ttl: Limits::DEFAULT_SESSION_IDLE,
             telemetry: None,
+            alive: std::sync::Arc::default(),
         }
     }
 
@@ -47,14 +50,18 @@ impl RedisSessions {
     /// Each session's revision and opening are kept beside it for that (`mcp:session-opened`;
     /// it and the index of sessions outlive the last session by a minute), and the expired
     /// ones are looked for at every creation and, from a task started here (in a Tokio
-    /// runtime), every [`SWEEP_EVERY`] (or idle time, when shorter).
+    /// runtime) that ends with the store, every [`SWEEP_EVERY`] (or idle time, when shorter).
     pub(crate) fn counted(mut self, telemetry: &crate::core::telemetry::Telemetry) -> Self {
         if !telemetry.is_on() {
             return self;
         }
         self.telemetry = Some(telemetry.clone());
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
-            let sweeper = self.clone();
+            let owners = std::sync::Arc::downgrade(&self.alive);
+            let sweeper = RedisSessions {
+                alive: std::sync::Arc::default(),
+                ..self.clone()
+            };
             rt.spawn(async move {
                 // No more often than sessions can expire, nor than ten times a second.
                 let every = SWEEP_EVERY
@@ -62,6 +69,9 @@ impl RedisSessions {
                     .max(Duration::from_millis(100));
                 loop {
                     tokio::time::sleep(every).await;
+                    if owners.strong_count() == 0 {
+                        return;
+                    }
                     if let Err(e) = sweeper.sweep().await {
                         tracing::debug!(error = %e, "expired sessions not looked for");
                     }
