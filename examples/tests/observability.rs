@@ -673,6 +673,20 @@ async fn no_client_can_grow_the_number_of_series() {
     );
 }
 
+/// One 2025-11-25 HTTP session counted in `mcp.server.session.duration`, having lasted at least
+/// its 300 ms.
+async fn assert_one_session_timed(c: &reqwest::Client, base: &str) {
+    let count = format!("mcp_server_session_duration_seconds_count{SESSION_LABELS}");
+    assert_eq!(sample(c, base, &count).await.as_deref(), Some("1"));
+    let sum = format!("mcp_server_session_duration_seconds_sum{SESSION_LABELS}");
+    let seconds: f64 = sample(c, base, &sum).await.unwrap().parse().unwrap();
+    assert!((0.3..60.0).contains(&seconds), "{seconds}");
+}
+
+/// The labels of a 2025-11-25 HTTP session's duration.
+const SESSION_LABELS: &str =
+    r#"{mcp_protocol_version="2025-11-25",network_transport="tcp",otel_scope_name="mcp-runtime"}"#;
+
 /// The value of the `/metrics` line whose series is `name`, if it is there.
 async fn sample(c: &reqwest::Client, base: &str, name: &str) -> Option<String> {
     metrics_text(c, base)
@@ -697,12 +711,7 @@ async fn an_http_session_ended_by_delete_is_counted_and_timed() {
         .await
         .unwrap();
     assert_eq!(r.status(), 200);
-    let labels = r#"{mcp_protocol_version="2025-11-25",network_transport="tcp",otel_scope_name="mcp-runtime"}"#;
-    let count = format!("mcp_server_session_duration_seconds_count{labels}");
-    assert_eq!(sample(&c, &base, &count).await.as_deref(), Some("1"));
-    let sum = format!("mcp_server_session_duration_seconds_sum{labels}");
-    let seconds: f64 = sample(&c, &base, &sum).await.unwrap().parse().unwrap();
-    assert!((0.3..60.0).contains(&seconds), "{seconds}");
+    assert_one_session_timed(&c, &base).await;
     for event in ["opened", "closed"] {
         let name = format!(
             r#"mcp_runtime_sessions_total{{event="{event}",otel_scope_name="mcp-runtime"}}"#
@@ -724,12 +733,7 @@ async fn an_http_session_that_expires_is_counted_and_timed_too() {
     tokio::time::sleep(Duration::from_millis(500)).await;
     // The next session's making finds the first one expired.
     common::mcp_session(&c, &url).await;
-    let labels = r#"{mcp_protocol_version="2025-11-25",network_transport="tcp",otel_scope_name="mcp-runtime"}"#;
-    let count = format!("mcp_server_session_duration_seconds_count{labels}");
-    assert_eq!(sample(&c, &base, &count).await.as_deref(), Some("1"));
-    let sum = format!("mcp_server_session_duration_seconds_sum{labels}");
-    let seconds: f64 = sample(&c, &base, &sum).await.unwrap().parse().unwrap();
-    assert!((0.3..60.0).contains(&seconds), "{seconds}");
+    assert_one_session_timed(&c, &base).await;
     let closed = r#"mcp_runtime_sessions_total{event="closed",otel_scope_name="mcp-runtime"}"#;
     assert_eq!(sample(&c, &base, closed).await.as_deref(), Some("1"));
 }
@@ -745,16 +749,13 @@ async fn a_session_kept_in_redis_that_expires_is_counted_and_timed_once() {
     let c = reqwest::Client::new();
     let url = format!("{base}/mcp/mcp/v1");
     common::mcp_session(&c, &url).await;
-    let labels = r#"{mcp_protocol_version="2025-11-25",network_transport="tcp",otel_scope_name="mcp-runtime"}"#;
-    let count = format!("mcp_server_session_duration_seconds_count{labels}");
+    let count = format!("mcp_server_session_duration_seconds_count{SESSION_LABELS}");
     let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
     while sample(&c, &base, &count).await.as_deref() != Some("1") {
         assert!(tokio::time::Instant::now() < deadline, "never counted");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let sum = format!("mcp_server_session_duration_seconds_sum{labels}");
-    let seconds: f64 = sample(&c, &base, &sum).await.unwrap().parse().unwrap();
-    assert!((0.3..60.0).contains(&seconds), "{seconds}");
+    assert_one_session_timed(&c, &base).await;
     // The sweeps that follow do not count it again (it left the index when it was counted).
     tokio::time::sleep(Duration::from_millis(400)).await;
     assert_eq!(sample(&c, &base, &count).await.as_deref(), Some("1"));
@@ -1023,14 +1024,7 @@ async fn dashboard_queries_answer(prom: &Prometheus, c: &reqwest::Client, base: 
                     .await
                     .unwrap();
                 assert_eq!(r["status"], "success", "{query}: {r}");
-                let metrics = c
-                    .get(format!("{base}/metrics"))
-                    .send()
-                    .await
-                    .unwrap()
-                    .text()
-                    .await
-                    .unwrap();
+                let metrics = metrics_text(c, base).await;
                 let all_exported = names.iter().all(|n| exported(&metrics, n));
                 let answered = r["data"]["result"]
                     .as_array()
