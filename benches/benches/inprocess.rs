@@ -11,6 +11,8 @@
 //!   reaches: one decision per call, the caller given as an address as the HTTP edge makes it);
 //!   with `BENCH_REDIS_URL`, one decision of the Redis limiter (`RateStore::decide`, one script)
 //!   against a bare `EVALSHA` of a script that returns 0, on the same connection kind.
+//! - `apps/*`: a 2026-07-28 tools/call of a tool linked to an MCP App against the same tool
+//!   unlinked, and a read of the app's page (beside `resources_read/mcp_modern`).
 //! - `startup/*`: building a server with 10 / 10 000 run-time methods.
 //! - `metrics/render_1000`: the `/metrics` page of a server whose 1 000 methods were each called
 //!   once (a duration histogram per method, and the counters).
@@ -127,6 +129,33 @@ fn resources_prompts(c: &mut Criterion) {
     }
 }
 
+/// MCP Apps: a 2026-07-28 tools/call of `sum` and of `sum_app` (the same tool, linked to an
+/// app), and a read of the app's page (about 3 KB of HTML with its `_meta.ui`), all in `feat`.
+fn apps(c: &mut Criterion) {
+    let server = server().expect("the bench server");
+    let ep = server.mcp_endpoint("feat", 1).expect("group feat");
+    let (plain, linked) = (modern_sum_body("sum"), modern_sum_body("sum_app"));
+    for body in [&plain, &linked] {
+        let answer = String::from_utf8(mcp_in_process(ep, body.as_bytes()).into_vec());
+        let answer = answer.expect("UTF-8");
+        assert!(answer.contains(EXPECTED), "{answer}");
+    }
+    let page = String::from_utf8(mcp_in_process(ep, MODERN_APP_READ_BODY.as_bytes()).into_vec());
+    let page = page.expect("UTF-8");
+    assert!(page.contains("\"prefersBorder\":true"), "{page}");
+    let mut g = c.benchmark_group("apps");
+    g.bench_function("tools_call_plain", |b| {
+        b.iter(|| mcp_in_process(ep, black_box(plain.as_bytes())))
+    });
+    g.bench_function("tools_call_app_linked", |b| {
+        b.iter(|| mcp_in_process(ep, black_box(linked.as_bytes())))
+    });
+    g.bench_function("resources_read_app", |b| {
+        b.iter(|| mcp_in_process(ep, black_box(MODERN_APP_READ_BODY.as_bytes())))
+    });
+    g.finish();
+}
+
 /// The cursor of the last page, found by following `nextCursor`.
 fn last_page_body(ep: &mcp_runtime::test_util::McpEndpoint) -> String {
     let mut body = LIST_BODY.to_owned();
@@ -236,6 +265,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = tools_call, rate_limit, rate_limit_redis, resources_prompts, tools_list, startup, metrics
+    targets = tools_call, rate_limit, rate_limit_redis, resources_prompts, apps, tools_list, startup, metrics
 }
 criterion_main!(benches);

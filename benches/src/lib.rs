@@ -83,6 +83,46 @@ pub fn sum(
     a + b
 }
 
+/// `sum`, its results shown in an MCP App (`ui://feat/card`): what a linked tool's call costs.
+#[rpc_method(name = "sum_app", groups = [FEAT])]
+#[mcp_tool(app = "ui://feat/card")]
+pub fn sum_app(
+    /// The first addend
+    a: i64,
+    /// The second addend
+    b: i64,
+) -> i64 {
+    a + b
+}
+
+/// The page of the MCP App `sum_app` is linked to: about 3 KB of HTML, as an app's page is.
+#[mcp_resource(uri = "ui://feat/card", app(connect_domains = ["https://api.example.com"], prefers_border = true), groups = [FEAT])]
+pub fn card() -> &'static str {
+    APP_PAGE
+}
+
+/// About 3 KB of HTML: the size of the example's product card.
+pub const APP_PAGE: &str = concat!(
+    "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Sum</title>",
+    "<style>body{font-family:system-ui,sans-serif;margin:0}main{padding:16px 20px}</style>",
+    "</head><body><main><h1 id=\"sum\">…</h1></main><script>",
+    "/* The view side of MCP Apps: ui/initialize, then the tool's result. A page of about the",
+    " size of a real one, for what reading it costs. */",
+    "const pending = new Map(); let next = 1;",
+    "const send = (m) => window.parent.postMessage(m, \"*\");",
+    "const request = (method, params) => { const id = next++; send({jsonrpc: \"2.0\", id, method, params});",
+    " return new Promise((resolve, reject) => pending.set(id, {resolve, reject})); };",
+    "window.addEventListener(\"message\", (e) => { const m = e.data; if (!m || m.jsonrpc !== \"2.0\") return;",
+    " if (m.method === undefined) { const w = pending.get(m.id); if (w) { pending.delete(m.id);",
+    " m.error ? w.reject(m.error) : w.resolve(m.result); } }",
+    " else if (m.method === \"ui/notifications/tool-result\") {",
+    " document.getElementById(\"sum\").textContent = String(m.params.structuredContent.result); } });",
+    "request(\"ui/initialize\", {appInfo: {name: \"sum\", version: \"1.0.0\"}, appCapabilities: {},",
+    " protocolVersion: \"2026-01-26\"}).then(() => send({jsonrpc: \"2.0\",",
+    " method: \"ui/notifications/initialized\", params: {}}));",
+    "</script></body></html>"
+);
+
 /// `sum`, its results cached for a minute (a hit after the first call).
 #[rpc_method(name = "sum_cached", groups = [FEAT], cache(ttl = "60s"))]
 pub fn sum_cached(
@@ -225,6 +265,14 @@ pub const MODERN_CALL_BODY: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/ca
 /// A 2026-07-28 `resources/read` of the `bench://items/{id}` template (id 7); sent with
 /// `Mcp-Name: bench://items/7`.
 pub const MODERN_READ_BODY: &str = r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"bench://items/7","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"}}}}"#;
+
+/// A 2026-07-28 `tools/call` of `name` (`sum` or `sum_app`, 2 + 3), for the `feat` group.
+pub fn modern_sum_body(name: &str) -> String {
+    MODERN_CALL_BODY.replacen("\"add\"", &format!("\"{name}\""), 1)
+}
+
+/// A 2026-07-28 `resources/read` of the MCP App `ui://feat/card`.
+pub const MODERN_APP_READ_BODY: &str = r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"ui://feat/card","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"}}}}"#;
 
 /// A 2026-07-28 `prompts/get` of `review` (one string argument); sent with `Mcp-Name: review`.
 pub const MODERN_PROMPT_BODY: &str = r#"{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"review","arguments":{"topic":"benchmarks"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"bench","version":"1.0.0"}}}}"#;
@@ -470,6 +518,7 @@ pub fn synthetic_defs(n: usize) -> Vec<&'static MethodDef> {
                 },
                 states: &[],
                 scopes: &[],
+                app: None,
             }));
             def
         })

@@ -100,8 +100,14 @@ pub async fn search(
 }
 
 /// Get a product by id.
+///
+/// A host that shows MCP Apps shows the product in the product card (`ui://catalog/product-card`).
 #[rpc_method(name = "Catalog.get", groups = [MCP, INTERNAL])]
-#[mcp_tool(read_only_hint = true, idempotent_hint = true)]
+#[mcp_tool(
+    read_only_hint = true,
+    idempotent_hint = true,
+    app = "ui://catalog/product-card"
+)]
 pub fn get(
     /// The product id
     id: u64,
@@ -197,6 +203,37 @@ pub fn product_ids(req: &CompletionRequest) -> Vec<String> {
 #[mcp_resource(uri = "catalog://hours", name = "hours", mime_type = "text/plain", groups = [MCP])]
 pub fn hours() -> &'static str {
     "Monday to Friday 9:00-18:00, Saturday 10:00-14:00, closed on Sunday."
+}
+
+/// The product card.
+///
+/// An MCP App: shows the product of a `Catalog.get` call.
+#[mcp_resource(uri = "ui://catalog/product-card", name = "product-card", app(prefers_border = true), groups = [MCP])]
+pub fn product_card(ctx: &RequestContext) -> String {
+    // The page's own words, in the language negotiated for the read (the tool's title and
+    // description come from the translation files, as every other text).
+    let words: [(&str, &str); 6] = match ctx.language() {
+        Some(l) if l.starts_with("uk") => [
+            ("lang", "uk"),
+            ("title", "Картка товару"),
+            ("label", "Товар"),
+            ("waiting", "Чекаю на товар…"),
+            ("number", "№ {id}"),
+            ("missing", "Товар не знайдено"),
+        ],
+        _ => [
+            ("lang", "en"),
+            ("title", "Product card"),
+            ("label", "Product"),
+            ("waiting", "Waiting for a product…"),
+            ("number", "No. {id}"),
+            ("missing", "No product found"),
+        ],
+    };
+    words.iter().fold(
+        include_str!("../apps/product-card.html").to_owned(),
+        |page, (key, text)| page.replace(&format!("{{{{{key}}}}}"), text),
+    )
 }
 
 /// Recommend products for a need.

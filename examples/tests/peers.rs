@@ -1,10 +1,12 @@
 //! The example service against real MCP peers: the official Python SDK (auto and legacy
-//! modes, HTTP and stdio), the TypeScript SDK client, the Inspector CLI in `--strict` mode and
-//! the official conformance suite.
+//! modes, HTTP and stdio), the TypeScript SDK client, the Inspector CLI in `--strict` mode,
+//! the official conformance suite, and a web host of MCP Apps (the official host-side bridge
+//! in Debian's Chromium).
 //!
 //! The peers are installed by `scripts/install-test-clients.sh` and found through
-//! `MCP_TEST_PYTHON`, `MCP_TEST_NODE` (Node 22) and `MCP_TEST_NPM_DIR`. Without them a test is
-//! skipped with a message, except under `CI`, where a missing peer fails the test.
+//! `MCP_TEST_PYTHON`, `MCP_TEST_NODE` (Node 22), `MCP_TEST_NPM_DIR`, `MCP_TEST_APPS_DIR` and
+//! `MCP_TEST_CHROMIUM`. Every test here is `#[ignore]`d with the peers it needs;
+//! `scripts/test.sh` runs them, and there a missing peer fails the test.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -339,7 +341,19 @@ fn python_sdk_auto_mode_over_http_ends_on_the_modern_revision() {
 /// What the Python client saw of resources, prompts and completions (it checks the values
 /// itself, and fails on the first wrong one).
 fn assert_surface(seen: &Value) {
-    assert_eq!(seen["resources"], serde_json::json!(["catalog://hours"]));
+    assert_eq!(
+        seen["resources"],
+        serde_json::json!(["catalog://hours", "ui://catalog/product-card"])
+    );
+    // The MCP App: listed and read with its `_meta.ui`, and linked from `Catalog.get`.
+    assert_eq!(
+        seen["app"],
+        serde_json::json!({
+            "uri": "ui://catalog/product-card",
+            "mime_type": "text/html;profile=mcp-app",
+            "tool": "ui://catalog/product-card"
+        })
+    );
     assert_eq!(seen["prompts"], serde_json::json!(["recommend"]));
     assert_eq!(seen["resource_not_found"], "Resource not found");
     assert_eq!(
@@ -387,6 +401,70 @@ fn typescript_sdk_client_lists_and_calls_tools() {
     assert!(out.status.success(), "TS client failed");
     let seen = last_json_line(&out);
     assert_eq!(seen["tools"], serde_json::json!(MCP_TOOLS));
+    let ui = serde_json::json!({"ui": {"prefersBorder": true}});
+    assert_eq!(
+        seen["app"],
+        serde_json::json!({
+            "extension": {"mimeTypes": ["text/html;profile=mcp-app"]},
+            "tool": {"ui": {"resourceUri": "ui://catalog/product-card"}},
+            "resource": {"mimeType": "text/html;profile=mcp-app", "_meta": ui},
+            "read": {"mimeType": "text/html;profile=mcp-app", "_meta": ui}
+        })
+    );
+}
+
+#[test]
+#[ignore = "needs Node 22, the apps host's npm packages at MCP_TEST_APPS_DIR and Chromium at MCP_TEST_CHROMIUM; scripts/test.sh provides them and runs ignored tests"]
+fn the_product_card_app_shows_catalog_get_s_product_in_a_real_browser_in_two_languages() {
+    let (node, apps) = (peer("MCP_TEST_NODE"), peer("MCP_TEST_APPS_DIR"));
+    let chromium = peer("MCP_TEST_CHROMIUM");
+    let c = Catalog::catalog(&[]);
+    // Screenshots for a person to look at: target/tmp/apps/app-{en,uk}.png.
+    let shots = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("apps");
+    let mut cmd = node_cmd(
+        &node,
+        &clients_dir().join("apps/browser.mjs").display().to_string(),
+    );
+    cmd.arg(c.url("mcp"))
+        .args(["Catalog.get", r#"{"id":3}"#])
+        .arg(&shots)
+        .args(["en", "uk"])
+        .env("MCP_TEST_APPS_DIR", &apps)
+        .env("MCP_TEST_CHROMIUM", &chromium);
+    let out = run(cmd);
+    assert!(out.status.success(), "the browser host failed");
+    let seen = last_json_line(&out);
+    // What the host saw on the wire: the extension, the tool's link, the page's `_meta.ui`,
+    // the structured result it hands the view.
+    let host = serde_json::json!({
+        "extension": {"mimeTypes": ["text/html;profile=mcp-app"]},
+        "protocolVersion": "2025-11-25",
+        "tool": {"name": "Catalog.get", "_meta": {"ui": {"resourceUri": "ui://catalog/product-card"}}},
+        "resource": {
+            "uri": "ui://catalog/product-card",
+            "mimeType": "text/html;profile=mcp-app",
+            "_meta": {"ui": {"prefersBorder": true}}
+        },
+        "structuredContent": {"result": {"id": 3, "name": "Teapot"}}
+    });
+    for (lang, label, number) in [("en", "Product", "No. 3"), ("uk", "Товар", "№ 3")] {
+        let shot = shots.join(format!("app-{lang}.png"));
+        assert_eq!(
+            seen[lang],
+            serde_json::json!({
+                "host": host,
+                // What the view shows: the product's name from the structured result, in the
+                // page the server wrote in the browser's language.
+                "view": {"lang": lang, "label": label, "name": "Teapot", "number": number},
+                "errors": [],
+                "screenshot": shot.display().to_string()
+            }),
+            "{lang}"
+        );
+        let png = std::fs::read(&shot).expect("the screenshot was written");
+        assert!(png.starts_with(b"\x89PNG"), "{} is a PNG", shot.display());
+        eprintln!("screenshot of the app in {lang}: {}", shot.display());
+    }
 }
 
 fn inspector(node: &str, npm: &str, args: &[&str]) -> Output {

@@ -776,6 +776,8 @@ pub const IDEMPOTENT_HINT: &str = "idempotent_hint";
 pub const OPEN_WORLD_HINT: &str = "open_world_hint";
 pub const TASK: &str = "task";
 pub const RETRY: &str = "retry";
+pub const APP: &str = "app";
+pub const VISIBILITY: &str = "visibility";
 
 pub const MCP_TOOL: Keys = Keys {
     attr: MCP_TOOL_ATTR,
@@ -787,6 +789,8 @@ pub const MCP_TOOL: Keys = Keys {
         OPEN_WORLD_HINT,
         TASK,
         RETRY,
+        APP,
+        VISIBILITY,
     ],
 };
 
@@ -809,6 +813,10 @@ pub struct McpToolArgs {
     pub task: TaskSupport,
     /// `retry = false`: a task of it is not run again when its instance stops.
     pub retry: bool,
+    /// `app = "ui://..."`: the MCP App its results are shown in.
+    pub app: Option<Spanned<String>>,
+    /// `visibility = ["model", "app"]`: who may see and call it.
+    pub visibility: Option<Spanned<Vec<LitStr>>>,
 }
 
 fn task_support(meta: &ParseNestedMeta) -> syn::Result<TaskSupport> {
@@ -840,6 +848,12 @@ pub fn parse_mcp_tool(cx: &Ctxt, tokens: TokenStream) -> McpToolArgs {
             IDEMPOTENT_HINT => args.idempotent_hint = Some(flag(meta)?),
             OPEN_WORLD_HINT => args.open_world_hint = Some(flag(meta)?),
             TASK => args.task = task_support(meta)?,
+            APP => args.app = Some(lit_str(meta)?),
+            VISIBILITY => {
+                let span = syn::spanned::Spanned::span(&meta.path);
+                let value = string_lits(meta, "[\"model\", \"app\"]")?;
+                args.visibility = Some(Spanned { value, span });
+            }
             RETRY => {
                 args.retry = flag(meta)?;
                 retry_key = Some(meta.path.clone());
@@ -907,6 +921,7 @@ pub const MCP_RESOURCE: Keys = Keys {
         PRIORITY,
         LAST_MODIFIED,
         ICON,
+        APP,
         CACHE,
         RATE_LIMIT,
         SCOPES,
@@ -939,6 +954,8 @@ pub struct McpArgs {
     pub priority: Option<(f64, Expr)>,
     pub last_modified: Option<String>,
     pub icons: Vec<IconArgs>,
+    /// `app` or `app(...)`: the resource is an MCP App's page.
+    pub app: Option<AppArgs>,
 }
 
 /// `audience = ["user", "assistant"]`.
@@ -977,6 +994,15 @@ fn parse_mcp(cx: &Ctxt, tokens: TokenStream, spec: &Keys) -> McpArgs {
             PRIORITY => args.priority = Some(lit_f64(meta)?),
             LAST_MODIFIED => args.last_modified = Some(lit_str(meta)?.value),
             ICON => args.icons.push(icon(meta)?),
+            APP => {
+                // Written, even if its keys are wrong: no "add `app`" is reported after their
+                // error.
+                args.app = Some(AppArgs {
+                    span: Some(syn::spanned::Spanned::span(&meta.path)),
+                    ..AppArgs::default()
+                });
+                args.app = Some(app(meta)?);
+            }
             _ => unreachable!("a key of {}", spec.attr),
         }
         Ok(())
@@ -1111,6 +1137,119 @@ fn icon(meta: &ParseNestedMeta) -> syn::Result<IconArgs> {
         sizes,
         theme,
     })
+}
+
+// `app` / `app(...)` of `#[mcp_resource]`.
+
+pub const CONNECT_DOMAINS: &str = "connect_domains";
+pub const RESOURCE_DOMAINS: &str = "resource_domains";
+pub const FRAME_DOMAINS: &str = "frame_domains";
+pub const BASE_URI_DOMAINS: &str = "base_uri_domains";
+pub const PERMISSIONS: &str = "permissions";
+pub const DOMAIN: &str = "domain";
+pub const PREFERS_BORDER: &str = "prefers_border";
+
+pub const APP_KEYS: Keys = Keys {
+    attr: APP,
+    keys: &[
+        CONNECT_DOMAINS,
+        RESOURCE_DOMAINS,
+        FRAME_DOMAINS,
+        BASE_URI_DOMAINS,
+        PERMISSIONS,
+        DOMAIN,
+        PREFERS_BORDER,
+    ],
+};
+
+/// A browser permission an app asks for (`permissions = ["camera"]`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum AppPermission {
+    Camera,
+    Microphone,
+    Geolocation,
+    ClipboardWrite,
+}
+
+/// `app(connect_domains = [...], resource_domains = [...], frame_domains = [...],
+/// base_uri_domains = [...], permissions = [...], domain = "...", prefers_border = true)`; each
+/// key may be left out, and `app` alone asks for nothing.
+#[derive(Default)]
+pub struct AppArgs {
+    /// The `app` key itself.
+    pub span: Option<Span>,
+    /// The CSP origin lists, in the order of the keys above.
+    pub connect_domains: Vec<LitStr>,
+    pub resource_domains: Vec<LitStr>,
+    pub frame_domains: Vec<LitStr>,
+    pub base_uri_domains: Vec<LitStr>,
+    pub permissions: Vec<(AppPermission, Span)>,
+    pub domain: Option<Spanned<String>>,
+    pub prefers_border: Option<bool>,
+}
+
+impl AppArgs {
+    /// Every CSP origin with its list's key.
+    pub fn origins(&self) -> impl Iterator<Item = (&'static str, &LitStr)> {
+        [
+            (CONNECT_DOMAINS, &self.connect_domains),
+            (RESOURCE_DOMAINS, &self.resource_domains),
+            (FRAME_DOMAINS, &self.frame_domains),
+            (BASE_URI_DOMAINS, &self.base_uri_domains),
+        ]
+        .into_iter()
+        .flat_map(|(k, list)| list.iter().map(move |l| (k, l)))
+    }
+}
+
+fn app(meta: &ParseNestedMeta) -> syn::Result<AppArgs> {
+    let mut args = AppArgs {
+        span: Some(syn::spanned::Spanned::span(&meta.path)),
+        ..AppArgs::default()
+    };
+    if !meta.input.peek(syn::token::Paren) {
+        if !meta.input.is_empty() && !meta.input.peek(Token![,]) {
+            return Err(meta.error(
+                "`app` is written alone, or with what the page needs: `app(connect_domains = \
+                 [\"https://api.example.com\"], prefers_border = true)`",
+            ));
+        }
+        return Ok(args);
+    }
+    const ORIGINS: &str = "[\"https://api.example.com\"]";
+    parse_nested_keys(meta, &APP_KEYS, |key, m| {
+        match key {
+            CONNECT_DOMAINS => args.connect_domains = string_lits(m, ORIGINS)?,
+            RESOURCE_DOMAINS => args.resource_domains = string_lits(m, ORIGINS)?,
+            FRAME_DOMAINS => args.frame_domains = string_lits(m, ORIGINS)?,
+            BASE_URI_DOMAINS => args.base_uri_domains = string_lits(m, ORIGINS)?,
+            PERMISSIONS => {
+                for lit in string_lits(m, "[\"camera\", \"clipboardWrite\"]")? {
+                    let p = match lit.value().as_str() {
+                        "camera" => AppPermission::Camera,
+                        "microphone" => AppPermission::Microphone,
+                        "geolocation" => AppPermission::Geolocation,
+                        "clipboardWrite" => AppPermission::ClipboardWrite,
+                        other => {
+                            return Err(syn::Error::new(
+                                lit.span(),
+                                format!(
+                                    "unknown app permission `{other}`: expected \"camera\", \
+                                     \"microphone\", \"geolocation\" or \"clipboardWrite\""
+                                ),
+                            ));
+                        }
+                    };
+                    args.permissions.push((p, lit.span()));
+                }
+            }
+            DOMAIN => args.domain = Some(lit_str(m)?),
+            PREFERS_BORDER => args.prefers_border = Some(flag(m)?),
+            _ => unreachable!("a key of APP_KEYS"),
+        }
+        Ok(())
+    })?;
+    Ok(args)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -41,6 +41,135 @@ pub fn method(cx: &Ctxt, m: &Method) {
     removed_after_since(cx, m);
     lock_names_a_param(cx, m);
     scopes_valid(cx, m);
+    tool_app(cx, m);
+}
+
+/// The MIME type of an MCP App's page (SEP-1865).
+const APP_MIME_TYPE: &str = "text/html;profile=mcp-app";
+
+/// The most CSP origins an app may list, all lists together: each is a host the app's page
+/// may reach, which a host shows its user and enforces; a page needing more belongs behind
+/// one origin of its own.
+const MAX_APP_ORIGINS: usize = 64;
+
+/// `app` of `#[mcp_resource]`: a fixed `ui://` URI, the app's MIME type, origins only in its
+/// CSP lists, each permission once; and `ui://` is for apps only.
+fn app_page(cx: &Ctxt, r: &Resource) {
+    let Some(app) = &r.app else {
+        let uri = match &r.uri {
+            ResourceUri::Fixed(u) | ResourceUri::Template(u) => u,
+            _ => return,
+        };
+        if uri.value.starts_with("ui://") {
+            cx.syn_error(syn::Error::new(
+                uri.span,
+                "`ui://` resources are MCP Apps: add `app` (or `app(connect_domains = [...], \
+                 ...)`) to serve an HTML page to hosts, or use another scheme",
+            ));
+        }
+        return;
+    };
+    let span = app.span.unwrap_or_else(proc_macro2::Span::call_site);
+    match &r.uri {
+        ResourceUri::Fixed(u) if !u.value.starts_with("ui://") => cx.syn_error(syn::Error::new(
+            u.span,
+            format!(
+                "an MCP App's URI has the `ui://` scheme, not `{}`: `uri = \"ui://{}/...\"`",
+                u.value.split(':').next().unwrap_or_default(),
+                "my-server"
+            ),
+        )),
+        ResourceUri::Template(t) => cx.syn_error(syn::Error::new(
+            t.span,
+            "an MCP App is one page with a fixed `uri = \"ui://...\"`: a host reads it before \
+             any call, so it cannot have template variables (the tool's result brings the data)",
+        )),
+        _ => {}
+    }
+    if let Some(m) = r.mime_type.as_deref().filter(|m| *m != APP_MIME_TYPE) {
+        cx.syn_error(syn::Error::new(
+            span,
+            format!(
+                "an MCP App's MIME type is `{APP_MIME_TYPE}`, not `{m}`: leave `mime_type` out"
+            ),
+        ));
+    }
+    let mut count = 0;
+    for (key, lit) in app.origins() {
+        count += 1;
+        if let Some(problem) = uri::origin_problem(&lit.value()) {
+            cx.syn_error(syn::Error::new(
+                lit.span(),
+                format!("`{key}` lists origins only (`https://api.example.com`): {problem}"),
+            ));
+        }
+        if count == MAX_APP_ORIGINS + 1 {
+            cx.syn_error(syn::Error::new(
+                lit.span(),
+                format!("an app lists at most {MAX_APP_ORIGINS} CSP origins in all"),
+            ));
+        }
+    }
+    for (i, (p, span)) in app.permissions.iter().enumerate() {
+        if app.permissions[..i].iter().any(|(q, _)| q == p) {
+            cx.syn_error(syn::Error::new(*span, "this permission is listed twice"));
+        }
+    }
+    if let Some(d) = &app.domain
+        && (d.value.is_empty() || d.value.contains(char::is_whitespace))
+    {
+        cx.syn_error(syn::Error::new(
+            d.span,
+            "`domain` is a host name in the host's format, without spaces",
+        ));
+    }
+}
+
+/// `app` and `visibility` of `#[mcp_tool]`: a `ui://` URI, and who may call it, each once.
+fn tool_app(cx: &Ctxt, m: &Method) {
+    let tool = &m.tool;
+    if let Some(uri) = &tool.app
+        && !uri.value.starts_with("ui://")
+    {
+        cx.syn_error(syn::Error::new(
+            uri.span,
+            format!(
+                "`app` names an MCP App's `ui://` resource (`app = \"ui://my-server/view\"`), \
+                 not `{}`",
+                uri.value
+            ),
+        ));
+    }
+    let Some(visibility) = &tool.visibility else {
+        return;
+    };
+    if tool.app.is_none() {
+        cx.syn_error(syn::Error::new(
+            visibility.span,
+            "`visibility` says who may call a tool linked to an MCP App: it needs \
+             `app = \"ui://...\"`",
+        ));
+    }
+    if visibility.value.is_empty() {
+        cx.syn_error(syn::Error::new(
+            visibility.span,
+            "`visibility = []` hides the tool from everyone: list \"model\", \"app\" or both",
+        ));
+    }
+    for (i, lit) in visibility.value.iter().enumerate() {
+        let v = lit.value();
+        if v != "model" && v != "app" {
+            cx.syn_error(syn::Error::new(
+                lit.span(),
+                format!("unknown visibility `{v}`: expected \"model\" or \"app\""),
+            ));
+        } else if visibility.value[..i].iter().any(|l| l.value() == v) {
+            cx.syn_error(syn::Error::new(
+                lit.span(),
+                format!("`{v}` is listed twice"),
+            ));
+        }
+    }
 }
 
 /// `scopes = [...]`: at least one, each an RFC 6750 scope token (what a `WWW-Authenticate`
@@ -98,6 +227,7 @@ pub fn resource(cx: &Ctxt, r: &Resource) {
     }
     size_only_fixed(cx, r);
     priority_in_range(cx, r);
+    app_page(cx, r);
 }
 
 /// Checks a prompt: its method and its name.

@@ -10,7 +10,7 @@ use syn::{
 };
 
 use crate::attr::{
-    self, CacheArgs, CompleteArgs, IconArgs, McpArgs, McpToolArgs, Role, RpcMethodArgs,
+    self, AppArgs, CacheArgs, CompleteArgs, IconArgs, McpArgs, McpToolArgs, Role, RpcMethodArgs,
     ServiceArgs, Spanned,
 };
 use crate::ctxt::Ctxt;
@@ -531,6 +531,8 @@ pub struct Resource {
     pub priority: Option<(f64, Expr)>,
     pub last_modified: Option<String>,
     pub icons: Vec<IconArgs>,
+    /// `app(...)`: an MCP App's page.
+    pub app: Option<AppArgs>,
 }
 
 /// `#[mcp_prompt]`: a method (named `prompt:{name}`) whose JSON parameters are the arguments.
@@ -582,6 +584,7 @@ impl Resource {
             priority: args.priority,
             last_modified: args.last_modified,
             icons: args.icons,
+            app: args.app,
         }
     }
 }

@@ -14,6 +14,58 @@ pub fn uri_problem(uri: &str) -> Option<String> {
     scheme_problem(uri).or_else(|| char_problem(uri))
 }
 
+/// Why `origin` is not a CSP origin (`scheme://host[:port]`, the host possibly starting with
+/// `*.`), if it is not: no credentials, path, query or fragment.
+pub fn origin_problem(origin: &str) -> Option<String> {
+    let Some((scheme, rest)) = origin.split_once("://") else {
+        return Some(format!("`{origin}` has no `scheme://`"));
+    };
+    if scheme.is_empty()
+        || !scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        || !scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    {
+        return Some(format!("`{scheme}` is not a URI scheme"));
+    }
+    if rest.contains('@') {
+        return Some(format!("`{origin}` has credentials"));
+    }
+    if let Some(i) = rest.find(['/', '?', '#']) {
+        let what = match rest.as_bytes()[i] {
+            b'/' => "a path",
+            b'?' => "a query",
+            _ => "a fragment",
+        };
+        return Some(format!("`{origin}` has {what}"));
+    }
+    // An IPv6 literal has colons of its own: the port follows its `]`.
+    let split = match rest.find(']') {
+        Some(end) if rest.starts_with('[') => rest[end..].find(':').map(|i| end + i),
+        _ => rest.rfind(':'),
+    };
+    let (host, port) = match split {
+        Some(i) => (&rest[..i], Some(&rest[i + 1..])),
+        None => (rest, None),
+    };
+    if let Some(p) = port
+        && (p.is_empty() || p.len() > 5 || !p.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return Some(format!("`{p}` is not a port"));
+    }
+    let bare = host.strip_prefix("*.").unwrap_or(host);
+    let ip6 = bare.starts_with('[') && bare.ends_with(']');
+    if bare.is_empty()
+        || (!ip6
+            && !bare
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.')))
+    {
+        return Some(format!("`{host}` is not a host name"));
+    }
+    None
+}
+
 /// The variables of a URI template, in order, or why it is not a template the runtime can match.
 pub fn template_variables(template: &str) -> Result<Vec<&str>, String> {
     if let Some(p) = scheme_problem(template).or_else(|| char_problem(template)) {
@@ -95,6 +147,33 @@ fn char_problem(uri: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn origins() {
+        for good in [
+            "https://api.example.com",
+            "wss://realtime.example.com:8443",
+            "https://*.cdn.example",
+            "http://[::1]:8080",
+            "http://[::1]",
+        ] {
+            assert_eq!(origin_problem(good), None, "{good}");
+        }
+        for (bad, why) in [
+            ("api.example.com", "has no `scheme://`"),
+            ("https://user:pw@example.com", "has credentials"),
+            ("https://example.com/", "has a path"),
+            ("https://example.com?x=1", "has a query"),
+            ("https://example.com#top", "has a fragment"),
+            ("https://example.com:http", "is not a port"),
+            ("https://", "is not a host name"),
+            ("https://exa mple.com", "is not a host name"),
+            ("1https://example.com", "is not a URI scheme"),
+        ] {
+            let problem = origin_problem(bad).unwrap_or_default();
+            assert!(problem.ends_with(why), "{bad}: {problem}");
+        }
+    }
 
     #[test]
     fn uris() {

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::error::RpcError;
 use crate::group::ApiGroup;
-use crate::record::{MethodDef, PromptDef, ResourceDef, SourceLocation};
+use crate::record::{AppUi, MethodDef, PromptDef, ResourceDef, SourceLocation};
 use crate::schema;
 use crate::uri_template::UriTemplate;
 
@@ -301,11 +301,21 @@ pub struct ResourceInfo {
     /// The parsed template, for templates.
     pub(crate) template: Option<UriTemplate>,
     pub(crate) args: Vec<StringArg>,
+    /// An MCP App's `_meta` (`{"ui": ...}`), written once: every read of the page carries it.
+    pub(crate) app_meta: Option<serde_json::Value>,
 }
 
 impl ResourceInfo {
     pub(crate) fn new(def: &'static ResourceDef) -> Result<Self, Box<CatalogError>> {
         let call = Arc::new(MethodInfo::new(def.method));
+        if def.app.is_some() && (def.is_template || !def.uri.starts_with("ui://")) {
+            // Records built at run time are checked here as the macro checks its own.
+            return Err(Box::new(CatalogError::BadUri {
+                uri: def.uri.to_owned(),
+                at: def.method.location,
+                reason: "an MCP App is a fixed `ui://` URI".to_owned(),
+            }));
+        }
         let template = if def.is_template {
             let t = UriTemplate::parse(def.uri).map_err(|e| {
                 Box::new(CatalogError::BadUri {
@@ -336,6 +346,7 @@ impl ResourceInfo {
             args: string_args(&call),
             call,
             template,
+            app_meta: def.app.as_ref().map(AppUi::meta),
         })
     }
 
@@ -519,6 +530,23 @@ pub enum CatalogError {
         since: u32,
         /// First version without it.
         removed_in: Option<u32>,
+    },
+    /// A tool linked to an MCP App (`#[mcp_tool(app = "ui://...")]`) that its group and
+    /// version do not have.
+    #[error(
+        "tool `{name}` at {at} shows its results in the app `{uri}`, but group `{group}` version v{version} has no app resource with that URI (`#[mcp_resource(uri = \"{uri}\", app, ...)]` in the same groups and versions)"
+    )]
+    AppNotFound {
+        /// The tool.
+        name: String,
+        /// The app's URI.
+        uri: String,
+        /// The group.
+        group: String,
+        /// The version.
+        version: u32,
+        /// Where the tool is defined.
+        at: SourceLocation,
     },
     /// Two resources (or two templates) with one URI in one group and version.
     #[error(

@@ -157,8 +157,9 @@ pub mod __private {
     };
     pub use crate::rate_limit::RateLimit;
     pub use crate::record::{
-        Annotations, CompletionDef, Handler, Icon, MethodDef, ParamDef, ParamKind, Params,
-        PromptDef, ResourceDef, Role, SourceLocation, TaskSupport, ToolAnnotations,
+        APP_MIME_TYPE, Annotations, AppPermission, AppUi, CompletionDef, Handler, Icon, MethodDef,
+        ParamDef, ParamKind, Params, PromptDef, ResourceDef, Role, SourceLocation, TaskSupport,
+        ToolAnnotations, ToolApp,
     };
 
     /// The methods of a `JsonSchema` impl, as function pointers: what the prelude's

@@ -153,6 +153,8 @@ pub struct MethodDef {
     /// get -32403 (HTTP 403, MCP `insufficient_scope`) and do not see it in MCP lists. Empty:
     /// anyone who may use the group.
     pub scopes: &'static [&'static str],
+    /// The MCP App that renders its results (`#[mcp_tool(app = "ui://...")]`), if any.
+    pub app: Option<ToolApp>,
 }
 
 /// Whether an MCP `tools/call` may run as a task (a call that outlives its request: the client
@@ -229,6 +231,9 @@ pub struct ResourceDef {
     pub icons: &'static [Icon],
     /// Completion functions of template variables.
     pub completions: &'static [CompletionDef],
+    /// Set on an MCP App's `ui://` resource (`#[mcp_resource(app(...))]`): what its `_meta.ui`
+    /// asks of the host.
+    pub app: Option<AppUi>,
 }
 
 inventory::collect!(ResourceDef);
@@ -328,6 +333,134 @@ pub struct Icon {
     pub theme: Option<&'static str>,
 }
 
+/// The MIME type of an MCP App's HTML (SEP-1865).
+pub const APP_MIME_TYPE: &str = "text/html;profile=mcp-app";
+
+/// What an MCP App's `ui://` resource asks of its host (`_meta.ui` of SEP-1865): the origins
+/// its page may reach, the browser permissions it wants, a dedicated origin and whether the
+/// host draws a border.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct AppUi {
+    /// Origins the page may fetch from or open sockets to (CSP `connect-src`).
+    pub connect_domains: &'static [&'static str],
+    /// Origins of scripts, styles, images, fonts and media (CSP `script-src`, `img-src`, ...).
+    pub resource_domains: &'static [&'static str],
+    /// Origins of nested frames (CSP `frame-src`).
+    pub frame_domains: &'static [&'static str],
+    /// Allowed base URIs of the document (CSP `base-uri`).
+    pub base_uri_domains: &'static [&'static str],
+    /// Browser permissions it asks for.
+    pub permissions: &'static [AppPermission],
+    /// A dedicated sandbox origin, in the host's own format.
+    pub domain: Option<&'static str>,
+    /// Whether the host should draw a border and background around it (`None`: the host
+    /// decides).
+    pub prefers_border: Option<bool>,
+}
+
+impl AppUi {
+    /// An app that asks for nothing: no external origins, no permissions.
+    pub const NONE: AppUi = AppUi {
+        connect_domains: &[],
+        resource_domains: &[],
+        frame_domains: &[],
+        base_uri_domains: &[],
+        permissions: &[],
+        domain: None,
+        prefers_border: None,
+    };
+
+    /// `{"ui": {...}}`: the `_meta` of the app's page, in its list entry and its contents; what
+    /// is left out of the record is left out of it.
+    pub fn meta(&self) -> Value {
+        let mut ui = Map::new();
+        let mut csp = Map::new();
+        for (key, list) in [
+            ("connectDomains", self.connect_domains),
+            ("resourceDomains", self.resource_domains),
+            ("frameDomains", self.frame_domains),
+            ("baseUriDomains", self.base_uri_domains),
+        ] {
+            if !list.is_empty() {
+                csp.insert(key.into(), list.into());
+            }
+        }
+        if !csp.is_empty() {
+            ui.insert("csp".into(), Value::Object(csp));
+        }
+        if !self.permissions.is_empty() {
+            let permissions: Map<String, Value> = self
+                .permissions
+                .iter()
+                .map(|p| (p.as_str().to_owned(), Value::Object(Map::new())))
+                .collect();
+            ui.insert("permissions".into(), Value::Object(permissions));
+        }
+        if let Some(d) = self.domain {
+            ui.insert("domain".into(), d.into());
+        }
+        if let Some(b) = self.prefers_border {
+            ui.insert("prefersBorder".into(), b.into());
+        }
+        Value::Object(Map::from_iter([("ui".to_owned(), Value::Object(ui))]))
+    }
+}
+
+/// A browser permission an MCP App asks its host for (`_meta.ui.permissions`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AppPermission {
+    /// The camera.
+    Camera,
+    /// The microphone.
+    Microphone,
+    /// The device's location.
+    Geolocation,
+    /// Writing to the clipboard.
+    ClipboardWrite,
+}
+
+impl AppPermission {
+    /// Its wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AppPermission::Camera => "camera",
+            AppPermission::Microphone => "microphone",
+            AppPermission::Geolocation => "geolocation",
+            AppPermission::ClipboardWrite => "clipboardWrite",
+        }
+    }
+}
+
+/// The MCP App a tool's results are shown in (`_meta.ui` of the tool, SEP-1865), and who may
+/// call the tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ToolApp {
+    /// The `ui://` URI of the app's resource, in the tool's group and version.
+    pub resource_uri: &'static str,
+    /// Whether the model sees and calls the tool (`"model"` in `visibility`).
+    pub model: bool,
+    /// Whether the app may call it (`"app"` in `visibility`).
+    pub app: bool,
+}
+
+impl ToolApp {
+    /// `{"ui": {"resourceUri": ..., "visibility": [...]}}`: the tool's `_meta`; `visibility` is
+    /// written only when it is not the default (model and app).
+    pub fn meta(&self) -> Value {
+        let mut ui = Map::new();
+        ui.insert("resourceUri".into(), self.resource_uri.into());
+        if !(self.model && self.app) {
+            let who: Vec<Value> = [(self.model, "model"), (self.app, "app")]
+                .into_iter()
+                .filter(|(on, _)| *on)
+                .map(|(_, w)| w.into())
+                .collect();
+            ui.insert("visibility".into(), Value::Array(who));
+        }
+        Value::Object(Map::from_iter([("ui".to_owned(), Value::Object(ui))]))
+    }
+}
+
 /// A method's cache rule (`#[rpc_method(cache(ttl = "60s", envs = ["prod"]))]`).
 #[derive(Debug, Clone, Copy)]
 pub struct CachePolicy {
@@ -410,6 +543,7 @@ pub(crate) mod fixtures {
             },
             states: &[],
             scopes: &[],
+            app: None,
         }
     }
 }

@@ -153,6 +153,22 @@ impl Registry {
                         }
                     }
                 }
+                // A JSON-RPC-only group has no tools, so no apps to show them in.
+                for m in methods.iter().filter(|_| group.is_mcp()) {
+                    let Some(app) = m.def.app else { continue };
+                    let found = fixed
+                        .binary_search_by(|r| r.uri().cmp(app.resource_uri))
+                        .is_ok_and(|i| fixed[i].def.app.is_some());
+                    if !found {
+                        errors.push(CatalogError::AppNotFound {
+                            name: m.name().into(),
+                            uri: app.resource_uri.into(),
+                            group: (*name).into(),
+                            version,
+                            at: m.def.location,
+                        });
+                    }
+                }
                 prompts.sort_by(|a, b| a.name().cmp(b.name()));
                 for pair in prompts.windows(2) {
                     if pair[0].name() == pair[1].name() {
@@ -434,6 +450,7 @@ mod tests {
             annotations: crate::record::Annotations::NONE,
             icons: &[],
             completions: &[],
+            app: None,
         }
     }
     static RES_A: ResourceDef = resource(&READ_A);

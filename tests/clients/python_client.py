@@ -15,6 +15,8 @@ from mcp import Client, MCPError, StdioServerParameters
 from mcp.types import PromptReference, ResourceTemplateReference
 
 HANDSHAKE = {"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
+UI_EXTENSION = "io.modelcontextprotocol/ui"
+APP_MIME = "text/html;profile=mcp-app"
 
 
 def check(cond, what):
@@ -97,8 +99,24 @@ async def run(mode, target):
 
         # Resources, templates, prompts and completions.
         resources = (await c.list_resources()).resources
-        check([str(r.uri) for r in resources] == ["catalog://hours"], f"resources: {resources}")
+        check(
+            [str(r.uri) for r in resources] == ["catalog://hours", "ui://catalog/product-card"],
+            f"resources: {resources}",
+        )
         check(resources[0].mime_type == "text/plain" and resources[0].name == "hours", "hours resource")
+        # The MCP App (the io.modelcontextprotocol/ui extension): its page, and the tool linked to it.
+        app = resources[1]
+        check(app.name == "product-card" and app.mime_type == APP_MIME, f"app resource: {app}")
+        check(app.meta == {"ui": {"prefersBorder": True}}, f"app resource _meta: {app.meta}")
+        r = await c.read_resource("ui://catalog/product-card")
+        page = r.contents[0]
+        check(page.mime_type == APP_MIME and page.text.startswith("<!DOCTYPE html>"), f"app page: {page}")
+        check(page.meta == {"ui": {"prefersBorder": True}}, f"app page _meta: {page.meta}")
+        get = next(t for t in tools if t.name == "Catalog.get")
+        check(get.meta == {"ui": {"resourceUri": "ui://catalog/product-card"}}, f"Catalog.get _meta: {get.meta}")
+        extensions = c.server_capabilities.extensions or {}
+        check(extensions.get(UI_EXTENSION) == {"mimeTypes": [APP_MIME]}, f"extensions: {extensions}")
+        seen["app"] = {"uri": str(app.uri), "mime_type": page.mime_type, "tool": get.meta["ui"]["resourceUri"]}
         templates = (await c.list_resource_templates()).resource_templates
         check([t.uri_template for t in templates] == ["catalog://products/{id}"], f"templates: {templates}")
         r = await c.read_resource("catalog://hours")

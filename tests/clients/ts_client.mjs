@@ -38,5 +38,18 @@ r = await client.callTool({ name: "Jobs.run", arguments: { steps: 3, step_ms: 10
 });
 check(JSON.stringify(progress) === "[1,2,3]", `progress ${JSON.stringify(progress)}`);
 seen.progress = progress;
+// The MCP App: the tool's link, the page listed and read with its `_meta.ui`.
+const get = tools.find((t) => t.name === "Catalog.get");
+const { resources } = await client.listResources();
+const card = resources.find((x) => x.uri === "ui://catalog/product-card");
+check(card !== undefined, "the app resource is listed");
+const page = (await client.readResource({ uri: card.uri })).contents[0];
+check(page.text.startsWith("<!DOCTYPE html>"), "the app page is HTML");
+seen.app = {
+  extension: client.getServerCapabilities().extensions?.["io.modelcontextprotocol/ui"] ?? null,
+  tool: get._meta ?? null,
+  resource: { mimeType: card.mimeType, _meta: card._meta ?? null },
+  read: { mimeType: page.mimeType, _meta: page._meta ?? null },
+};
 await client.close();
 console.log(JSON.stringify(seen));

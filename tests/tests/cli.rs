@@ -177,6 +177,7 @@ const fn def(name: &'static str, line: u32) -> MethodDef {
         },
         states: &[],
         scopes: &[],
+        app: None,
     }
 }
 
@@ -307,7 +308,10 @@ async fn printed(kind: McpList, group: &str) -> String {
 async fn resources_prints_the_resources_of_every_page() {
     assert_eq!(
         printed(McpList::Resources, "mcp").await,
-        r#"[{"uri":"catalog://hours","name":"hours","title":"The store's opening hours.","description":"The store's opening hours.","mimeType":"text/plain"}]"#
+        concat!(
+            r#"[{"uri":"catalog://hours","name":"hours","title":"The store's opening hours.","description":"The store's opening hours.","mimeType":"text/plain"},"#,
+            r#"{"uri":"ui://catalog/product-card","name":"product-card","title":"The product card.","description":"The product card.\n\nAn MCP App: shows the product of a `Catalog.get` call.","mimeType":"text/html;profile=mcp-app","_meta":{"ui":{"prefersBorder":true}}}]"#
+        )
     );
 }
 
@@ -696,6 +700,7 @@ fn no_group_given_is_the_only_mcp_group_else_mcp() {
         },
         states: &[],
         scopes: &[],
+        app: None,
     };
     fn count(_: RequestContext, _: Params) -> Result<Output, RpcError> {
         Output::json(&0)

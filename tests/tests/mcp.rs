@@ -120,36 +120,49 @@ fn capabilities(live: bool) -> Value {
     })
 }
 
-/// The 2026-07-28 capabilities (`server/discover`): the tasks extension, which both example
-/// groups have.
+/// The MCP Apps extension, which the example's `mcp` group declares (its product card).
+fn apps_extension() -> Value {
+    json!({"mimeTypes": ["text/html;profile=mcp-app"]})
+}
+
+/// The 2026-07-28 capabilities of the `mcp` group (`server/discover`): the tasks extension,
+/// which both example groups have, and MCP Apps.
 fn modern_capabilities() -> Value {
     let mut caps = capabilities(true);
-    caps["extensions"] = json!({"io.modelcontextprotocol/tasks": {}});
+    caps["extensions"] = json!({
+        "io.modelcontextprotocol/tasks": {},
+        "io.modelcontextprotocol/ui": apps_extension()
+    });
     caps
 }
 
-/// The initialize result of a stateful group: its sessions own their tasks, so 2025-11-25
-/// `tasks/list` is offered.
+/// The initialize result of a stateful group (the conformance group, without apps): its
+/// sessions own their tasks, so 2025-11-25 `tasks/list` is offered.
 fn session_initialize(version: &str) -> Value {
-    let mut init = initialize_live(version);
+    let mut init = initialize_with(version, true, false);
     if let Some(tasks) = init["capabilities"].get_mut("tasks") {
         tasks["list"] = json!({});
     }
     init
 }
 
-/// The initialize result of a stateless HTTP group (no stream for change notifications).
+/// The initialize result of the stateless HTTP group `mcp` (no stream for change
+/// notifications).
 fn initialize_result(version: &str) -> Value {
-    initialize_with(version, false)
+    initialize_with(version, false, true)
 }
 
-/// The initialize result of a session or a stdio connection.
+/// The initialize result of the `mcp` group over a stdio connection.
 fn initialize_live(version: &str) -> Value {
-    initialize_with(version, true)
+    initialize_with(version, true, true)
 }
 
-fn initialize_with(version: &str, live: bool) -> Value {
+/// `apps`: the group has MCP Apps (the example's `mcp` group).
+fn initialize_with(version: &str, live: bool, apps: bool) -> Value {
     let mut caps = capabilities(live);
+    if apps {
+        caps["extensions"] = json!({"io.modelcontextprotocol/ui": apps_extension()});
+    }
     if version == "2025-11-25" {
         // Both example groups have task tools, and 2025-11-25 has tasks.
         caps["tasks"] = json!({"cancel": {}, "requests": {"tools": {"call": {}}}});
@@ -289,7 +302,9 @@ async fn initialize_result_exact_bytes() {
             "{{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{{\"protocolVersion\":\"2025-06-18\",\
              \"capabilities\":{{\"tools\":{{\"listChanged\":false}},\
              \"resources\":{{\"subscribe\":false,\"listChanged\":false}},\
-             \"prompts\":{{\"listChanged\":false}},\"completions\":{{}},\"logging\":{{}}}},\
+             \"prompts\":{{\"listChanged\":false}},\"completions\":{{}},\"logging\":{{}},\
+             \"extensions\":{{\"io.modelcontextprotocol/ui\":\
+             {{\"mimeTypes\":[\"text/html;profile=mcp-app\"]}}}}}},\
              \"serverInfo\":{{\"name\":\"catalog\",\"version\":\"0.1.0\"}},\
              \"instructions\":\"{INSTRUCTIONS}\"}}}}"
         )
@@ -2182,6 +2197,7 @@ static BAD: MethodDef = MethodDef {
     },
     states: &[],
     scopes: &[],
+    app: None,
 };
 
 async fn bad_server(env: Environment) -> String {
@@ -2571,7 +2587,9 @@ async fn resources_are_listed_and_read_on_both_eras() {
     assert_eq!(status, 200);
     assert_eq!(
         body,
-        complete(json!({"resources": [hours], "ttlMs": 300_000, "cacheScope": "public"}))
+        complete(
+            json!({"resources": [hours, product_card()], "ttlMs": 300_000, "cacheScope": "public"})
+        )
     );
     let (_, body) = modern(&url, "resources/templates/list", None, json!({})).await;
     assert_eq!(
@@ -2609,6 +2627,96 @@ async fn resources_are_listed_and_read_on_both_eras() {
             "text": "Monday to Friday 9:00-18:00, Saturday 10:00-14:00, closed on Sunday."}]})
         )
     );
+}
+
+/// The list entry of the example's MCP App.
+fn product_card() -> Value {
+    json!({
+        "uri": "ui://catalog/product-card", "name": "product-card", "title": "The product card.",
+        "description": "The product card.\n\nAn MCP App: shows the product of a `Catalog.get` call.",
+        "mimeType": "text/html;profile=mcp-app",
+        "_meta": {"ui": {"prefersBorder": true}}
+    })
+}
+
+/// The page of the product card as the example writes it in `lang` (`en` or `uk`).
+fn product_card_page(lang: &str) -> String {
+    let words: &[(&str, &str)] = if lang == "uk" {
+        &[
+            ("lang", "uk"),
+            ("title", "Картка товару"),
+            ("label", "Товар"),
+            ("waiting", "Чекаю на товар…"),
+            ("number", "№ {id}"),
+            ("missing", "Товар не знайдено"),
+        ]
+    } else {
+        &[
+            ("lang", "en"),
+            ("title", "Product card"),
+            ("label", "Product"),
+            ("waiting", "Waiting for a product…"),
+            ("number", "No. {id}"),
+            ("missing", "No product found"),
+        ]
+    };
+    let page = include_str!("../../examples/apps/product-card.html");
+    words.iter().fold(page.to_owned(), |p, (k, v)| {
+        p.replace(&format!("{{{{{k}}}}}"), v)
+    })
+}
+
+#[tokio::test]
+async fn an_app_is_listed_read_and_linked_on_both_eras() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let uri = "ui://catalog/product-card";
+    // The tool names the app; the app is read with its `_meta.ui`, in the request's language.
+    let (_, body) = modern(&url, "tools/list", None, json!({})).await;
+    let tools = body["result"]["tools"].as_array().unwrap();
+    assert_eq!(
+        tool(tools, "Catalog.get")["_meta"],
+        json!({"ui": {"resourceUri": uri}})
+    );
+    // Only the linked tool carries `_meta`.
+    let with_meta: Vec<&Value> = tools.iter().filter(|t| t.get("_meta").is_some()).collect();
+    assert_eq!(with_meta.len(), 1, "{with_meta:?}");
+    let read = |lang: &str| {
+        json!({"contents": [{
+            "uri": uri, "mimeType": "text/html;profile=mcp-app", "text": product_card_page(lang),
+            "_meta": {"ui": {"prefersBorder": true}}
+        }]})
+    };
+    let (status, body) = modern(&url, "resources/read", Some(uri), json!({"uri": uri})).await;
+    assert_eq!(status, 200);
+    let mut modern_read = read("en");
+    modern_read["ttlMs"] = json!(0);
+    modern_read["cacheScope"] = json!("public");
+    assert_eq!(body, complete(modern_read));
+    // The handshake era, in Ukrainian: the page's own words follow `Accept-Language`.
+    let req =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": uri}});
+    let (status, h, body) = post_json(&url, &[("accept-language", "uk")], &req).await;
+    assert_eq!(status, 200);
+    assert_eq!(hdr(&h, "content-language"), Some("uk"));
+    assert_eq!(body, ok(json!(1), read("uk")));
+    let req = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    let (_, _, body) = post_json(&url, &[], &req).await;
+    let tools = body["result"]["tools"].as_array().unwrap();
+    assert_eq!(
+        tool(tools, "Catalog.get")["_meta"],
+        json!({"ui": {"resourceUri": uri}})
+    );
+    let req = json!({"jsonrpc": "2.0", "id": 3, "method": "resources/list"});
+    let (_, _, body) = post_json(&url, &[], &req).await;
+    assert_eq!(body["result"]["resources"][1], product_card());
+}
+
+#[tokio::test]
+async fn a_group_without_apps_declares_no_apps_extension() {
+    let url = format!("{}/mcp/conformance/v1", example().await);
+    let (_, body) = modern(&url, "server/discover", None, json!({})).await;
+    let extensions = &body["result"]["capabilities"]["extensions"];
+    assert_eq!(extensions, &json!({"io.modelcontextprotocol/tasks": {}}));
 }
 
 #[tokio::test]

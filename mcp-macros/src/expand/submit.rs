@@ -6,7 +6,7 @@ use syn::spanned::Spanned as _;
 
 use super::Cx;
 use super::params::Params;
-use crate::attr::{IconArgs, Role};
+use crate::attr::{AppArgs, AppPermission, IconArgs, Role};
 use crate::model::{Kind, Prompt, Resource};
 
 /// The `MethodDef { ... }` expression.
@@ -58,6 +58,7 @@ pub(super) fn method_def(cx: &Cx, params: &Params) -> TokenStream {
         states.push(quote!(#rt::needed_state::<#rt::State<#self_ty>> as #rt::NeededState));
     }
     let scopes = m.scopes.iter().flat_map(|s| s.value.iter());
+    let app = tool_app(cx);
     quote! {
         #rt::MethodDef {
             name: #name,
@@ -78,15 +79,72 @@ pub(super) fn method_def(cx: &Cx, params: &Params) -> TokenStream {
             location: #location,
             states: &[#(#states),*],
             scopes: &[#(#scopes),*],
+            app: #app,
         }
     }
+}
+
+/// `ToolApp` of `#[mcp_tool(app = "ui://...", visibility = [...])]`.
+fn tool_app(cx: &Cx) -> TokenStream {
+    let (tool, rt) = (&cx.m.tool, &cx.rt);
+    let Some(uri) = &tool.app else {
+        return quote!(::core::option::Option::None);
+    };
+    let uri = &uri.value;
+    let shown = |who: &str| {
+        tool.visibility
+            .as_ref()
+            .is_none_or(|v| v.value.iter().any(|l| l.value() == who))
+    };
+    let (model, app) = (shown("model"), shown("app"));
+    quote!(::core::option::Option::Some(#rt::ToolApp {
+        resource_uri: #uri,
+        model: #model,
+        app: #app,
+    }))
+}
+
+/// `AppUi` of `#[mcp_resource(app(...))]`.
+fn app_ui(cx: &Cx, app: &AppArgs) -> TokenStream {
+    let rt = &cx.rt;
+    let (connect, resource, frame, base) = (
+        &app.connect_domains,
+        &app.resource_domains,
+        &app.frame_domains,
+        &app.base_uri_domains,
+    );
+    let permissions = app.permissions.iter().map(|(p, _)| match p {
+        AppPermission::Camera => quote!(#rt::AppPermission::Camera),
+        AppPermission::Microphone => quote!(#rt::AppPermission::Microphone),
+        AppPermission::Geolocation => quote!(#rt::AppPermission::Geolocation),
+        AppPermission::ClipboardWrite => quote!(#rt::AppPermission::ClipboardWrite),
+    });
+    let domain = opt(app.domain.as_ref().map(|d| &d.value));
+    let prefers_border = opt(app.prefers_border);
+    quote!(::core::option::Option::Some(#rt::AppUi {
+        connect_domains: &[#(#connect),*],
+        resource_domains: &[#(#resource),*],
+        frame_domains: &[#(#frame),*],
+        base_uri_domains: &[#(#base),*],
+        permissions: &[#(#permissions),*],
+        domain: #domain,
+        prefers_border: #prefers_border,
+    }))
 }
 
 /// The `ResourceDef { ... }` expression, its method being `__RPC_METHOD`.
 pub(super) fn resource_def(cx: &Cx, r: &Resource, completions: &TokenStream) -> TokenStream {
     let rt = &cx.rt;
     let (name, uri, is_template) = (&r.name, r.uri.text(), r.uri.is_template());
-    let mime_type = opt(r.mime_type.as_ref());
+    // An app's page has one MIME type (the check refuses any other).
+    let mime_type = match (&r.mime_type, &r.app) {
+        (None, Some(_)) => quote!(::core::option::Option::Some(#rt::APP_MIME_TYPE)),
+        (m, _) => opt(m.as_ref()),
+    };
+    let app = match &r.app {
+        Some(a) => app_ui(cx, a),
+        None => quote!(::core::option::Option::None),
+    };
     let size = opt(r.size.as_ref().map(|s| s.value));
     let icons = icons(cx, &r.icons);
     let annotations = if r.audience.is_empty() && r.priority.is_none() && r.last_modified.is_none()
@@ -118,6 +176,7 @@ pub(super) fn resource_def(cx: &Cx, r: &Resource, completions: &TokenStream) -> 
             annotations: #annotations,
             icons: #icons,
             completions: #completions,
+            app: #app,
         }
     }
 }

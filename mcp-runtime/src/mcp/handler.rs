@@ -289,6 +289,8 @@ struct Serves {
     /// Tasks have owners to list them for (2025-11-25 `tasks/list`): a stateful or protected
     /// group.
     task_list: bool,
+    /// The group has MCP Apps (the `io.modelcontextprotocol/ui` extension).
+    apps: bool,
 }
 
 impl Serves {
@@ -305,6 +307,7 @@ impl Serves {
                 .iter()
                 .any(|m| m.def.task != crate::record::TaskSupport::Forbidden),
             task_list: false,
+            apps: catalog.resources().iter().any(|r| r.def.app.is_some()),
         }
     }
 
@@ -335,12 +338,20 @@ impl Serves {
         }
         // Every method, resource and prompt may log through its context.
         c.push_str(",\"logging\":{}");
-        if self.tasks && modern {
-            // 2026-07-28: tasks are an extension.
-            c.push_str(&format!(
-                ",\"extensions\":{{\"{}\":{{}}}}",
-                super::protocol::TASKS_EXTENSION
-            ));
+        let tasks_extension = self.tasks && modern;
+        if tasks_extension || self.apps {
+            c.push_str(",\"extensions\":{");
+            if tasks_extension {
+                // 2026-07-28: tasks are an extension.
+                c.push_str(&format!("\"{}\":{{}}", super::protocol::TASKS_EXTENSION));
+            }
+            if self.apps {
+                if tasks_extension {
+                    c.push(',');
+                }
+                c.push_str(&super::apps::capability());
+            }
+            c.push('}');
         }
         c.push('}');
         c

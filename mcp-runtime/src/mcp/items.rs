@@ -105,6 +105,9 @@ impl Serialize for ResourceView<'_> {
             m.serialize_entry("annotations", &AnnotationsView(&d.annotations))?;
         }
         icons(&mut m, d.icons)?;
+        if let Some(app) = &d.app {
+            m.serialize_entry("_meta", &app.meta())?;
+        }
         m.end()
     }
 }

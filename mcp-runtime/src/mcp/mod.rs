@@ -2,6 +2,7 @@
 //! `#[mcp_resource]`s and `#[mcp_prompt]`s are resources and prompts, served over Streamable
 //! HTTP (`/mcp/{group}/v{N}`) and stdio, on every protocol revision.
 
+mod apps;
 pub(crate) mod cancel;
 pub(crate) mod content;
 pub(crate) mod engine;

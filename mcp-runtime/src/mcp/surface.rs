@@ -192,7 +192,7 @@ impl McpEndpoint {
                 return self.call_error(id, era, e, Some(uri));
             }
         };
-        let contents = match contents(out, uri, r.def.mime_type) {
+        let contents = match contents(out, uri, r.def.mime_type, r.app_meta.as_ref()) {
             Ok(c) => c,
             Err(e) => return self.call_error(id, era, e, None),
         };
@@ -389,12 +389,21 @@ impl McpEndpoint {
 
 /// The contents of a read from the function's output: a string is the text, any other JSON
 /// value its JSON text, [`super::ResourceContent`]s as given; `uri` and `mimeType` default to
-/// the resource's.
-fn contents(out: Output, uri: &str, mime_type: Option<&str>) -> Result<Vec<Value>, RpcError> {
+/// the resource's, and an app's `_meta.ui` to what the app asks of its host.
+fn contents(
+    out: Output,
+    uri: &str,
+    mime_type: Option<&str>,
+    app_meta: Option<&Value>,
+) -> Result<Vec<Value>, RpcError> {
     let with_defaults = |mut c: Map<String, Value>| {
         c.entry("uri").or_insert_with(|| uri.into());
         if let Some(m) = mime_type {
             c.entry("mimeType").or_insert_with(|| m.into());
+        }
+        // An app's page carries what it asks of the host, as its list entry does.
+        if let Some(meta) = app_meta {
+            c.entry("_meta").or_insert_with(|| meta.clone());
         }
         // `uri` first, as the specification writes it.
         let mut ordered = Map::with_capacity(c.len());

@@ -72,6 +72,9 @@ impl Serialize for ToolView<'_> {
             let support = self.info.def.task.as_str();
             m.serialize_entry("execution", &serde_json::json!({ "taskSupport": support }))?;
         }
+        if let Some(app) = &self.info.def.app {
+            m.serialize_entry("_meta", &app.meta())?;
+        }
         m.end()
     }
 }

@@ -33,6 +33,10 @@ pub struct ResourcesAndPrompts;
 #[doc = include_str!("../../../docs/guide/asking-the-client.md")]
 pub struct AskingTheClient;
 
+/// `docs/guide/apps.md`.
+#[doc = include_str!("../../../docs/guide/apps.md")]
+pub struct Apps;
+
 /// `docs/guide/tasks.md`.
 #[doc = include_str!("../../../docs/guide/tasks.md")]
 pub struct Tasks;
