@@ -236,6 +236,11 @@ pub fn product_card(ctx: &RequestContext) -> String {
     )
 }
 
+/// The shopping skill: how an agent helps a customer with this catalog's tools
+/// (`skill://catalog/shopping/SKILL.md`, its files in `examples/skills/shopping`).
+#[mcp_skill(dir = "skills/shopping", prefix = "catalog", groups = [MCP])]
+pub struct Shopping;
+
 /// Recommend products for a need.
 ///
 /// Asks the model to pick products of the catalog for what a customer needs, using the

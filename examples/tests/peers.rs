@@ -343,7 +343,11 @@ fn python_sdk_auto_mode_over_http_ends_on_the_modern_revision() {
 fn assert_surface(seen: &Value) {
     assert_eq!(
         seen["resources"],
-        serde_json::json!(["catalog://hours", "ui://catalog/product-card"])
+        serde_json::json!([
+            "catalog://hours",
+            "skill://catalog/shopping/SKILL.md",
+            "ui://catalog/product-card"
+        ])
     );
     // The MCP App: listed and read with its `_meta.ui`, and linked from `Catalog.get`.
     assert_eq!(
@@ -464,6 +468,68 @@ fn the_product_card_app_shows_catalog_get_s_product_in_a_real_browser_in_two_lan
         let png = std::fs::read(&shot).expect("the screenshot was written");
         assert!(png.starts_with(b"\x89PNG"), "{} is a PNG", shot.display());
         eprintln!("screenshot of the app in {lang}: {}", shot.display());
+    }
+}
+
+#[test]
+#[ignore = "needs Node 22 and the TypeScript client 2 at MCP_TEST_APPS_DIR; scripts/test.sh provides them and runs ignored tests"]
+fn the_typescript_skills_client_lists_gets_and_verifies_the_shopping_skill_on_both_eras() {
+    let (node, apps) = (peer("MCP_TEST_NODE"), peer("MCP_TEST_APPS_DIR"));
+    let c = Catalog::catalog(&[]);
+    let skill_md = include_str!("../skills/shopping/SKILL.md").len();
+    let sizes = include_str!("../skills/shopping/references/sizes.md").len();
+    for (mode, version, cache) in [
+        (
+            "legacy",
+            "2025-11-25",
+            serde_json::json!({"ttlMs": null, "cacheScope": null}),
+        ),
+        (
+            "auto",
+            "2026-07-28",
+            serde_json::json!({"ttlMs": 300_000, "cacheScope": "public"}),
+        ),
+    ] {
+        let mut cmd = node_cmd(
+            &node,
+            &clients_dir()
+                .join("skills_client.mjs")
+                .display()
+                .to_string(),
+        );
+        cmd.arg(c.url("mcp"))
+            .arg(mode)
+            .env("MCP_TEST_APPS_DIR", &apps);
+        let out = run(cmd);
+        assert!(
+            out.status.success(),
+            "the skills client failed in mode {mode}"
+        );
+        let root = "skill://catalog/shopping";
+        assert_eq!(
+            last_json_line(&out),
+            serde_json::json!({
+                "protocolVersion": version,
+                "supported": true,
+                "uris": [format!("{root}/SKILL.md")],
+                "invalid": [],
+                "cache": cache,
+                "files": [
+                    {"uri": format!("{root}/SKILL.md"), "mimeType": "text/markdown", "verified": true, "bytes": skill_md},
+                    {"uri": format!("{root}/references/sizes.md"), "mimeType": "text/markdown", "verified": true, "bytes": sizes}
+                ],
+                "frontmatter": {
+                    "name": "shopping",
+                    "description": "Help a customer find, compare and buy products of this catalog, with its tools in the right order.",
+                    "license": "MIT",
+                    "metadata": {"version": "1.0"}
+                },
+                "heading": "# Shopping with the catalog",
+                "unlisted": "unlisted",
+                "unknown": -32602
+            }),
+            "{mode}"
+        );
     }
 }
 

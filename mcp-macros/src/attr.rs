@@ -1495,6 +1495,48 @@ pub fn take_param(cx: &Ctxt, attrs: &mut Vec<Attribute>) -> (ParamArgs, String) 
 }
 
 // ---------------------------------------------------------------------------------------------
+// `#[mcp_skill(...)]` on a unit struct.
+
+pub const MCP_SKILL_ATTR: &str = "mcp_skill";
+pub const DIR: &str = "dir";
+pub const PREFIX: &str = "prefix";
+
+pub const MCP_SKILL: Keys = Keys {
+    attr: MCP_SKILL_ATTR,
+    keys: &[DIR, PREFIX, GROUPS, VERSION, REMOVED_IN, CRATE],
+};
+
+/// The arguments of `#[mcp_skill]`.
+#[derive(Default)]
+pub struct SkillArgs {
+    pub dir: Option<Spanned<String>>,
+    pub prefix: Option<Spanned<String>>,
+    pub groups: Option<Spanned<Vec<Path>>>,
+    pub version: Option<Spanned<u32>>,
+    pub removed_in: Option<Spanned<u32>>,
+    pub krate: Option<Path>,
+    /// The keys written, valid or not.
+    pub seen: Vec<&'static str>,
+}
+
+pub fn parse_skill(cx: &Ctxt, tokens: TokenStream) -> SkillArgs {
+    let mut args = SkillArgs::default();
+    args.seen = parse_keys(cx, tokens, &MCP_SKILL, |key, meta| {
+        match key {
+            DIR => args.dir = Some(lit_str(meta)?),
+            PREFIX => args.prefix = Some(lit_str(meta)?),
+            GROUPS => args.groups = Some(groups(meta)?),
+            VERSION => args.version = Some(lit_u32(meta)?),
+            REMOVED_IN => args.removed_in = Some(lit_u32(meta)?),
+            CRATE => args.krate = Some(krate(meta)?),
+            _ => unreachable!("a key of MCP_SKILL"),
+        }
+        Ok(())
+    });
+    args
+}
+
+// ---------------------------------------------------------------------------------------------
 // `#[complete(with = f)]` on a parameter of `#[mcp_resource]` or `#[mcp_prompt]`.
 
 pub const COMPLETE_ATTR: &str = "complete";

@@ -9,7 +9,7 @@ use syn::{ImplItem, ItemFn, ItemImpl};
 use crate::attr::{self, RPC_METHOD_ATTR, attr_is};
 use crate::ctxt::Ctxt;
 use crate::model::Kind;
-use crate::{check, derive_error, expand, listener, model};
+use crate::{check, derive_error, expand, listener, model, skill};
 
 const RPC_SERVICE_ATTR: &str = "rpc_service";
 const RPC_LISTENER_ATTR: &str = "rpc_listener";
@@ -165,6 +165,21 @@ pub fn rpc_listener(args: TokenStream, item: TokenStream) -> TokenStream {
     match syn::parse2::<ItemFn>(item.clone()) {
         Ok(func) => listener::expand(args, func),
         Err(e) => not_a_fn(item, RPC_LISTENER_ATTR, e),
+    }
+}
+
+/// `#[mcp_skill]`: on a unit struct.
+pub fn mcp_skill(args: TokenStream, item: TokenStream) -> TokenStream {
+    match syn::parse2::<syn::ItemStruct>(item.clone()) {
+        Ok(s) => skill::expand(args, s),
+        Err(_) => {
+            let err = syn::Error::new_spanned(
+                &item,
+                "`#[mcp_skill]` goes on a unit struct that names the skill: `pub struct Shopping;`",
+            );
+            let errors = err.to_compile_error();
+            quote!(#item #errors)
+        }
     }
 }
 

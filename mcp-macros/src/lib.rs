@@ -18,6 +18,7 @@ mod driver;
 mod expand;
 mod listener;
 mod model;
+mod skill;
 mod uri;
 
 /// Publishes a function as an RPC method (and, in MCP groups, as an MCP tool).
@@ -94,6 +95,20 @@ pub fn rpc_service(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn rpc_listener(args: TokenStream, item: TokenStream) -> TokenStream {
     driver::rpc_listener(args.into(), item.into()).into()
+}
+
+/// Publishes a directory of the crate as an MCP skill (SEP-2640, the
+/// `io.modelcontextprotocol/skills` extension), on a unit struct that names it:
+/// `#[mcp_skill(dir = "skills/shopping", groups = [MCP])] pub struct Shopping;`.
+///
+/// The directory (relative to the crate's `Cargo.toml`) holds a `SKILL.md` whose YAML
+/// frontmatter gives the skill's `name` (the directory's name) and `description`, and any
+/// supporting files; each is embedded in the binary and served as
+/// `skill://[<prefix>/]<name>/<file>`. Keys: `dir`, `groups`, `prefix = "acme/billing"`,
+/// `version`, `removed_in`, `crate`.
+#[proc_macro_attribute]
+pub fn mcp_skill(args: TokenStream, item: TokenStream) -> TokenStream {
+    driver::mcp_skill(args.into(), item.into()).into()
 }
 
 /// Converts an error type into `RpcError`: `#[rpc(code = -32404)]` on the type or on each

@@ -8,6 +8,7 @@ use crate::error::RpcError;
 use crate::group::ApiGroup;
 use crate::record::{AppUi, MethodDef, PromptDef, ResourceDef, SourceLocation};
 use crate::schema;
+use crate::skill::SkillInfo;
 use crate::uri_template::UriTemplate;
 
 /// Whether `identity` has every scope of `required` (nothing required: anyone).
@@ -409,6 +410,10 @@ pub struct Catalog {
     pub(crate) templates: Vec<Arc<ResourceInfo>>,
     /// Prompts, sorted by name.
     pub(crate) prompts: Vec<Arc<PromptInfo>>,
+    /// Skills, sorted by the URI of their `SKILL.md`.
+    pub(crate) skills: Vec<Arc<SkillInfo>>,
+    /// Every file of every skill by URI (sorted): the skill's index and the file's.
+    pub(crate) skill_files: Vec<(String, usize, usize)>,
 }
 
 impl Catalog {
@@ -467,6 +472,26 @@ impl Catalog {
             let t = r.template.as_ref()?;
             t.matches(uri).map(|vars| (r, vars))
         })
+    }
+    /// The skills, sorted by the URI of their `SKILL.md`.
+    pub fn skills(&self) -> &[Arc<SkillInfo>] {
+        &self.skills
+    }
+    /// A skill by the URI of its `SKILL.md`.
+    pub fn skill(&self, uri: &str) -> Option<&Arc<SkillInfo>> {
+        self.skills
+            .binary_search_by(|s| s.uri().cmp(uri))
+            .ok()
+            .map(|i| &self.skills[i])
+    }
+    /// A file of one of the skills, by its URI.
+    pub(crate) fn skill_file(&self, uri: &str) -> Option<&crate::skill::ServedFile> {
+        let i = self
+            .skill_files
+            .binary_search_by(|(u, _, _)| u.as_str().cmp(uri))
+            .ok()?;
+        let (_, skill, file) = self.skill_files[i];
+        self.skills[skill].files.get(file)
     }
     /// A resource template by its template text.
     pub fn template(&self, template: &str) -> Option<&Arc<ResourceInfo>> {
@@ -530,6 +555,17 @@ pub enum CatalogError {
         since: u32,
         /// First version without it.
         removed_in: Option<u32>,
+    },
+    /// A skill that breaks a rule of SEP-2640 or of the Agent Skills format (records built at
+    /// run time; `#[mcp_skill]` checks its own when it expands, the frontmatter here).
+    #[error("skill `{path}` at {at}: {reason}")]
+    BadSkill {
+        /// The skill's path.
+        path: String,
+        /// Where it is declared.
+        at: SourceLocation,
+        /// What is wrong.
+        reason: String,
     },
     /// A tool linked to an MCP App (`#[mcp_tool(app = "ui://...")]`) that its group and
     /// version do not have.

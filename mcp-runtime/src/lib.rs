@@ -66,6 +66,7 @@ mod registry;
 pub mod schema;
 mod scope_views;
 mod server;
+mod skill;
 #[cfg(any(test, feature = "test-util"))]
 mod test_redis;
 #[cfg(feature = "test-util")]
@@ -88,12 +89,13 @@ pub use error::{RpcError, Violation, codes};
 pub use group::{ApiGroup, is_valid_tool_name};
 pub use limits::Limits;
 pub use mcp_macros::{
-    RpcError, mcp_prompt, mcp_resource, mcp_tool, rpc_listener, rpc_method, rpc_service,
+    RpcError, mcp_prompt, mcp_resource, mcp_skill, mcp_tool, rpc_listener, rpc_method, rpc_service,
 };
 pub use output::Output;
 pub use rate_limit::{RateLimit, RatePer};
 pub use record::{MethodDef, ParamDef, PromptDef, ResourceDef, TaskSupport, ToolAnnotations};
 pub use registry::Registry;
+pub use skill::SkillInfo;
 /// The `JsonSchema` trait (schemars'); the derive of the same name is this crate's, which needs
 /// no `schemars` dependency in the user's crate (see [`macro@JsonSchema`]).
 mod schema_trait {
@@ -116,7 +118,7 @@ pub mod prelude {
     pub use crate::rpc_listener;
     pub use crate::{
         ApiGroup, Environment, FromContext, JsonSchema, RequestContext, RpcError, Server, State,
-        mcp_prompt, mcp_resource, mcp_tool, rpc_method, rpc_service,
+        mcp_prompt, mcp_resource, mcp_skill, mcp_tool, rpc_method, rpc_service,
     };
 }
 
@@ -158,8 +160,8 @@ pub mod __private {
     pub use crate::rate_limit::RateLimit;
     pub use crate::record::{
         APP_MIME_TYPE, Annotations, AppPermission, AppUi, CompletionDef, Handler, Icon, MethodDef,
-        ParamDef, ParamKind, Params, PromptDef, ResourceDef, Role, SourceLocation, TaskSupport,
-        ToolAnnotations, ToolApp,
+        ParamDef, ParamKind, Params, PromptDef, ResourceDef, Role, SkillDef, SkillFile,
+        SourceLocation, TaskSupport, ToolAnnotations, ToolApp,
     };
 
     /// The methods of a `JsonSchema` impl, as function pointers: what the prelude's

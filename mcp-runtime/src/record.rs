@@ -262,6 +262,52 @@ pub fn registered_prompts() -> impl Iterator<Item = &'static PromptDef> {
     inventory::iter::<PromptDef>.into_iter()
 }
 
+/// A skill (SEP-2640, `#[mcp_skill]`): a directory of files, minimally a `SKILL.md` whose YAML
+/// frontmatter names and describes it, embedded in the binary when it is compiled, and served
+/// over MCP as `skill://<path>/<file>` resources, listed by `skills/list`.
+#[derive(Debug)]
+pub struct SkillDef {
+    /// Where the skill sits in the server's skill namespace: an optional prefix and the skill's
+    /// name, `/`-separated (`catalog/shopping`); its `SKILL.md` is
+    /// `skill://catalog/shopping/SKILL.md`.
+    pub path: &'static str,
+    /// Its files, `SKILL.md` among them, each once.
+    pub files: &'static [SkillFile],
+    /// The groups it is published in.
+    pub groups: &'static [ApiGroup],
+    /// The first version it exists in.
+    pub since: u32,
+    /// The first version it no longer exists in.
+    pub removed_in: Option<u32>,
+    /// Where it is declared.
+    pub location: SourceLocation,
+}
+
+impl SkillDef {
+    /// Whether the skill exists in `version`.
+    pub fn in_version(&self, version: u32) -> bool {
+        version >= self.since && self.removed_in.is_none_or(|r| version < r)
+    }
+}
+
+/// One file of a skill.
+#[derive(Debug, Clone, Copy)]
+pub struct SkillFile {
+    /// Its path within the skill's directory, `/`-separated (`references/sizes.md`).
+    pub path: &'static str,
+    /// Its MIME type.
+    pub mime_type: &'static str,
+    /// Its content.
+    pub bytes: &'static [u8],
+}
+
+inventory::collect!(SkillDef);
+
+/// Every skill registered at compile time, in no particular order.
+pub fn registered_skills() -> impl Iterator<Item = &'static SkillDef> {
+    inventory::iter::<SkillDef>.into_iter()
+}
+
 /// The completion function of one argument (`#[complete(with = f)]`).
 #[derive(Clone, Copy)]
 pub struct CompletionDef {

@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use crate::catalog::{Catalog, CatalogError, MethodInfo, PromptInfo, ResourceInfo, SchemaError};
 use crate::group::ApiGroup;
-use crate::record::{MethodDef, PromptDef, ResourceDef};
+use crate::record::{MethodDef, PromptDef, ResourceDef, SkillDef};
+use crate::skill::SkillInfo;
 
 /// Every catalog of the server.
 #[derive(Debug)]
@@ -21,16 +22,25 @@ impl Registry {
     pub fn build(
         defs: impl IntoIterator<Item = &'static MethodDef>,
     ) -> Result<Self, Vec<CatalogError>> {
-        Self::build_all(defs, [], [])
+        Self::build_all(defs, [], [], [])
     }
 
-    /// Builds the catalogs from method, resource and prompt records, reporting every problem
-    /// found (duplicates name both definitions).
+    /// Builds the catalogs from method, resource, prompt and skill records, reporting every
+    /// problem found (duplicates name both definitions).
     pub fn build_all(
         defs: impl IntoIterator<Item = &'static MethodDef>,
         resources: impl IntoIterator<Item = &'static ResourceDef>,
         prompts: impl IntoIterator<Item = &'static PromptDef>,
+        skills: impl IntoIterator<Item = &'static SkillDef>,
     ) -> Result<Self, Vec<CatalogError>> {
+        let mut skills: Vec<&'static SkillDef> = skills.into_iter().collect();
+        skills.sort_by(|a, b| {
+            (a.path, a.location.file, a.location.line).cmp(&(
+                b.path,
+                b.location.file,
+                b.location.line,
+            ))
+        });
         let mut resources: Vec<&'static ResourceDef> = resources.into_iter().collect();
         let mut prompts: Vec<&'static PromptDef> = prompts.into_iter().collect();
         let key = |d: &MethodDef| (d.name, d.location.file, d.location.line);
@@ -99,6 +109,36 @@ impl Registry {
             match ResourceInfo::new(r) {
                 Ok(info) => resource_infos.push(Arc::new(info)),
                 Err(e) => errors.push(*e),
+            }
+        }
+        let mut skill_infos = Vec::new();
+        for d in &skills {
+            if d.groups.is_empty() {
+                errors.push(CatalogError::BadSkill {
+                    path: d.path.into(),
+                    at: d.location,
+                    reason: "it is published in no group".into(),
+                });
+            }
+            for g in d.groups {
+                let known = groups.entry(g.name()).or_insert(*g);
+                if known != g {
+                    errors.push(CatalogError::GroupConflict {
+                        group: g.name().into(),
+                        at: d.location,
+                    });
+                }
+                let top = d.since.max(d.removed_in.unwrap_or(0));
+                let e = max_version.entry(g.name()).or_insert(1);
+                *e = (*e).max(top);
+            }
+            match SkillInfo::new(d) {
+                Ok(info) => skill_infos.push(Arc::new(info)),
+                Err(reason) => errors.push(CatalogError::BadSkill {
+                    path: d.path.into(),
+                    at: d.location,
+                    reason,
+                }),
             }
         }
         let prompt_infos: Vec<Arc<PromptInfo>> = prompts
@@ -181,6 +221,15 @@ impl Registry {
                         });
                     }
                 }
+                let mut skills: Vec<Arc<SkillInfo>> = skill_infos
+                    .iter()
+                    .filter(|s| {
+                        s.def.in_version(version) && s.def.groups.iter().any(|g| g.name() == *name)
+                    })
+                    .cloned()
+                    .collect();
+                skills.sort_by(|a, b| a.uri().cmp(b.uri()));
+                let skill_files = skill_files(&skills, &fixed, name, version, &mut errors);
                 catalogs.insert(
                     (*name, version),
                     Arc::new(Catalog {
@@ -190,6 +239,8 @@ impl Registry {
                         resources: fixed,
                         templates,
                         prompts,
+                        skills,
+                        skill_files,
                     }),
                 );
             }
@@ -313,6 +364,46 @@ fn method_infos(defs: &[&'static MethodDef]) -> Vec<Arc<MethodInfo>> {
         }
         infos
     })
+}
+
+/// Every file of a catalog's skills by URI, sorted (`skills` sorted by their `SKILL.md`'s URI,
+/// which it checks for duplicates); a file whose URI is another's, or a fixed resource's, is a
+/// duplicate resource.
+fn skill_files(
+    skills: &[Arc<SkillInfo>],
+    fixed: &[Arc<ResourceInfo>],
+    group: &str,
+    version: u32,
+    errors: &mut Vec<CatalogError>,
+) -> Vec<(String, usize, usize)> {
+    let mut files: Vec<(String, usize, usize)> = skills
+        .iter()
+        .enumerate()
+        .flat_map(|(i, s)| (0..s.files.len()).map(move |j| (s.files[j].uri.clone(), i, j)))
+        .collect();
+    files.sort();
+    let mut duplicate = |uri: &str, first, second| {
+        errors.push(CatalogError::DuplicateResource {
+            uri: uri.into(),
+            group: group.into(),
+            version,
+            first,
+            second,
+        });
+    };
+    for pair in files.windows(2) {
+        if pair[0].0 == pair[1].0 {
+            let (a, b) = (&skills[pair[0].1], &skills[pair[1].1]);
+            duplicate(&pair[0].0, a.def.location, b.def.location);
+        }
+    }
+    for (uri, i, _) in &files {
+        if let Ok(r) = fixed.binary_search_by(|r| r.uri().cmp(uri)) {
+            duplicate(uri, fixed[r].def.method.location, skills[*i].def.location);
+        }
+    }
+    files.dedup_by(|a, b| a.0 == b.0);
+    files
 }
 
 #[cfg(test)]
@@ -472,7 +563,7 @@ mod tests {
     #[test]
     fn a_duplicate_uri_or_prompt_name_names_both_definitions() {
         let errors =
-            Registry::build_all([&GOOD], [&RES_A, &RES_B], [&PROMPT_A, &PROMPT_B]).unwrap_err();
+            Registry::build_all([&GOOD], [&RES_A, &RES_B], [&PROMPT_A, &PROMPT_B], []).unwrap_err();
         let texts: Vec<String> = errors.iter().map(ToString::to_string).collect();
         let at = "record::fixtures::ping (mcp-runtime/src/record.rs:1)";
         assert_eq!(
@@ -487,7 +578,7 @@ mod tests {
             ]
         );
         // One of each: a catalog with a resource and a prompt beside its methods.
-        let registry = Registry::build_all([&GOOD], [&RES_A], [&PROMPT_A]).unwrap();
+        let registry = Registry::build_all([&GOOD], [&RES_A], [&PROMPT_A], []).unwrap();
         let c = registry.catalog("g", 1).unwrap();
         assert_eq!((c.resources().len(), c.prompts().len()), (1, 1));
         assert!(c.resolve("x://a").is_some() && c.prompt("p").is_some());

@@ -680,8 +680,13 @@ impl ServerBuilder {
             .into_iter()
             .flatten()
             .chain(self.extra_prompts);
+        let skills = self
+            .registered
+            .then(crate::record::registered_skills)
+            .into_iter()
+            .flatten();
         let registry =
-            Registry::build_all(defs, resources, prompts).map_err(BuildError::Catalog)?;
+            Registry::build_all(defs, resources, prompts, skills).map_err(BuildError::Catalog)?;
         registry.compile_validators().map_err(BuildError::Schema)?;
         let mut unknown = unknown_names(&self.config, &registry);
         #[cfg(feature = "redis")]

@@ -100,12 +100,13 @@ async def run(mode, target):
         # Resources, templates, prompts and completions.
         resources = (await c.list_resources()).resources
         check(
-            [str(r.uri) for r in resources] == ["catalog://hours", "ui://catalog/product-card"],
+            [str(r.uri) for r in resources]
+            == ["catalog://hours", "skill://catalog/shopping/SKILL.md", "ui://catalog/product-card"],
             f"resources: {resources}",
         )
         check(resources[0].mime_type == "text/plain" and resources[0].name == "hours", "hours resource")
         # The MCP App (the io.modelcontextprotocol/ui extension): its page, and the tool linked to it.
-        app = resources[1]
+        app = resources[2]
         check(app.name == "product-card" and app.mime_type == APP_MIME, f"app resource: {app}")
         check(app.meta == {"ui": {"prefersBorder": True}}, f"app resource _meta: {app.meta}")
         r = await c.read_resource("ui://catalog/product-card")

@@ -306,12 +306,17 @@ async fn printed(kind: McpList, group: &str) -> String {
 
 #[tokio::test]
 async fn resources_prints_the_resources_of_every_page() {
+    let skill_md = include_str!("../../examples/skills/shopping/SKILL.md").len();
     assert_eq!(
         printed(McpList::Resources, "mcp").await,
-        concat!(
+        [
             r#"[{"uri":"catalog://hours","name":"hours","title":"The store's opening hours.","description":"The store's opening hours.","mimeType":"text/plain"},"#,
-            r#"{"uri":"ui://catalog/product-card","name":"product-card","title":"The product card.","description":"The product card.\n\nAn MCP App: shows the product of a `Catalog.get` call.","mimeType":"text/html;profile=mcp-app","_meta":{"ui":{"prefersBorder":true}}}]"#
-        )
+            &format!(
+                r#"{{"uri":"skill://catalog/shopping/SKILL.md","name":"shopping","description":"Help a customer find, compare and buy products of this catalog, with its tools in the right order.","mimeType":"text/markdown","size":{skill_md}}},"#
+            ),
+            r#"{"uri":"ui://catalog/product-card","name":"product-card","title":"The product card.","description":"The product card.\n\nAn MCP App: shows the product of a `Catalog.get` call.","mimeType":"text/html;profile=mcp-app","_meta":{"ui":{"prefersBorder":true}}}]"#,
+        ]
+        .concat()
     );
 }
 

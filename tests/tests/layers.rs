@@ -36,6 +36,7 @@ const LAYERS: &[&[&str]] = &[
         "record",
         "schema",
         "catalog",
+        "skill",
         "registry",
         "i18n",
         "scope_views",

@@ -131,7 +131,8 @@ fn modern_capabilities() -> Value {
     let mut caps = capabilities(true);
     caps["extensions"] = json!({
         "io.modelcontextprotocol/tasks": {},
-        "io.modelcontextprotocol/ui": apps_extension()
+        "io.modelcontextprotocol/ui": apps_extension(),
+        "io.modelcontextprotocol/skills": {}
     });
     caps
 }
@@ -157,11 +158,14 @@ fn initialize_live(version: &str) -> Value {
     initialize_with(version, true, true)
 }
 
-/// `apps`: the group has MCP Apps (the example's `mcp` group).
-fn initialize_with(version: &str, live: bool, apps: bool) -> Value {
+/// `mcp_group`: the example's `mcp` group, which has MCP Apps and skills.
+fn initialize_with(version: &str, live: bool, mcp_group: bool) -> Value {
     let mut caps = capabilities(live);
-    if apps {
-        caps["extensions"] = json!({"io.modelcontextprotocol/ui": apps_extension()});
+    if mcp_group {
+        caps["extensions"] = json!({
+            "io.modelcontextprotocol/ui": apps_extension(),
+            "io.modelcontextprotocol/skills": {}
+        });
     }
     if version == "2025-11-25" {
         // Both example groups have task tools, and 2025-11-25 has tasks.
@@ -304,7 +308,8 @@ async fn initialize_result_exact_bytes() {
              \"resources\":{{\"subscribe\":false,\"listChanged\":false}},\
              \"prompts\":{{\"listChanged\":false}},\"completions\":{{}},\"logging\":{{}},\
              \"extensions\":{{\"io.modelcontextprotocol/ui\":\
-             {{\"mimeTypes\":[\"text/html;profile=mcp-app\"]}}}}}},\
+             {{\"mimeTypes\":[\"text/html;profile=mcp-app\"]}},\
+             \"io.modelcontextprotocol/skills\":{{}}}}}},\
              \"serverInfo\":{{\"name\":\"catalog\",\"version\":\"0.1.0\"}},\
              \"instructions\":\"{INSTRUCTIONS}\"}}}}"
         )
@@ -2587,9 +2592,11 @@ async fn resources_are_listed_and_read_on_both_eras() {
     assert_eq!(status, 200);
     assert_eq!(
         body,
-        complete(
-            json!({"resources": [hours, product_card()], "ttlMs": 300_000, "cacheScope": "public"})
-        )
+        complete(json!({
+            "resources": [hours, shopping_skill_resource(), product_card()],
+            "ttlMs": 300_000,
+            "cacheScope": "public"
+        }))
     );
     let (_, body) = modern(&url, "resources/templates/list", None, json!({})).await;
     assert_eq!(
@@ -2708,7 +2715,7 @@ async fn an_app_is_listed_read_and_linked_on_both_eras() {
     );
     let req = json!({"jsonrpc": "2.0", "id": 3, "method": "resources/list"});
     let (_, _, body) = post_json(&url, &[], &req).await;
-    assert_eq!(body["result"]["resources"][1], product_card());
+    assert_eq!(body["result"]["resources"][2], product_card());
 }
 
 #[tokio::test]
@@ -2717,6 +2724,150 @@ async fn a_group_without_apps_declares_no_apps_extension() {
     let (_, body) = modern(&url, "server/discover", None, json!({})).await;
     let extensions = &body["result"]["capabilities"]["extensions"];
     assert_eq!(extensions, &json!({"io.modelcontextprotocol/tasks": {}}));
+}
+
+/// The files of the example's shopping skill, as `examples/skills/shopping` holds them.
+const SKILL_MD: &str = include_str!("../../examples/skills/shopping/SKILL.md");
+const SKILL_SIZES: &str = include_str!("../../examples/skills/shopping/references/sizes.md");
+
+/// `sha256:` and the hex SHA-256 of a text's bytes.
+fn sha256(text: &str) -> String {
+    use sha2::Digest as _;
+    let hex: String = sha2::Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("sha256:{hex}")
+}
+
+/// The `Skill` entry of the example's shopping skill (SEP-2640): its frontmatter as JSON, and
+/// every file with its digest and size.
+fn shopping_skill() -> Value {
+    let root = "skill://catalog/shopping";
+    json!({
+        "uri": format!("{root}/SKILL.md"),
+        "frontmatter": {
+            "name": "shopping",
+            "description": "Help a customer find, compare and buy products of this catalog, with its tools in the right order.",
+            "license": "MIT",
+            "metadata": {"version": "1.0"}
+        },
+        "resources": [
+            {"uri": format!("{root}/SKILL.md"), "digest": sha256(SKILL_MD), "size": SKILL_MD.len()},
+            {
+                "uri": format!("{root}/references/sizes.md"),
+                "digest": sha256(SKILL_SIZES),
+                "size": SKILL_SIZES.len()
+            }
+        ]
+    })
+}
+
+/// The `resources/list` entry of the shopping skill's `SKILL.md`.
+fn shopping_skill_resource() -> Value {
+    json!({
+        "uri": "skill://catalog/shopping/SKILL.md", "name": "shopping",
+        "description": "Help a customer find, compare and buy products of this catalog, with its tools in the right order.",
+        "mimeType": "text/markdown", "size": SKILL_MD.len()
+    })
+}
+
+#[tokio::test]
+async fn skills_are_listed_got_and_read_on_both_eras() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let hints = |mut v: Value| {
+        v["ttlMs"] = json!(300_000);
+        v["cacheScope"] = json!("public");
+        v
+    };
+    // 2026-07-28: one page of entries, with the lists' cache hints.
+    let (status, body) = modern(&url, "skills/list", None, json!({})).await;
+    assert_eq!(status, 200);
+    assert_eq!(body, complete(hints(json!({"skills": [shopping_skill()]}))));
+    let uri = "skill://catalog/shopping/SKILL.md";
+    let (_, body) = modern(&url, "skills/get", None, json!({"uri": uri})).await;
+    assert_eq!(body, complete(hints(json!({"skill": shopping_skill()}))));
+    // Its files are resources, read as the digests cover them.
+    let (_, body) = modern(&url, "resources/read", Some(uri), json!({"uri": uri})).await;
+    assert_eq!(
+        body,
+        complete(hints(json!({"contents": [
+            {"uri": uri, "mimeType": "text/markdown", "text": SKILL_MD}
+        ]})))
+    );
+    let sizes = "skill://catalog/shopping/references/sizes.md";
+    let (_, body) = modern(&url, "resources/read", Some(sizes), json!({"uri": sizes})).await;
+    assert_eq!(
+        body["result"]["contents"],
+        json!([{"uri": sizes, "mimeType": "text/markdown", "text": SKILL_SIZES}])
+    );
+    // The handshake era: the same entries, without cache hints.
+    let req = |id: i64, method: &str, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    let (status, _, body) = post_json(&url, &[], &req(1, "skills/list", json!({}))).await;
+    assert_eq!(status, 200);
+    assert_eq!(body, ok(json!(1), json!({"skills": [shopping_skill()]})));
+    let (_, _, body) = post_json(&url, &[], &req(2, "skills/get", json!({"uri": uri}))).await;
+    assert_eq!(body, ok(json!(2), json!({"skill": shopping_skill()})));
+    let (_, _, body) = post_json(&url, &[], &req(3, "resources/read", json!({"uri": uri}))).await;
+    assert_eq!(
+        body,
+        ok(
+            json!(3),
+            json!({"contents": [{"uri": uri, "mimeType": "text/markdown", "text": SKILL_MD}]})
+        )
+    );
+    // `SKILL.md` is listed among the resources, named and described by its frontmatter.
+    let (_, _, body) = post_json(&url, &[], &req(4, "resources/list", json!({}))).await;
+    assert_eq!(body["result"]["resources"][1], shopping_skill_resource());
+    // stdio answers the same.
+    let server = examples::server().unwrap();
+    let mut io = Stdio::start(&server, "mcp");
+    let r = io
+        .roundtrip(&modern_req(json!("s"), "skills/get", json!({"uri": uri})).to_string())
+        .await;
+    let mut expected = hints(json!({"skill": shopping_skill()}));
+    expected["resultType"] = json!("complete");
+    expected["_meta"] = result_meta();
+    assert_eq!(r, ok(json!("s"), expected));
+    io.close().await;
+}
+
+#[tokio::test]
+async fn a_uri_that_names_no_skill_is_invalid_params() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    for uri in [
+        "skill://catalog/nothing/SKILL.md",
+        // A file of the skill, not its `SKILL.md`.
+        "skill://catalog/shopping/references/sizes.md",
+    ] {
+        let (status, body) = modern(&url, "skills/get", None, json!({"uri": uri})).await;
+        assert_eq!(status, 400);
+        assert_eq!(
+            body,
+            err(json!(1), -32602, &format!("No skill is served at {uri}"))
+        );
+    }
+    let (status, body) = modern(&url, "skills/get", None, json!({})).await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        body,
+        err(
+            json!(1),
+            -32602,
+            "Invalid request parameters: `uri` must be a URI string"
+        )
+    );
+    // A file the skill does not have is a resource that is not there.
+    let uri = "skill://catalog/shopping/references/colours.md";
+    let (_, body) = modern(&url, "resources/read", Some(uri), json!({"uri": uri})).await;
+    assert_eq!(
+        body,
+        err_data(json!(1), -32602, "Resource not found", json!({"uri": uri}))
+    );
+    // A group without skills has no such methods.
+    let url = url.replace("/mcp/mcp/", "/mcp/conformance/");
+    let (_, body) = modern(&url, "skills/list", None, json!({})).await;
+    assert_eq!(body["error"]["code"], -32601);
 }
 
 #[tokio::test]

@@ -224,6 +224,7 @@ struct Lists {
     resources: ListPages,
     templates: ListPages,
     prompts: ListPages,
+    skills: ListPages,
 }
 
 impl Lists {
@@ -237,8 +238,19 @@ impl Lists {
         serves: Serves,
         visible: &dyn Fn(&crate::MethodDef) -> bool,
     ) -> Self {
-        let [resources, templates, prompts] =
+        let [mut resources, templates, prompts] =
             super::items::list_items(catalog, translations, lang, visible);
+        if serves.skills {
+            // Each skill's `SKILL.md` is listed among the resources, in URI order.
+            let fixed = catalog.resources().iter().filter(|r| visible(r.call.def));
+            let mut all: Vec<(String, Vec<u8>)> = fixed
+                .map(|r| r.uri().to_owned())
+                .zip(resources)
+                .chain(super::items::skill_resources(catalog))
+                .collect();
+            all.sort_by(|a, b| a.0.cmp(&b.0));
+            resources = all.into_iter().map(|(_, item)| item).collect();
+        }
         let list = |key, items: &[Vec<u8>]| {
             ListPages::build(
                 key,
@@ -265,6 +277,7 @@ impl Lists {
             resources: list("resources", &resources),
             templates: list("resourceTemplates", &templates),
             prompts: list("prompts", &prompts),
+            skills: list("skills", &super::items::skills(catalog)),
         }
     }
 }
@@ -291,11 +304,16 @@ struct Serves {
     task_list: bool,
     /// The group has MCP Apps (the `io.modelcontextprotocol/ui` extension).
     apps: bool,
+    /// The group has skills (the `io.modelcontextprotocol/skills` extension).
+    skills: bool,
 }
 
 impl Serves {
     fn of(catalog: &Catalog) -> Self {
-        let resources = !catalog.resources().is_empty() || !catalog.resource_templates().is_empty();
+        // A skill's files are resources: SEP-2640 has the extension need the capability.
+        let skills = !catalog.skills().is_empty();
+        let resources =
+            !catalog.resources().is_empty() || !catalog.resource_templates().is_empty() || skills;
         let prompts = !catalog.prompts().is_empty();
         Serves {
             resources,
@@ -308,6 +326,7 @@ impl Serves {
                 .any(|m| m.def.task != crate::record::TaskSupport::Forbidden),
             task_list: false,
             apps: catalog.resources().iter().any(|r| r.def.app.is_some()),
+            skills,
         }
     }
 
@@ -338,20 +357,19 @@ impl Serves {
         }
         // Every method, resource and prompt may log through its context.
         c.push_str(",\"logging\":{}");
-        let tasks_extension = self.tasks && modern;
-        if tasks_extension || self.apps {
-            c.push_str(",\"extensions\":{");
-            if tasks_extension {
-                // 2026-07-28: tasks are an extension.
-                c.push_str(&format!("\"{}\":{{}}", super::protocol::TASKS_EXTENSION));
-            }
-            if self.apps {
-                if tasks_extension {
-                    c.push(',');
-                }
-                c.push_str(&super::apps::capability());
-            }
-            c.push('}');
+        let mut extensions = Vec::new();
+        if self.tasks && modern {
+            // 2026-07-28: tasks are an extension.
+            extensions.push(format!("\"{}\":{{}}", super::protocol::TASKS_EXTENSION));
+        }
+        if self.apps {
+            extensions.push(super::extensions::ui_capability());
+        }
+        if self.skills {
+            extensions.push(super::extensions::skills_capability());
+        }
+        if !extensions.is_empty() {
+            c.push_str(&format!(",\"extensions\":{{{}}}", extensions.join(",")));
         }
         c.push('}');
         c
@@ -918,6 +936,12 @@ impl McpEndpoint {
             (None, "resources/list") => self.list(&msg, era, &extras, |l| &l.resources),
             (None, "resources/templates/list") => self.list(&msg, era, &extras, |l| &l.templates),
             (None, "prompts/list") => self.list(&msg, era, &extras, |l| &l.prompts),
+            (None, "skills/list") if self.serves.skills => {
+                self.list(&msg, era, &extras, |l| &l.skills)
+            }
+            (None, "skills/get") if self.serves.skills => {
+                self.skills_get(id, msg.params.as_ref(), era)
+            }
             (_, m) => self.method_not_found(id, era, m),
         }
     }

@@ -1,4 +1,4 @@
-//! The list entries of resources, resource templates and prompts, serialized once per
+//! The list entries of resources, resource templates, prompts and skills, serialized once per
 //! language when the endpoint is built (tools have theirs in `tools`).
 
 use std::borrow::Cow;
@@ -201,4 +201,19 @@ pub(crate) fn list_items(
             })
             .collect(),
     ]
+}
+
+/// The `skills/list` entries of a catalog, in URI order (each written once by its `SkillInfo`).
+pub(crate) fn skills(catalog: &crate::Catalog) -> Vec<Vec<u8>> {
+    catalog.skills().iter().map(|s| s.entry.clone()).collect()
+}
+
+/// The `resources/list` entries of the catalog's `SKILL.md` files with their URIs, in URI
+/// order.
+pub(crate) fn skill_resources(catalog: &crate::Catalog) -> Vec<(String, Vec<u8>)> {
+    catalog
+        .skills()
+        .iter()
+        .map(|s| (s.uri().to_owned(), s.list_entry()))
+        .collect()
 }

@@ -2,10 +2,10 @@
 //! `#[mcp_resource]`s and `#[mcp_prompt]`s are resources and prompts, served over Streamable
 //! HTTP (`/mcp/{group}/v{N}`) and stdio, on every protocol revision.
 
-mod apps;
 pub(crate) mod cancel;
 pub(crate) mod content;
 pub(crate) mod engine;
+mod extensions;
 pub(crate) mod handler;
 pub(crate) mod headers;
 pub mod input;
@@ -21,6 +21,7 @@ pub(crate) mod redis_sessions;
 pub(crate) mod redis_streams;
 pub(crate) mod resource;
 pub mod session;
+mod skills;
 mod surface;
 pub(crate) mod tasks;
 pub(crate) mod tools;

@@ -178,6 +178,9 @@ impl McpEndpoint {
             Ok(u) => u,
             Err(a) => return a,
         };
+        if let Some(file) = self.catalog.skill_file(uri) {
+            return self.skill_read(id, era, file);
+        }
         let Some((r, vars)) = self.catalog.resolve(uri) else {
             return self.resource_not_found(id, era, uri);
         };

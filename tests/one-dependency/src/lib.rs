@@ -37,6 +37,10 @@ pub struct AskingTheClient;
 #[doc = include_str!("../../../docs/guide/apps.md")]
 pub struct Apps;
 
+/// `docs/guide/skills.md`.
+#[doc = include_str!("../../../docs/guide/skills.md")]
+pub struct Skills;
+
 /// `docs/guide/tasks.md`.
 #[doc = include_str!("../../../docs/guide/tasks.md")]
 pub struct Tasks;

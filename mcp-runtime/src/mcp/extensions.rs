@@ -1,16 +1,27 @@
-//! MCP Apps (SEP-1865, the `io.modelcontextprotocol/ui` extension): the capability a group with
-//! apps declares. The `_meta.ui` members of an app's page and of the tools linked to it are
-//! written by their records ([`AppUi::meta`], [`ToolApp::meta`]), once, when the catalog and
-//! the endpoint are built; a group without apps writes none of it.
+//! The extensions a group declares for what it publishes (besides tasks, which a revision
+//! defines): MCP Apps (SEP-1865, `io.modelcontextprotocol/ui`) and skills (SEP-2640,
+//! `io.modelcontextprotocol/skills`), each only where the group has one. What they add to
+//! lists and reads is written once, when the catalog and the endpoint are built: the `_meta.ui`
+//! members by their records ([`AppUi::meta`](crate::record::AppUi::meta),
+//! [`ToolApp::meta`](crate::record::ToolApp::meta)), a skill's entry by its `SkillInfo`.
 
 use crate::record::APP_MIME_TYPE;
 
-/// The extension's identifier in `capabilities.extensions`.
+/// The MCP Apps extension's identifier in `capabilities.extensions`.
 pub(crate) const UI_EXTENSION: &str = "io.modelcontextprotocol/ui";
 
+/// The skills extension's identifier in `capabilities.extensions`.
+pub(crate) const SKILLS_EXTENSION: &str = "io.modelcontextprotocol/skills";
+
 /// The member of `capabilities.extensions` a group with apps declares.
-pub(crate) fn capability() -> String {
+pub(crate) fn ui_capability() -> String {
     format!("\"{UI_EXTENSION}\":{{\"mimeTypes\":[\"{APP_MIME_TYPE}\"]}}")
+}
+
+/// The member of `capabilities.extensions` a group with skills declares: no `directoryRead`,
+/// as every skill's entry lists all of its files.
+pub(crate) fn skills_capability() -> String {
+    format!("\"{SKILLS_EXTENSION}\":{{}}")
 }
 
 #[cfg(test)]
@@ -22,7 +33,7 @@ mod tests {
     #[test]
     fn the_capability_names_the_app_mime_type() {
         let caps: serde_json::Value =
-            serde_json::from_str(&format!("{{{}}}", capability())).unwrap();
+            serde_json::from_str(&format!("{{{}}}", ui_capability())).unwrap();
         assert_eq!(
             caps,
             json!({"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}})

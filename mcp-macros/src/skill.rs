@@ -1,0 +1,415 @@
+//! `#[mcp_skill(dir = "skills/shopping", groups = [MCP])]` on a unit struct: publishes a
+//! directory of the crate as an MCP skill (SEP-2640). Parsed by the shared attribute parser
+//! (`attr::parse_skill`), then the directory is read (its files, their names, the limits every
+//! host accepts) and checked, and the record is expanded with one `include_bytes!` per file, so
+//! the files are embedded in the binary and a change to one rebuilds the crate. The frontmatter
+//! of `SKILL.md` is read by the runtime when the server is built.
+
+use std::path::{Path as FsPath, PathBuf};
+
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+use syn::{ItemStruct, Path};
+
+use crate::attr::{self, SkillArgs, Spanned};
+use crate::ctxt::Ctxt;
+
+/// SEP-2640's limits: what every conforming host accepts of one skill.
+const MAX_FILES: usize = 512;
+const MAX_BYTES: u64 = 16 * 1024 * 1024;
+
+/// A file of the skill: its path in the skill (`/`-separated) and on disk.
+struct File {
+    rel: String,
+    abs: PathBuf,
+}
+
+/// The checked model of a skill.
+struct Skill {
+    path: String,
+    files: Vec<File>,
+    groups: Vec<Path>,
+    since: u32,
+    removed_in: Option<u32>,
+    krate: Path,
+}
+
+pub fn expand(args: TokenStream, item: ItemStruct) -> TokenStream {
+    let cx = Ctxt::new();
+    let parsed = attr::parse_skill(&cx, args.clone());
+    check_item(&cx, &item);
+    let skill = build(&cx, parsed, &args);
+    match (skill, cx.check()) {
+        (Some(s), Ok(())) => {
+            let record = record(&s, &item);
+            quote!(#item #record)
+        }
+        (_, Err(e)) => {
+            let errors = e.to_compile_error();
+            quote!(#item #errors)
+        }
+        // `build` gives `None` only after reporting an error.
+        (None, Ok(())) => unreachable!("a skill without a model and without errors"),
+    }
+}
+
+/// A skill is declared on a unit struct: it has no value of its own, only its files.
+fn check_item(cx: &Ctxt, item: &ItemStruct) {
+    if !matches!(item.fields, syn::Fields::Unit) || !item.generics.params.is_empty() {
+        cx.error_spanned_by(
+            &item.ident,
+            "`#[mcp_skill]` goes on a unit struct that names the skill: `pub struct Shopping;`",
+        );
+    }
+}
+
+fn build(cx: &Ctxt, args: SkillArgs, tokens: &TokenStream) -> Option<Skill> {
+    let missing = |what: &str| {
+        let msg = format!("missing {what}");
+        if tokens.is_empty() {
+            cx.syn_error(syn::Error::new(Span::call_site(), msg));
+        } else {
+            cx.error_spanned_by(tokens, msg);
+        }
+    };
+    if args.groups.is_none() && !args.seen.contains(&attr::GROUPS) {
+        missing("`groups = [...]`: the groups whose MCP endpoints serve the skill");
+    }
+    if let Some(g) = args.groups.as_ref().filter(|g| g.value.is_empty()) {
+        cx.syn_error(syn::Error::new(
+            g.span,
+            "`groups = []` publishes the skill nowhere: name at least one group",
+        ));
+    }
+    let since = args.version.as_ref().map_or(1, |v| v.value);
+    if let Some(v) = args.version.as_ref().filter(|v| v.value == 0) {
+        cx.syn_error(syn::Error::new(v.span, "versions start at 1"));
+    }
+    if let Some(r) = args.removed_in.as_ref().filter(|r| r.value <= since) {
+        cx.syn_error(syn::Error::new(
+            r.span,
+            format!(
+                "`removed_in = {}` must be after the first version ({since})",
+                r.value
+            ),
+        ));
+    }
+    let prefix = args.prefix.as_ref().map(|p| {
+        if p.value.is_empty()
+            || p.value
+                .split('/')
+                .any(|s| s.is_empty() || !s.bytes().all(uri_safe))
+        {
+            cx.syn_error(syn::Error::new(
+                p.span,
+                "`prefix` is `/`-separated segments of letters, digits, `-`, `.`, `_` and `~` \
+                 (`prefix = \"acme/billing\"`), without a leading or trailing `/`",
+            ));
+        }
+        p.value.clone()
+    });
+    let dir = match &args.dir {
+        Some(d) => d,
+        None => {
+            if !args.seen.contains(&attr::DIR) {
+                missing("`dir = \"...\"`: the skill's directory, relative to the crate's root");
+            }
+            return None;
+        }
+    };
+    let (name, files) = read_dir(cx, dir)?;
+    let path = match prefix {
+        Some(p) => format!("{p}/{name}"),
+        None => name,
+    };
+    Some(Skill {
+        path,
+        files,
+        groups: args.groups.map(|g| g.value).unwrap_or_default(),
+        since,
+        removed_in: args.removed_in.map(|r| r.value),
+        krate: args
+            .krate
+            .unwrap_or_else(|| syn::parse_quote!(::mcp_runtime)),
+    })
+}
+
+/// Characters a URI path segment takes as they are (RFC 3986 `unreserved`): a skill's files
+/// are named in `skill://` URIs without any percent-encoding to agree on.
+fn uri_safe(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
+}
+
+/// The skill's name (its directory's) and its files, sorted, or `None` after reporting why
+/// the directory is not a skill.
+fn read_dir(cx: &Ctxt, dir: &Spanned<String>) -> Option<(String, Vec<File>)> {
+    let fail = |msg: String| {
+        cx.syn_error(syn::Error::new(dir.span, msg));
+        None
+    };
+    let root = std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(PathBuf::new, PathBuf::from);
+    let abs = root.join(&dir.value);
+    if !abs.is_dir() {
+        return fail(format!(
+            "`{}` is not a directory of the crate (paths are relative to the directory of its \
+             Cargo.toml)",
+            dir.value
+        ));
+    }
+    let name = abs
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_owned();
+    if !is_valid_skill_name(&name) {
+        return fail(format!(
+            "the directory's name `{name}` is the skill's name, which is 1 to 64 lowercase \
+             letters, digits and single hyphens, not at either end (the Agent Skills rules)"
+        ));
+    }
+    let mut files = Vec::new();
+    if let Err(e) = walk(&abs, "", &mut files) {
+        return fail(format!("`{}`: {e}", dir.value));
+    }
+    files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    if !files.iter().any(|f| f.rel == "SKILL.md") {
+        return fail(format!(
+            "`{}` has no `SKILL.md`: a skill is a directory with a `SKILL.md` at its root, \
+             whose YAML frontmatter gives its `name` and `description`",
+            dir.value
+        ));
+    }
+    if let Some(bad) = files
+        .iter()
+        .find(|f| !f.rel.split('/').all(|s| s.bytes().all(uri_safe)))
+    {
+        return fail(format!(
+            "`{}`: a skill's file and directory names are letters, digits, `-`, `.`, `_` and \
+             `~` (they are served as `skill://` URIs, as they are)",
+            bad.rel
+        ));
+    }
+    if files.len() > MAX_FILES {
+        return fail(format!(
+            "`{}` has {} files: a skill has at most {MAX_FILES} (SEP-2640's limit, what every \
+             host accepts)",
+            dir.value,
+            files.len()
+        ));
+    }
+    let total: u64 = files
+        .iter()
+        .map(|f| f.abs.metadata().map_or(0, |m| m.len()))
+        .sum();
+    if total > MAX_BYTES {
+        return fail(format!(
+            "`{}` holds {total} bytes: a skill holds at most 16 MiB (SEP-2640's limit, what \
+             every host accepts)",
+            dir.value
+        ));
+    }
+    Some((name, files))
+}
+
+/// Every regular file under `dir`, its path relative to the skill's root; names starting with
+/// `.` are left out (editor and system files), as are other kinds of entries.
+fn walk(dir: &FsPath, rel: &str, out: &mut Vec<File>) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            continue;
+        }
+        let path = entry.path();
+        let rel = if rel.is_empty() {
+            name
+        } else {
+            format!("{rel}/{name}")
+        };
+        let kind = std::fs::metadata(&path)?;
+        if kind.is_dir() {
+            walk(&path, &rel, out)?;
+        } else if kind.is_file() {
+            out.push(File { rel, abs: path });
+        }
+    }
+    Ok(())
+}
+
+/// The Agent Skills rule for a skill's name (the runtime checks the frontmatter's by the same).
+fn is_valid_skill_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !name.starts_with('-')
+        && !name.ends_with('-')
+        && !name.contains("--")
+}
+
+/// The MIME type of a skill's file, by its extension.
+fn mime_type(rel: &str) -> &'static str {
+    let ext = rel.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+    match ext.as_deref() {
+        Some("md" | "markdown") => "text/markdown",
+        Some("txt") => "text/plain",
+        Some("py") => "text/x-python",
+        Some("sh") => "text/x-shellscript",
+        Some("js" | "mjs") => "text/javascript",
+        Some("ts") => "text/x-typescript",
+        Some("json") => "application/json",
+        Some("yaml" | "yml") => "application/yaml",
+        Some("toml") => "application/toml",
+        Some("csv") => "text/csv",
+        Some("html" | "htm") => "text/html",
+        Some("css") => "text/css",
+        Some("xml") => "application/xml",
+        Some("svg") => "image/svg+xml",
+        Some("png") => "image/png",
+        Some("jpg" | "jpeg") => "image/jpeg",
+        Some("gif") => "image/gif",
+        Some("webp") => "image/webp",
+        Some("pdf") => "application/pdf",
+        _ => "application/octet-stream",
+    }
+}
+
+fn record(s: &Skill, item: &ItemStruct) -> TokenStream {
+    let krate = &s.krate;
+    let rt = quote!(#krate::__private);
+    let ident = &item.ident;
+    let path = &s.path;
+    let files = s.files.iter().map(|f| {
+        let rel = &f.rel;
+        let abs = f.abs.to_string_lossy();
+        let mime = mime_type(rel);
+        quote!(#rt::SkillFile { path: #rel, mime_type: #mime, bytes: ::core::include_bytes!(#abs) })
+    });
+    let groups = &s.groups;
+    let since = s.since;
+    let removed_in = match s.removed_in {
+        Some(r) => quote!(::core::option::Option::Some(#r)),
+        None => quote!(::core::option::Option::None),
+    };
+    quote! {
+        #[doc(hidden)]
+        const _: () = {
+            #rt::inventory::submit! {
+                #rt::SkillDef {
+                    path: #path,
+                    files: &[#(#files),*],
+                    groups: &[#(#groups),*],
+                    since: #since,
+                    removed_in: #removed_in,
+                    location: #rt::SourceLocation {
+                        file: ::core::file!(),
+                        line: ::core::line!(),
+                        rust_path: ::core::concat!(
+                            ::core::module_path!(), "::", ::core::stringify!(#ident)
+                        ),
+                    },
+                }
+            }
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh directory under the system's temporary one, with `files` (relative path,
+    /// content) in it; removed by the caller.
+    fn skill_dir(name: &str, files: &[(&str, &str)]) -> PathBuf {
+        let base =
+            std::env::temp_dir().join(format!("mcp-skill-test-{}-{name}", std::process::id()));
+        let dir = base.join(name);
+        for (rel, content) in files {
+            let path = dir.join(rel);
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+            std::fs::write(path, content).expect("write");
+        }
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        dir
+    }
+
+    /// What `read_dir` makes of an absolute directory: the name and files, or the errors.
+    fn read(dir: &FsPath) -> Result<(String, Vec<String>), Vec<String>> {
+        let cx = Ctxt::new();
+        let spanned = Spanned {
+            value: dir.display().to_string(),
+            span: Span::call_site(),
+        };
+        let out = read_dir(&cx, &spanned);
+        match cx.check() {
+            Ok(()) => {
+                let (name, files) = out.expect("a skill without errors");
+                Ok((name, files.into_iter().map(|f| f.rel).collect()))
+            }
+            Err(e) => Err(e.into_iter().map(|e| e.to_string()).collect()),
+        }
+    }
+
+    #[test]
+    fn a_skill_directory_is_read_recursively_sorted_without_hidden_files() {
+        let dir = skill_dir(
+            "shopping",
+            &[
+                ("SKILL.md", "---\nname: shopping\n---\n"),
+                ("references/b.md", "b"),
+                ("references/a.md", "a"),
+                (".DS_Store", "x"),
+                ("scripts/.cache/x", "x"),
+            ],
+        );
+        let got = read(&dir);
+        let _ = std::fs::remove_dir_all(dir.parent().expect("a parent"));
+        assert_eq!(
+            got,
+            Ok((
+                "shopping".to_owned(),
+                vec![
+                    "SKILL.md".into(),
+                    "references/a.md".into(),
+                    "references/b.md".into()
+                ]
+            ))
+        );
+    }
+
+    #[test]
+    fn a_directory_that_is_not_a_skill_is_refused_with_the_reason() {
+        for (name, files, why) in [
+            ("notes", &[("README.md", "x")][..], "has no `SKILL.md`"),
+            ("Shopping", &[("SKILL.md", "x")][..], "is the skill's name"),
+            (
+                "files",
+                &[("SKILL.md", "x"), ("my notes.md", "x")][..],
+                "`my notes.md`: a skill's file",
+            ),
+        ] {
+            let dir = skill_dir(name, files);
+            let got = read(&dir);
+            let _ = std::fs::remove_dir_all(dir.parent().expect("a parent"));
+            let errors = got.expect_err(name);
+            assert_eq!(errors.len(), 1, "{errors:?}");
+            assert!(errors[0].contains(why), "{name}: {}", errors[0]);
+        }
+        let missing = std::env::temp_dir().join("mcp-skill-test-none/shopping");
+        let errors = read(&missing).expect_err("a missing directory");
+        assert!(
+            errors[0].contains("is not a directory of the crate"),
+            "{errors:?}"
+        );
+    }
+
+    #[test]
+    fn names_and_mime_types() {
+        assert!(is_valid_skill_name("shop-2"));
+        assert!(!is_valid_skill_name("Shop"));
+        assert!(!is_valid_skill_name("a--b"));
+        assert_eq!(mime_type("SKILL.md"), "text/markdown");
+        assert_eq!(mime_type("scripts/run.PY"), "text/x-python");
+        assert_eq!(mime_type("LICENSE"), "application/octet-stream");
+    }
+}
