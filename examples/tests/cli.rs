@@ -152,6 +152,30 @@ async fn openrpc_prints_exactly_the_bytes_of_get() {
     assert_eq!(doc["openrpc"], "1.3.2");
 }
 
+#[tokio::test]
+async fn card_prints_exactly_the_bytes_of_get() {
+    let live = Live::start_live();
+    let base = format!("http://{}", live.addr);
+    for lang in ["en", "uk"] {
+        let printed = run(&["card", "--group", "mcp", "--lang", lang, "--url", &base]);
+        assert!(printed.status.success(), "{}", stdout(&printed));
+        let got = reqwest::Client::new()
+            .get(format!("{base}/mcp/mcp/v1/server-card"))
+            .header("accept-language", lang)
+            .send()
+            .await
+            .expect("GET the card");
+        assert_eq!(got.status(), 200);
+        assert_eq!(
+            printed.stdout,
+            got.bytes().await.expect("a body").to_vec(),
+            "{lang}"
+        );
+    }
+    let printed = run(&["card", "--group", "nope"]);
+    assert!(!printed.status.success());
+}
+
 #[test]
 fn check_passes_with_a_one_line_summary() {
     let out = run(&["check"]);

@@ -29,6 +29,7 @@
 //! | `shop prompts [--group G] [--version N] [--lang L]` | the `prompts` array of a modern `prompts/list` (every page) |
 //! | `shop openrpc [--group G] [--version N] [--lang L]` | the bytes `GET /rpc/G/vN` answers |
 //! | `shop postman [--group G] [--version N] [--lang L] [--url URL]` | the Postman collection `GET /rpc/G/vN/postman` answers, its `baseUrl` URL (default: the public URL, else `http://127.0.0.1:8080`) |
+//! | `shop card [--group G] [--version N] [--lang L] [--url URL]` | the server card (SEP-2127) `GET /mcp/G/vN/server-card` answers, its remote under URL (default as for `postman`) |
 //! | `shop hosts [--group G] [--version N] [--url URL] [--allow-protected]` | the configuration of MCP hosts (Claude Desktop, Claude Code, VS Code, Cursor) for the group, over stdio (this executable) and HTTP (URL, default as for `postman`) |
 //! | `shop check` | builds the server and lists its problems, one per line |
 //!
@@ -117,6 +118,8 @@ pub enum Command {
     Openrpc(Localized),
     /// Print the Postman collection (v2.1) `GET /rpc/{group}/v{N}/postman` returns
     Postman(PostmanArgs),
+    /// Print the server card (SEP-2127) `GET /mcp/{group}/v{N}/server-card` returns
+    Card(PostmanArgs),
     /// Print the configuration of MCP hosts (Claude Desktop, Claude Code, VS Code, Cursor)
     /// for one MCP group, over stdio and HTTP
     Hosts(HostsArgs),
@@ -257,13 +260,14 @@ pub struct Localized {
     pub lang: Option<String>,
 }
 
-/// The options of `postman`.
+/// The options of `postman` and `card`.
 #[derive(Debug, Clone, Args)]
 pub struct PostmanArgs {
     /// The group, version and language.
     #[command(flatten)]
     pub localized: Localized,
-    /// The collection's `baseUrl` (default: the server's public URL, else http://127.0.0.1:8080)
+    /// Where the server is reached, without the endpoint's path: the collection's `baseUrl`,
+    /// the card's remote (default: the server's public URL, else http://127.0.0.1:8080)
     #[arg(long, value_name = "URL")]
     pub url: Option<String>,
 }
@@ -410,6 +414,17 @@ impl Cli {
                     .postman(&t.group, t.version, Some(lang), a.url.as_deref())
                     .ok_or_else(|| unknown(&server, &t, false))?;
                 write_stdout(&doc)?;
+                Ok(ExitCode::SUCCESS)
+            }
+            Command::Card(a) => {
+                let server = build(builder)?;
+                let l = &a.localized;
+                let t = l.target.settled(&server);
+                let lang = language(&server, l.lang.as_deref());
+                let card = server
+                    .server_card(&t.group, t.version, Some(lang), a.url.as_deref())
+                    .ok_or_else(|| unknown(&server, &t, true))?;
+                write_stdout(&card)?;
                 Ok(ExitCode::SUCCESS)
             }
             Command::Hosts(a) => {

@@ -1150,6 +1150,39 @@ impl Server {
         Some(docs.postman().to_bytes(&base))
     }
 
+    /// The server card (SEP-2127) of an MCP group and version, as `GET
+    /// /mcp/{group}/v{N}/server-card` serves it, its remote under `base_url` (`None`: the
+    /// [`ServerBuilder::public_url`], else `http://127.0.0.1:8080`). `lang` as for
+    /// [`Server::openrpc`]. `None` when the server has no such MCP group and version.
+    ///
+    /// ```
+    /// # let server = mcp_runtime::Server::builder().build().unwrap();
+    /// use mcp_runtime::serde_json::{self, Value};
+    ///
+    /// if let Some(card) = server.server_card("shop", 1, None, Some("https://shop.example.com")) {
+    ///     let card: Value = serde_json::from_slice(&card).unwrap();
+    ///     assert_eq!(card["remotes"][0]["url"], "https://shop.example.com/mcp/shop/v1");
+    /// }
+    /// ```
+    pub fn server_card(
+        &self,
+        group: &str,
+        version: u32,
+        lang: Option<&str>,
+        base_url: Option<&str>,
+    ) -> Option<Vec<u8>> {
+        let ep = self.mcp_endpoint(group, version)?;
+        let public = self.inner.site.auth.public_url.as_deref();
+        let base = base_url
+            .or(public)
+            .map(|u| u.trim_end_matches('/').to_owned())
+            .unwrap_or_else(|| format!("http://{}", DEFAULT_LISTEN));
+        let publisher = crate::mcp::card::Publisher::of(&base);
+        let lang = lang.unwrap_or_else(|| self.inner.site.translations.default_lang());
+        let url = format!("{base}{}/{group}/v{version}", self.inner.site.mcp_prefix);
+        Some(ep.cards.card(lang, &publisher, &url))
+    }
+
     /// The translations in use.
     pub fn translations(&self) -> &crate::i18n::Translations {
         &self.inner.site.translations

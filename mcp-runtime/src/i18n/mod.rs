@@ -13,6 +13,10 @@ pub use translations::{File, Texts, TranslationError};
 use crate::catalog::MethodInfo;
 use crate::registry::Registry;
 
+/// The key of the server's own texts in translation files: `title` and `description` of
+/// its MCP endpoints' server cards (per group in a group's file).
+pub const SERVER_TEXTS: &str = "server";
+
 /// How problems in translation files are handled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Strictness {
@@ -103,18 +107,20 @@ impl Translations {
                 });
             }
             for (m, t) in &f.methods {
-                let in_group = match &f.group {
-                    None => known.contains(m.as_str()),
-                    Some(g) => registry
-                        .catalogs()
-                        .filter(|c| c.group().name() == g)
-                        .any(|c| {
-                            c.get(m).is_some()
-                                || c.resources().iter().any(|r| r.call.name() == m)
-                                || c.resource_templates().iter().any(|r| r.call.name() == m)
-                                || c.prompts().iter().any(|p| p.call.name() == m)
-                        }),
-                };
+                // The server's own texts (its cards' title and description), in any file.
+                let in_group = m == SERVER_TEXTS
+                    || match &f.group {
+                        None => known.contains(m.as_str()),
+                        Some(g) => registry
+                            .catalogs()
+                            .filter(|c| c.group().name() == g)
+                            .any(|c| {
+                                c.get(m).is_some()
+                                    || c.resources().iter().any(|r| r.call.name() == m)
+                                    || c.resource_templates().iter().any(|r| r.call.name() == m)
+                                    || c.prompts().iter().any(|p| p.call.name() == m)
+                            }),
+                    };
                 if !in_group {
                     soft.push(TranslationError {
                         file: f.source.clone(),

@@ -198,6 +198,8 @@ pub struct McpEndpoint {
     /// Set when a method of the group has an invalid tool name: every request fails.
     pub(crate) poison: Option<String>,
     server_info: String,
+    /// This endpoint's server card (SEP-2127), per language.
+    pub(crate) cards: super::card::Cards,
     discover_members: String,
     meta_member: String,
     pub(crate) sessions: Option<Arc<dyn SessionStore>>,
@@ -496,6 +498,14 @@ impl McpEndpoint {
             ",\"ttlMs\":{},\"cacheScope\":\"public\"",
             opts.list.ttl_ms
         ));
+        let cards = super::card::Cards::new(
+            &translations,
+            catalog.group().name(),
+            catalog.version(),
+            server_name,
+            server_version,
+            opts.instructions.as_deref(),
+        );
         Self {
             core,
             catalog,
@@ -505,6 +515,7 @@ impl McpEndpoint {
             serves,
             poison,
             server_info,
+            cards,
             discover_members: discover,
             meta_member,
             sessions,

@@ -3,6 +3,7 @@
 //! HTTP (`/mcp/{group}/v{N}`) and stdio, on every protocol revision.
 
 pub(crate) mod cancel;
+pub(crate) mod card;
 pub(crate) mod content;
 pub(crate) mod engine;
 mod extensions;

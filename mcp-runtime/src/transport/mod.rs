@@ -1,6 +1,7 @@
 //! Transports: HTTP (axum) for both faces, and stdio for MCP.
 
 pub mod auth;
+mod cards;
 mod changes;
 mod deadline;
 pub(crate) mod detached;

@@ -114,6 +114,11 @@ impl Era {
             .unwrap_or_else(Era::latest_handshake)
     }
 
+    /// Every revision's string, oldest first (what a server card says the endpoint speaks).
+    pub fn versions() -> Vec<&'static str> {
+        REVISIONS.iter().map(|r| r.version).collect()
+    }
+
     /// The stateless revisions' strings, oldest first (what an unsupported one is told).
     pub fn stateless_versions() -> Vec<&'static str> {
         REVISIONS
