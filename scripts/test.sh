@@ -87,12 +87,17 @@ step "cargo test --doc" cargo test --doc
 step "cargo doc --no-deps (-D warnings)" env RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
 # The crates as they would be published: packaged, then built from the packaged sources alone
 # (mcp-runtime against the packaged mcp-macros), so a file left out of a package fails here.
-# cargo keeps what it extracted from the packaging's local registry under CARGO_HOME, and does
-# not extract a crate of the same name and version again: mcp-runtime would be verified against
-# an mcp-macros packaged by an earlier run. Those copies come from this step alone.
-rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/mcp-macros-0.* \
-    "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/mcp-runtime-0.*
-step "cargo package (mcp-macros, mcp-runtime)" cargo package -p mcp-macros -p mcp-runtime --locked
+# cargo keeps what it extracted from the packaging's local registry under CARGO_HOME, and what
+# it built from it in the target directory, and takes a crate of the same name and version for
+# unchanged: mcp-runtime would be verified against an mcp-macros packaged by an earlier run.
+# Both come from this step alone, so both go before it.
+package() {
+    rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/mcp-macros-0.* \
+        "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/mcp-runtime-0.*
+    cargo clean --quiet -p mcp-macros -p mcp-runtime
+    cargo package -p mcp-macros -p mcp-runtime --locked
+}
+step "cargo package (mcp-macros, mcp-runtime)" package
 
 if [ "${#failed[@]}" -gt 0 ]; then
     printf '\n==> FAILED after %ss:\n' "$((SECONDS - total))" >&2

@@ -210,9 +210,13 @@ pub fn hours() -> &'static str {
 /// An MCP App: shows the product of a `Catalog.get` call.
 #[mcp_resource(uri = "ui://catalog/product-card", name = "product-card", app(prefers_border = true), groups = [MCP])]
 pub fn product_card(ctx: &RequestContext) -> String {
-    // The page's own words, in the language negotiated for the read (the tool's title and
-    // description come from the translation files, as every other text).
-    let words: [(&str, &str); 6] = match ctx.language() {
+    product_card_page(ctx.language())
+}
+
+/// The product card's page in `lang` (Ukrainian for `uk*`, else English): its own words (the
+/// resource's title and description come from the translation files, as every other text).
+pub fn product_card_page(lang: Option<&str>) -> String {
+    let words: [(&str, &str); 6] = match lang {
         Some(l) if l.starts_with("uk") => [
             ("lang", "uk"),
             ("title", "Картка товару"),

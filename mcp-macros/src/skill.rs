@@ -236,7 +236,9 @@ fn walk(dir: &FsPath, rel: &str, out: &mut Vec<File>) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The Agent Skills rule for a skill's name (the runtime checks the frontmatter's by the same).
+/// The Agent Skills rule for a skill's name. The runtime checks a record built at run time by
+/// the same rule (`skill::is_valid_skill_name`): a proc-macro crate cannot share code with the
+/// crate its expansions use, so the few lines are in both.
 fn is_valid_skill_name(name: &str) -> bool {
     (1..=64).contains(&name.len())
         && name

@@ -113,7 +113,7 @@ async fn the_catalog_lists_every_card_and_a_public_url_names_the_publisher() {
     assert_eq!(header(&got, "access-control-allow-origin"), Some("*"));
     let entry = |suffix: &str, name: &str, group: &str| {
         json!({
-            "identifier": format!("urn:air:shop.example.com:{suffix}"),
+            "identifier": format!("urn:air:shop.example.com:mcp:{suffix}"),
             "displayName": name,
             "type": "application/mcp-server-card+json",
             "url": format!("https://shop.example.com/mcp/{group}/v1/server-card")
@@ -128,6 +128,17 @@ async fn the_catalog_lists_every_card_and_a_public_url_names_the_publisher() {
             entry("catalog.mcp.v1", "Catalog shop", "mcp")
         ]})
     );
+    // The AI Catalog indexes the same cards, leaving their names to them.
+    let ai = get(&format!("{base}/.well-known/ai-catalog.json"), &[]).await;
+    assert_eq!(
+        header(&ai, "content-type"),
+        Some("application/ai-catalog+json")
+    );
+    let mut entries = got.body["entries"].clone();
+    for e in entries.as_array_mut().unwrap() {
+        e.as_object_mut().unwrap().remove("displayName");
+    }
+    assert_eq!(ai.body, json!({"specVersion": "1.0", "entries": entries}));
     let card = get(&format!("{base}/mcp/mcp/v1/server-card"), &[]).await;
     assert_eq!(card.body["name"], "com.example.shop/catalog.mcp.v1");
     assert_eq!(

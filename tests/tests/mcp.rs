@@ -2648,29 +2648,14 @@ fn product_card() -> Value {
 
 /// The page of the product card as the example writes it in `lang` (`en` or `uk`).
 fn product_card_page(lang: &str) -> String {
-    let words: &[(&str, &str)] = if lang == "uk" {
-        &[
-            ("lang", "uk"),
-            ("title", "Картка товару"),
-            ("label", "Товар"),
-            ("waiting", "Чекаю на товар…"),
-            ("number", "№ {id}"),
-            ("missing", "Товар не знайдено"),
-        ]
-    } else {
-        &[
-            ("lang", "en"),
-            ("title", "Product card"),
-            ("label", "Product"),
-            ("waiting", "Waiting for a product…"),
-            ("number", "No. {id}"),
-            ("missing", "No product found"),
-        ]
-    };
-    let page = include_str!("../../examples/apps/product-card.html");
-    words.iter().fold(page.to_owned(), |p, (k, v)| {
-        p.replace(&format!("{{{{{k}}}}}"), v)
-    })
+    let page = examples::catalog::product_card_page(Some(lang));
+    // The page is the embedded file with the language's words in it.
+    assert!(
+        page.starts_with(&format!("<!DOCTYPE html>\n<html lang=\"{lang}\">")),
+        "{page}"
+    );
+    assert!(!page.contains("{{"), "every placeholder is filled: {page}");
+    page
 }
 
 #[tokio::test]

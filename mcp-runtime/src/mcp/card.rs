@@ -184,14 +184,24 @@ impl Cards {
         serde_json::to_vec(&card).unwrap_or_default()
     }
 
-    /// The endpoint's entry in the site's MCP catalog, its card at `card_url`.
-    pub(crate) fn catalog_entry(&self, lang: &str, publisher: &Publisher, card_url: &str) -> Value {
-        json!({
-            "identifier": format!("urn:air:{}:{}", publisher.domain, self.suffix),
-            "displayName": self.texts(lang).title,
+    /// The endpoint's entry in the site's MCP catalog, or in its AI Catalog (`named`: false,
+    /// where the card's own title is the name to show), its card at `card_url`.
+    pub(crate) fn catalog_entry(
+        &self,
+        lang: &str,
+        publisher: &Publisher,
+        card_url: &str,
+        named: bool,
+    ) -> Value {
+        let mut entry = json!({
+            "identifier": format!("urn:air:{}:mcp:{}", publisher.domain, self.suffix),
             "type": CARD_MEDIA_TYPE,
             "url": card_url,
-        })
+        });
+        if named {
+            entry["displayName"] = self.texts(lang).title.clone().into();
+        }
+        entry
     }
 }
 

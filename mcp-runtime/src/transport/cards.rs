@@ -1,5 +1,6 @@
-//! The routes of server cards (SEP-2127): `GET <MCP endpoint>/server-card` and the site's MCP
-//! catalog, `GET /.well-known/mcp/catalog.json`. Public, read-only metadata: any origin may
+//! The routes of server cards (SEP-2127): `GET <MCP endpoint>/server-card`, and the site's
+//! catalogs of them, `GET /.well-known/mcp/catalog.json` (the MCP catalog) and
+//! `GET /.well-known/ai-catalog.json` (the AI Catalog). Public, read-only metadata: any origin may
 //! read them (`Access-Control-Allow-Origin: *`), a client may cache them for an hour, and they
 //! are in the language `Accept-Language` asks for (`Content-Language`, `Vary`). The only part
 //! of a request written into them is the checked `Host` (when no `public_url` is set) and the
@@ -46,10 +47,8 @@ pub(super) fn routes(site: &Arc<super::site::Site>) -> Router {
         endpoints,
     });
     router
-        .route(
-            "/.well-known/mcp/catalog.json",
-            get(catalog).options(preflight),
-        )
+        .route(MCP_CATALOG, get(mcp_catalog).options(preflight))
+        .route(AI_CATALOG, get(ai_catalog).options(preflight))
         .with_state(cards)
 }
 
@@ -81,29 +80,49 @@ fn card(c: &Cards, i: usize, parts: &Parts) -> Response {
     answer(StatusCode::OK, CARD_MEDIA_TYPE, body, Some(lang))
 }
 
+/// The MCP catalog's path (SEP-2127's discovery).
+const MCP_CATALOG: &str = "/.well-known/mcp/catalog.json";
+/// The AI Catalog's path (`application/ai-catalog+json`), which indexes the same cards.
+const AI_CATALOG: &str = "/.well-known/ai-catalog.json";
+
 /// `GET /.well-known/mcp/catalog.json`: an entry per MCP endpoint, each naming its card.
-async fn catalog(State(c): State<Arc<Cards>>, parts: Parts) -> Response {
-    let base = base(&c, &parts, "/.well-known/mcp/catalog.json");
+async fn mcp_catalog(State(c): State<Arc<Cards>>, parts: Parts) -> Response {
+    catalog(&c, &parts, MCP_CATALOG)
+}
+
+/// `GET /.well-known/ai-catalog.json`: the same entries in an AI Catalog, without the names
+/// the cards carry themselves.
+async fn ai_catalog(State(c): State<Arc<Cards>>, parts: Parts) -> Response {
+    catalog(&c, &parts, AI_CATALOG)
+}
+
+fn catalog(c: &Cards, parts: &Parts, path: &'static str) -> Response {
+    let base = base(c, parts, path);
     let publisher = Publisher::of(&base);
-    let lang = lang(&c, &parts.headers);
+    let lang = lang(c, &parts.headers);
+    let mcp = path == MCP_CATALOG;
     let entries: Vec<serde_json::Value> = c
         .endpoints
         .iter()
         .map(|(path, ep)| {
-            ep.cards
-                .catalog_entry(lang, &publisher, &format!("{base}{path}/server-card"))
+            let card = format!("{base}{path}/server-card");
+            ep.cards.catalog_entry(lang, &publisher, &card, mcp)
         })
         .collect();
-    let doc = serde_json::json!({ "specVersion": "draft", "entries": entries });
+    let (version, media) = if mcp {
+        ("draft", "application/json")
+    } else {
+        ("1.0", "application/ai-catalog+json")
+    };
+    let doc = serde_json::json!({ "specVersion": version, "entries": entries });
     let body = serde_json::to_vec(&doc).unwrap_or_default();
-    answer(StatusCode::OK, "application/json", body, Some(lang))
+    answer(StatusCode::OK, media, body, Some(lang))
 }
 
 /// `OPTIONS`: any origin may `GET` them.
 async fn preflight() -> Response {
     let mut res = answer(StatusCode::NO_CONTENT, "", Vec::new(), None);
     let h = res.headers_mut();
-    h.remove(header::CONTENT_TYPE);
     h.insert(
         header::ACCESS_CONTROL_ALLOW_METHODS,
         HeaderValue::from_static("GET"),
