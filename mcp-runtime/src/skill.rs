@@ -48,6 +48,9 @@ pub struct SkillInfo {
     pub(crate) files: Vec<ServedFile>,
     /// The `Skill` object of `skills/list` and `skills/get`, as JSON.
     pub(crate) entry: Vec<u8>,
+    /// The `resources/list` entry of its `SKILL.md` (name and description from the
+    /// frontmatter, as SEP-2640 says), as JSON.
+    pub(crate) resource_entry: Vec<u8>,
 }
 
 impl SkillInfo {
@@ -112,6 +115,17 @@ impl SkillInfo {
         entry.insert("frontmatter".into(), Value::Object(frontmatter));
         entry.insert("resources".into(), Value::Array(resources));
         let entry = serde_json::to_vec(&entry).map_err(|e| e.to_string())?;
+        let md_size = files
+            .iter()
+            .find(|f| f.uri == uri)
+            .map_or(0, |f| f.file.bytes.len());
+        let mut r = Map::new();
+        r.insert("uri".into(), uri.clone().into());
+        r.insert("name".into(), name.clone().into());
+        r.insert("description".into(), description.clone().into());
+        r.insert("mimeType".into(), "text/markdown".into());
+        r.insert("size".into(), md_size.into());
+        let resource_entry = serde_json::to_vec(&r).map_err(|e| e.to_string())?;
         Ok(Self {
             def,
             uri,
@@ -119,6 +133,7 @@ impl SkillInfo {
             description,
             files,
             entry,
+            resource_entry,
         })
     }
 
@@ -135,23 +150,6 @@ impl SkillInfo {
     /// Its description (the frontmatter's).
     pub fn description(&self) -> &str {
         &self.description
-    }
-
-    /// The `resources/list` entry of its `SKILL.md` (name and description from the
-    /// frontmatter, as SEP-2640 says).
-    pub(crate) fn list_entry(&self) -> Vec<u8> {
-        let md = self
-            .files
-            .iter()
-            .find(|f| f.uri == self.uri)
-            .map_or(0, |f| f.file.bytes.len());
-        let mut r = Map::new();
-        r.insert("uri".into(), self.uri.clone().into());
-        r.insert("name".into(), self.name.clone().into());
-        r.insert("description".into(), self.description.clone().into());
-        r.insert("mimeType".into(), "text/markdown".into());
-        r.insert("size".into(), md.into());
-        serde_json::to_vec(&r).unwrap_or_default()
     }
 }
 

@@ -240,19 +240,8 @@ impl Lists {
         serves: Serves,
         visible: &dyn Fn(&crate::MethodDef) -> bool,
     ) -> Self {
-        let [mut resources, templates, prompts] =
+        let [resources, templates, prompts] =
             super::items::list_items(catalog, translations, lang, visible);
-        if serves.skills {
-            // Each skill's `SKILL.md` is listed among the resources, in URI order.
-            let fixed = catalog.resources().iter().filter(|r| visible(r.call.def));
-            let mut all: Vec<(String, Vec<u8>)> = fixed
-                .map(|r| r.uri().to_owned())
-                .zip(resources)
-                .chain(super::items::skill_resources(catalog))
-                .collect();
-            all.sort_by(|a, b| a.0.cmp(&b.0));
-            resources = all.into_iter().map(|(_, item)| item).collect();
-        }
         let list = |key, items: &[Vec<u8>]| {
             ListPages::build(
                 key,

@@ -1,5 +1,6 @@
 //! The list entries of resources, resource templates, prompts and skills, serialized once per
-//! language when the endpoint is built (tools have theirs in `tools`).
+//! language when the endpoint is built (tools have theirs in `tools`; skills write theirs once,
+//! in `SkillInfo`).
 
 use std::borrow::Cow;
 
@@ -163,7 +164,8 @@ impl Serialize for PromptView<'_> {
 }
 
 /// The JSON objects of the list entries of one catalog in one language, those whose method
-/// `visible` admits: resources, templates, prompts.
+/// `visible` admits: resources (each skill's `SKILL.md` among them, in URI order), templates,
+/// prompts.
 pub(crate) fn list_items(
     catalog: &crate::Catalog,
     t: &Translations,
@@ -175,18 +177,31 @@ pub(crate) fn list_items(
         if !visible(r.call.def) {
             return None;
         }
-        serde_json::to_vec(&ResourceView {
+        let item = serde_json::to_vec(&ResourceView {
             r,
             texts: Texts::of(&r.call, t, group, lang),
         })
-        .ok()
+        .ok()?;
+        Some((r.uri(), item))
     };
+    let mut resources: Vec<(&str, Vec<u8>)> =
+        catalog.resources().iter().filter_map(resource).collect();
+    if !catalog.skills().is_empty() {
+        resources.extend(
+            catalog
+                .skills()
+                .iter()
+                .map(|s| (s.uri(), s.resource_entry.clone())),
+        );
+        resources.sort_by(|a, b| a.0.cmp(b.0));
+    }
     [
-        catalog.resources().iter().filter_map(resource).collect(),
+        resources.into_iter().map(|(_, item)| item).collect(),
         catalog
             .resource_templates()
             .iter()
             .filter_map(resource)
+            .map(|(_, item)| item)
             .collect(),
         catalog
             .prompts()
@@ -206,14 +221,4 @@ pub(crate) fn list_items(
 /// The `skills/list` entries of a catalog, in URI order (each written once by its `SkillInfo`).
 pub(crate) fn skills(catalog: &crate::Catalog) -> Vec<Vec<u8>> {
     catalog.skills().iter().map(|s| s.entry.clone()).collect()
-}
-
-/// The `resources/list` entries of the catalog's `SKILL.md` files with their URIs, in URI
-/// order.
-pub(crate) fn skill_resources(catalog: &crate::Catalog) -> Vec<(String, Vec<u8>)> {
-    catalog
-        .skills()
-        .iter()
-        .map(|s| (s.uri().to_owned(), s.list_entry()))
-        .collect()
 }

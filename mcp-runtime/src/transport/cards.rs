@@ -53,10 +53,9 @@ pub(super) fn routes(site: &Arc<super::site::Site>) -> Router {
 }
 
 /// The public origin and the prefix this router is nested under, as the request shows them.
-fn base(c: &Cards, parts: &Parts, path: &str) -> String {
+fn base(c: &Cards, parts: &Parts) -> String {
     let origin = super::mount::origin(c.site.auth.public_url.as_deref(), &parts.headers);
-    let prefix = super::mount::prefix(parts.extensions.get::<axum::extract::OriginalUri>(), path);
-    format!("{origin}{prefix}")
+    format!("{origin}{}", super::mount::prefix_of(parts))
 }
 
 fn lang<'a>(c: &'a Cards, headers: &HeaderMap) -> &'a str {
@@ -73,7 +72,7 @@ fn card(c: &Cards, i: usize, parts: &Parts) -> Response {
     let Some((path, ep)) = c.endpoints.get(i) else {
         return answer(StatusCode::NOT_FOUND, "application/json", Vec::new(), None);
     };
-    let base = base(c, parts, &format!("{path}/server-card"));
+    let base = base(c, parts);
     let publisher = Publisher::of(&base);
     let lang = lang(c, &parts.headers);
     let body = ep.cards.card(lang, &publisher, &format!("{base}{path}"));
@@ -97,7 +96,7 @@ async fn ai_catalog(State(c): State<Arc<Cards>>, parts: Parts) -> Response {
 }
 
 fn catalog(c: &Cards, parts: &Parts, path: &'static str) -> Response {
-    let base = base(c, parts, path);
+    let base = base(c, parts);
     let publisher = Publisher::of(&base);
     let lang = lang(c, &parts.headers);
     let mcp = path == MCP_CATALOG;
