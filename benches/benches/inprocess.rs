@@ -156,6 +156,46 @@ fn apps(c: &mut Criterion) {
     g.finish();
 }
 
+/// The language carrier (SEP-2792): a handshake-era tools/list first page of 1 000 tools, and a
+/// 2026-07-28 tools/call of `sum`, each without and with `_meta`
+/// `io.modelcontextprotocol/acceptLanguage` (the answer then names its language in `_meta`).
+fn language(c: &mut Criterion) {
+    const CARRIER: &str = r#""io.modelcontextprotocol/acceptLanguage":"en""#;
+    let defs = synthetic_defs(1_000);
+    let s = synthetic_server(&defs, None);
+    let list_ep = s.mcp_endpoint("synthetic", 1).expect("group synthetic");
+    let server = server().expect("the bench server");
+    let call_ep = server.mcp_endpoint("feat", 1).expect("group feat");
+    let list_carried = LIST_BODY.replace(
+        "\"params\":{}",
+        &format!("\"params\":{{\"_meta\":{{{CARRIER}}}}}"),
+    );
+    let call = modern_sum_body("sum");
+    let call_carried = call.replacen("\"_meta\":{", &format!("\"_meta\":{{{CARRIER},"), 1);
+    for (ep, body) in [(list_ep, &list_carried), (call_ep, &call_carried)] {
+        let answer = String::from_utf8(mcp_in_process(ep, body.as_bytes()).into_vec());
+        let answer = answer.expect("UTF-8");
+        assert!(
+            answer.contains(r#""io.modelcontextprotocol/contentLanguage":"en"}"#),
+            "{answer}"
+        );
+    }
+    let mut g = c.benchmark_group("language");
+    g.bench_function("tools_list_1000_plain", |b| {
+        b.iter(|| mcp_in_process(list_ep, black_box(LIST_BODY.as_bytes())))
+    });
+    g.bench_function("tools_list_1000_carried", |b| {
+        b.iter(|| mcp_in_process(list_ep, black_box(list_carried.as_bytes())))
+    });
+    g.bench_function("tools_call_plain", |b| {
+        b.iter(|| mcp_in_process(call_ep, black_box(call.as_bytes())))
+    });
+    g.bench_function("tools_call_carried", |b| {
+        b.iter(|| mcp_in_process(call_ep, black_box(call_carried.as_bytes())))
+    });
+    g.finish();
+}
+
 /// The cursor of the last page, found by following `nextCursor`.
 fn last_page_body(ep: &mcp_runtime::test_util::McpEndpoint) -> String {
     let mut body = LIST_BODY.to_owned();
@@ -265,6 +305,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = tools_call, rate_limit, rate_limit_redis, resources_prompts, apps, tools_list, startup, metrics
+    targets = tools_call, rate_limit, rate_limit_redis, resources_prompts, apps, language, tools_list, startup, metrics
 }
 criterion_main!(benches);

@@ -358,6 +358,9 @@ fn assert_surface(seen: &Value) {
             "tool": "ui://catalog/product-card"
         })
     );
+    // The language carrier (SEP-2792) in `_meta`: the app page read in Ukrainian, a call in
+    // English, each answer naming its language.
+    assert_eq!(seen["languages"], serde_json::json!(["uk", "en"]));
     assert_eq!(seen["prompts"], serde_json::json!(["recommend"]));
     assert_eq!(seen["resource_not_found"], "Resource not found");
     assert_eq!(

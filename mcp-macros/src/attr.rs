@@ -1503,7 +1503,7 @@ pub const PREFIX: &str = "prefix";
 
 pub const MCP_SKILL: Keys = Keys {
     attr: MCP_SKILL_ATTR,
-    keys: &[DIR, PREFIX, GROUPS, VERSION, REMOVED_IN, CRATE],
+    keys: &[DIR, PREFIX, GROUPS, VERSION, REMOVED_IN, SCOPES, CRATE],
 };
 
 /// The arguments of `#[mcp_skill]`.
@@ -1514,6 +1514,8 @@ pub struct SkillArgs {
     pub groups: Option<Spanned<Vec<Path>>>,
     pub version: Option<Spanned<u32>>,
     pub removed_in: Option<Spanned<u32>>,
+    /// `scopes = [...]`: what a caller's identity must have to see and read the skill.
+    pub scopes: Option<Spanned<Vec<LitStr>>>,
     pub krate: Option<Path>,
     /// The keys written, valid or not.
     pub seen: Vec<&'static str>,
@@ -1528,6 +1530,7 @@ pub fn parse_skill(cx: &Ctxt, tokens: TokenStream) -> SkillArgs {
             GROUPS => args.groups = Some(groups(meta)?),
             VERSION => args.version = Some(lit_u32(meta)?),
             REMOVED_IN => args.removed_in = Some(lit_u32(meta)?),
+            SCOPES => args.scopes = Some(scopes(meta)?),
             CRATE => args.krate = Some(krate(meta)?),
             _ => unreachable!("a key of MCP_SKILL"),
         }

@@ -40,7 +40,7 @@ pub fn method(cx: &Ctxt, m: &Method) {
     version_not_zero(cx, m);
     removed_after_since(cx, m);
     lock_names_a_param(cx, m);
-    scopes_valid(cx, m);
+    scopes_valid(cx, m.scopes.as_ref());
     tool_app(cx, m);
 }
 
@@ -174,8 +174,8 @@ fn tool_app(cx: &Ctxt, m: &Method) {
 
 /// `scopes = [...]`: at least one, each an RFC 6750 scope token (what a `WWW-Authenticate`
 /// challenge can quote), none twice.
-fn scopes_valid(cx: &Ctxt, m: &Method) {
-    let Some(scopes) = &m.scopes else {
+pub fn scopes_valid(cx: &Ctxt, scopes: Option<&Spanned<Vec<syn::LitStr>>>) {
+    let Some(scopes) = scopes else {
         return;
     };
     if scopes.value.is_empty() {

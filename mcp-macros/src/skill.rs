@@ -31,6 +31,7 @@ struct Skill {
     groups: Vec<Path>,
     since: u32,
     removed_in: Option<u32>,
+    scopes: Vec<String>,
     krate: Path,
 }
 
@@ -108,6 +109,7 @@ fn build(cx: &Ctxt, args: SkillArgs, tokens: &TokenStream) -> Option<Skill> {
         }
         p.value.clone()
     });
+    crate::check::scopes_valid(cx, args.scopes.as_ref());
     let dir = match &args.dir {
         Some(d) => d,
         None => {
@@ -128,6 +130,10 @@ fn build(cx: &Ctxt, args: SkillArgs, tokens: &TokenStream) -> Option<Skill> {
         groups: args.groups.map(|g| g.value).unwrap_or_default(),
         since,
         removed_in: args.removed_in.map(|r| r.value),
+        scopes: args
+            .scopes
+            .map(|s| s.value.iter().map(syn::LitStr::value).collect())
+            .unwrap_or_default(),
         krate: args
             .krate
             .unwrap_or_else(|| syn::parse_quote!(::mcp_runtime)),
@@ -288,6 +294,7 @@ fn record(s: &Skill, item: &ItemStruct) -> TokenStream {
         quote!(#rt::SkillFile { path: #rel, mime_type: #mime, bytes: ::core::include_bytes!(#abs) })
     });
     let groups = &s.groups;
+    let scopes = &s.scopes;
     let since = s.since;
     let removed_in = match s.removed_in {
         Some(r) => quote!(::core::option::Option::Some(#r)),
@@ -303,6 +310,7 @@ fn record(s: &Skill, item: &ItemStruct) -> TokenStream {
                     groups: &[#(#groups),*],
                     since: #since,
                     removed_in: #removed_in,
+                    scopes: &[#(#scopes),*],
                     location: #rt::SourceLocation {
                         file: ::core::file!(),
                         line: ::core::line!(),

@@ -484,14 +484,18 @@ impl Catalog {
             .ok()
             .map(|i| &self.skills[i])
     }
-    /// A file of one of the skills, by its URI.
-    pub(crate) fn skill_file(&self, uri: &str) -> Option<&crate::skill::ServedFile> {
+    /// A file of one of the skills, by its URI, and its skill.
+    pub(crate) fn skill_file(
+        &self,
+        uri: &str,
+    ) -> Option<(&Arc<SkillInfo>, &crate::skill::ServedFile)> {
         let i = self
             .skill_files
             .binary_search_by(|(u, _, _)| u.as_str().cmp(uri))
             .ok()?;
         let (_, skill, file) = self.skill_files[i];
-        self.skills[skill].files.get(file)
+        let skill = &self.skills[skill];
+        Some((skill, skill.files.get(file)?))
     }
     /// A resource template by its template text.
     pub fn template(&self, template: &str) -> Option<&Arc<ResourceInfo>> {

@@ -279,6 +279,9 @@ pub struct SkillDef {
     pub since: u32,
     /// The first version it no longer exists in.
     pub removed_in: Option<u32>,
+    /// The scopes a caller's identity must all have to see the skill listed and read it
+    /// (`#[mcp_skill(scopes = [...])]`); empty: every caller of its group.
+    pub scopes: &'static [&'static str],
     /// Where it is declared.
     pub location: SourceLocation,
 }

@@ -121,6 +121,18 @@ impl Registry {
                 });
             }
             for g in d.groups {
+                if !d.scopes.is_empty() && !g.is_protected() {
+                    errors.push(CatalogError::BadSkill {
+                        path: d.path.into(),
+                        at: d.location,
+                        reason: format!(
+                            "it requires scopes, but group `{}` is not protected \
+                             (`ApiGroup::protected()`): no caller there has scopes, so nobody \
+                             could read it",
+                            g.name()
+                        ),
+                    });
+                }
                 let known = groups.entry(g.name()).or_insert(*g);
                 if known != g {
                     errors.push(CatalogError::GroupConflict {
@@ -472,6 +484,38 @@ mod tests {
             Err(e) => panic!("another error: {e}"),
             Ok(_) => panic!("a server with an invalid pattern was built"),
         }
+    }
+
+    #[test]
+    fn a_scoped_skill_in_an_open_group_fails_the_build() {
+        static FILES: [crate::record::SkillFile; 1] = [crate::record::SkillFile {
+            path: "SKILL.md",
+            mime_type: "text/markdown",
+            bytes: b"---\nname: audit\ndescription: Audits.\n---\n",
+        }];
+        static SKILL: crate::record::SkillDef = crate::record::SkillDef {
+            path: "audit",
+            files: &FILES,
+            groups: &[crate::ApiGroup::mcp("g")],
+            since: 1,
+            removed_in: None,
+            scopes: &["orders:audit"],
+            location: crate::record::SourceLocation {
+                file: "skills.rs",
+                line: 3,
+                rust_path: "skills::Audit",
+            },
+        };
+        let errors = Registry::build_all([&GOOD], [], [], [&SKILL]).unwrap_err();
+        let texts: Vec<String> = errors.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            texts,
+            [
+                "skill `audit` at skills::Audit (skills.rs:3): it requires scopes, but group `g` \
+                 is not protected (`ApiGroup::protected()`): no caller there has scopes, so \
+                 nobody could read it"
+            ]
+        );
     }
 
     #[test]

@@ -11,7 +11,7 @@ use crate::catalog::Catalog;
 /// than 64 distinct scope sets builds every scoped list per request.
 #[derive(Debug)]
 pub(crate) struct ScopeViews<L> {
-    /// The distinct scope sets of the catalog's methods, resources and prompts.
+    /// The distinct scope sets of the catalog's methods, resources, prompts and skills.
     pub(crate) sets: Vec<&'static [&'static str]>,
     /// What is kept per view, then per language.
     pub(crate) kept:
@@ -31,12 +31,13 @@ impl<L> ScopeViews<L> {
             .chain(catalog.resources().iter().map(|r| r.call.def))
             .chain(catalog.resource_templates().iter().map(|r| r.call.def))
             .chain(catalog.prompts().iter().map(|p| p.call.def));
+        let skills = catalog.skills().iter().map(|s| s.def.scopes);
         let mut sets: Vec<&'static [&'static str]> = Vec::new();
         // Seen through a set: linear in the methods however many distinct scope sets they have.
         let mut seen = std::collections::HashSet::new();
-        for d in defs {
-            if !d.scopes.is_empty() && seen.insert(d.scopes) {
-                sets.push(d.scopes);
+        for scopes in defs.map(|d| d.scopes).chain(skills) {
+            if !scopes.is_empty() && seen.insert(scopes) {
+                sets.push(scopes);
             }
         }
         (!sets.is_empty()).then(|| ScopeViews {

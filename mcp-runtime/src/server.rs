@@ -790,7 +790,8 @@ impl ServerBuilder {
                 self.config.method_timeouts.clone(),
             )
             .with_violation_cap(self.config.limits.violations)
-            .with_task_limits(&self.config.limits);
+            .with_task_limits(&self.config.limits)
+            .with_default_language(translations.default_lang());
         #[cfg(feature = "otel")]
         if let Some(o) = &otel {
             core = core.with_telemetry(crate::core::telemetry::Telemetry::new(&o.meter()));

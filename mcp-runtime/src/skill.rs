@@ -292,6 +292,7 @@ mod tests {
             groups: &[],
             since: 1,
             removed_in: None,
+            scopes: &[],
             location: AT,
         }))
     }

@@ -17,6 +17,7 @@ from mcp.types import PromptReference, ResourceTemplateReference
 HANDSHAKE = {"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
 UI_EXTENSION = "io.modelcontextprotocol/ui"
 APP_MIME = "text/html;profile=mcp-app"
+CONTENT_LANGUAGE = "io.modelcontextprotocol/contentLanguage"
 
 
 def check(cond, what):
@@ -118,6 +119,16 @@ async def run(mode, target):
         extensions = c.server_capabilities.extensions or {}
         check(extensions.get(UI_EXTENSION) == {"mimeTypes": [APP_MIME]}, f"extensions: {extensions}")
         seen["app"] = {"uri": str(app.uri), "mime_type": page.mime_type, "tool": get.meta["ui"]["resourceUri"]}
+        # The language of each request (SEP-2792), in `_meta`, over HTTP and stdio alike.
+        asked = {"io.modelcontextprotocol/acceptLanguage": "uk-UA, en;q=0.5"}
+        r = await c.read_resource("ui://catalog/product-card", meta=asked)
+        check('<html lang="uk">' in r.contents[0].text, "the app page in Ukrainian")
+        check((r.meta or {}).get(CONTENT_LANGUAGE) == "uk", f"the read names its language: {r.meta}")
+        r = await c.call_tool("Catalog.ping", {"who": "Olena"}, meta={"io.modelcontextprotocol/acceptLanguage": "en"})
+        check((r.meta or {}).get(CONTENT_LANGUAGE) == "en", f"the call names its language: {r.meta}")
+        r = await c.read_resource("ui://catalog/product-card")
+        check('<html lang="en">' in r.contents[0].text and CONTENT_LANGUAGE not in (r.meta or {}), "no carrier")
+        seen["languages"] = ["uk", "en"]
         templates = (await c.list_resource_templates()).resource_templates
         check([t.uri_template for t in templates] == ["catalog://products/{id}"], f"templates: {templates}")
         r = await c.read_resource("catalog://hours")

@@ -548,6 +548,8 @@ fn cases() -> Vec<Case> {
     let big_token = format!(",\"progressToken\":\"{}\"", "t".repeat(1 << 20));
     let many_params: String = (0..5000).map(|i| format!("\"p{i}\":0,")).collect();
     let langs: String = (0..4000).map(|i| format!("x{i};q=0.5,")).collect();
+    // Well formed (a first subtag is letters only): a malformed carrier would count as absent.
+    let carried: String = (0..4000).map(|i| format!("x-{i};q=0.5,")).collect();
     let long_uri = format!("catalog://nothing/{}", "9".repeat(1 << 20));
     let long_name = "n".repeat(1 << 20);
     let many_uris: String = (0..200_000).map(|i| format!("\"x://{i}\",")).collect();
@@ -891,6 +893,39 @@ fn cases() -> Vec<Case> {
             check: Box::new(|_, a| {
                 assert_eq!(a.status, 200);
                 assert!(a.body.contains("pong, x"), "{}", a.body);
+            }),
+        },
+        Case {
+            name: "a language carrier of 4 000 ranges (44 KB): answered in the default language, named",
+            body: Box::new(move |f| {
+                let meta = format!(r#","io.modelcontextprotocol/acceptLanguage":"{carried}""#);
+                (f != Face::Rpc).then(|| ping(f, "", "{}", &meta))
+            }),
+            headers: vec![],
+            check: Box::new(|_, a| {
+                assert_eq!(a.status, 200);
+                assert!(
+                    a.body
+                        .contains(r#""io.modelcontextprotocol/contentLanguage":"en""#),
+                    "{}",
+                    a.body
+                );
+            }),
+        },
+        Case {
+            name: "a language carrier the Accept-Language header contradicts: 400, -32020",
+            body: Box::new(|f| {
+                let meta = r#","io.modelcontextprotocol/acceptLanguage":"uk""#;
+                matches!(f, Face::Mcp | Face::Modern).then(|| ping(f, "", "{}", meta))
+            }),
+            headers: vec![("accept-language", "en".into())],
+            check: Box::new(|_, a| {
+                assert_eq!(
+                    (a.status, a.code()),
+                    (400, serde_json::json!(-32020)),
+                    "{}",
+                    a.body
+                );
             }),
         },
         Case {

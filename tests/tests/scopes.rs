@@ -46,6 +46,12 @@ fn apology(
     format!("Sorry, {to}.")
 }
 
+/// How to read the ledger: only for auditors, as the ledger itself.
+#[mcp_skill(dir = "skills/audit-guide", groups = [ORDERS], scopes = ["orders:audit"])]
+pub struct AuditGuide;
+
+const AUDIT_GUIDE: &str = "skill://audit-guide/SKILL.md";
+
 /// `reader` may read, `writer` may also write, `auditor` has `orders:audit` only.
 struct Tokens;
 
@@ -205,32 +211,37 @@ async fn mcp_lists_show_each_caller_what_it_may_call() {
                 .await
                 .2;
             let prompts = modern_post(&base, token, "prompts/list", json!({})).await.2;
+            let skills = modern_post(&base, token, "skills/list", json!({})).await.2;
             (
                 names(&tools, "tools", "name"),
                 names(&resources, "resources", "uri"),
                 names(&prompts, "prompts", "name"),
+                names(&skills, "skills", "uri"),
             )
         }
     };
     let s = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     assert_eq!(
         seen("reader").await,
-        (s(&["Orders.list"]), s(&["orders://prices"]), s(&[]))
+        (s(&["Orders.list"]), s(&["orders://prices"]), s(&[]), s(&[]))
     );
     assert_eq!(
         seen("writer").await,
         (
             s(&["Orders.list", "Orders.refund"]),
             s(&["orders://prices"]),
-            s(&["apology"])
+            s(&["apology"]),
+            s(&[])
         )
     );
+    // A scoped skill is listed, as a skill and as its `SKILL.md` resource, to its scope only.
     assert_eq!(
         seen("auditor").await,
         (
             s(&["Orders.list"]),
-            s(&["orders://ledger", "orders://prices"]),
-            s(&[])
+            s(&["orders://ledger", "orders://prices", AUDIT_GUIDE]),
+            s(&[]),
+            s(&[AUDIT_GUIDE])
         )
     );
     // Asked again, the kept view answers the same.
@@ -290,6 +301,28 @@ async fn mcp_refuses_with_the_insufficient_scope_challenge_on_both_eras() {
     assert_eq!(status, 403);
     assert!(header.is_some_and(|h| h.contains("scope=\"orders:audit\"")));
     assert_eq!(body["error"]["code"], -32403);
+    // A skill, by `skills/get` and by reading its files, the same way.
+    let audit = "scope=\"orders:audit\"";
+    for method in ["skills/get", "resources/read"] {
+        let (status, header, body) =
+            modern_post(&base, "reader", method, json!({"uri": AUDIT_GUIDE})).await;
+        assert_eq!(
+            (status, body),
+            (
+                403,
+                forbidden(
+                    json!(1),
+                    "Forbidden. Insufficient scope: `skill://audit-guide/SKILL.md` requires orders:audit",
+                    json!(["orders:audit"])
+                )
+            ),
+            "{method}"
+        );
+        assert!(header.is_some_and(|h| h.contains(audit)), "{method}");
+        let (status, _, body) =
+            modern_post(&base, "auditor", method, json!({"uri": AUDIT_GUIDE})).await;
+        assert_eq!(status, 200, "{method}: {body}");
+    }
     let (status, _, body) = modern_post(
         &base,
         "writer",
@@ -362,6 +395,34 @@ async fn in_process_calls_run_as_the_chosen_identity() {
             .await
             .unwrap(),
         json!("refunded 7")
+    );
+    // A scoped skill is refused where it is answered, whatever carries the request.
+    let e = as_writer.read_resource(AUDIT_GUIDE).await.unwrap_err();
+    assert_eq!(e.code(), -32403);
+    let e = as_writer
+        .request("skills/get", json!({"uri": AUDIT_GUIDE}))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), -32403);
+    let as_auditor = server
+        .client("orders", 1)
+        .identity(Identity::new("a", ["orders:audit"]));
+    let read = as_auditor.read_resource(AUDIT_GUIDE).await.unwrap();
+    assert_eq!(read["contents"][0]["uri"], AUDIT_GUIDE);
+    assert_eq!(
+        as_auditor
+            .list("skills/list", "skills")
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    assert!(
+        as_writer
+            .list("skills/list", "skills")
+            .await
+            .unwrap()
+            .is_empty()
     );
     // No identity at all: the scoped method is refused, the others run.
     let anonymous = server.client("orders", 1);

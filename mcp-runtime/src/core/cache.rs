@@ -118,6 +118,21 @@ fn key_of(group: &str, method: &str, version: u32, canon: &[u8]) -> String {
     key
 }
 
+/// The key of a call answered in `lang`, not the server's default language: `<key>:lang=<lang>`
+/// (`%` and `:` escaped), so that a handler answering in its caller's language never serves
+/// one language's result to another.
+pub(crate) fn for_language(mut key: String, lang: &str) -> String {
+    key.push_str(":lang=");
+    for c in lang.chars() {
+        match c {
+            '%' => key.push_str("%25"),
+            ':' => key.push_str("%3A"),
+            c => key.push(c),
+        }
+    }
+    key
+}
+
 /// The cache key of `key` for one caller: `<key>:@<sha256 of the subject, 16 bytes>` (the
 /// subject itself never reaches the store). A call whose context has an identity
 /// ([`crate::RequestContext::identity`]) is cached per caller.

@@ -99,6 +99,9 @@ pub struct Core {
     rates: Arc<super::rate::Limiter>,
     /// What the server records (nothing unless the `otel` feature's instruments are given).
     telemetry: super::telemetry::Telemetry,
+    /// The language of a call that names none: a cached result in another language has an
+    /// entry of its own.
+    default_language: Option<Arc<str>>,
 }
 
 impl std::fmt::Debug for Core {
@@ -128,7 +131,15 @@ impl Core {
                 crate::Limits::default().rate_limit_keys,
             )),
             telemetry: super::telemetry::Telemetry::default(),
+            default_language: None,
         }
+    }
+
+    /// Names the server's default language: a cached call in any other language (a
+    /// handler may answer in `ctx.language()`) is kept under a key of its own.
+    pub(crate) fn with_default_language(mut self, lang: &str) -> Self {
+        self.default_language = Some(Arc::from(lang));
+        self
     }
 
     /// Keeps at most `keys` callers' rate-limit times in memory, and decides in `store`
@@ -581,6 +592,12 @@ impl Core {
         let cache = match info.def.cache {
             Some(policy) if policy.active_in(&self.env) => {
                 let key = effective_key(info, catalog.group().name(), catalog.version(), &params);
+                let key = match ctx.language() {
+                    Some(l) if self.default_language.as_deref() != Some(l) => {
+                        super::cache::for_language(key, l)
+                    }
+                    _ => key,
+                };
                 // A caller with an identity has its own entries: one caller's result is never
                 // served to another.
                 let key = match ctx.identity() {

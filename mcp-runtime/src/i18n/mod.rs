@@ -7,6 +7,7 @@ pub mod translations;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
+pub(crate) use negotiate::well_formed;
 pub use negotiate::{MAX_LANGUAGE_RANGES, negotiate, negotiate_limited};
 pub use translations::{File, Texts, TranslationError};
 

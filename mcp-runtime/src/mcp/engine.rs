@@ -214,13 +214,22 @@ pub(crate) enum Update {
 }
 
 /// `logging/setLevel` and `resources/subscribe`/`unsubscribe` on `state`: the one place that
-/// decides them, for every transport.
+/// decides them, for every transport. An answer names the language the request carries, as
+/// every answer of the faces does.
 pub(crate) fn update(
     ep: &McpEndpoint,
     state: &mut SessionState,
     msg: &Message,
     era: Era,
 ) -> Update {
+    let mut update = decide(ep, state, msg, era);
+    if let Update::Answer { answer, .. } = &mut update {
+        answer.name_language(ep.carried_language(msg));
+    }
+    update
+}
+
+fn decide(ep: &McpEndpoint, state: &mut SessionState, msg: &Message, era: Era) -> Update {
     let id = msg.id.as_ref();
     match era.op(&msg.method) {
         Some(Op::SetLevel) => match set_level_param(msg) {

@@ -184,6 +184,50 @@ pub struct Answer {
     pub(crate) outcome: Outcome,
 }
 
+impl Answer {
+    /// Names the language the request asked for (SEP-2792) in the answer's `_meta` (nothing
+    /// when it asked for none, or the answer has nowhere to say it).
+    ///
+    /// An answer with a shared part is a list page, which [`name_page`] named where it was
+    /// answered: it knows where the member goes without reading the page.
+    pub(crate) fn name_language(&mut self, carried: Option<Arc<str>>) {
+        if !self.body.parts().1.is_empty() {
+            return;
+        }
+        if let Some(lang) = carried
+            && let Some(stamped) = super::language::stamp(&self.body.to_vec(), &lang)
+        {
+            self.body = stamped.into();
+        }
+    }
+}
+
+/// Names `lang` in a list page's answer (SEP-2792) without reading the page: a handshake-era
+/// page has no `_meta`, so one opens the result (the page stays shared); a 2026-07-28 page ends
+/// with its `_meta` stamp and the result's and response's closing (`}}}`), and the member goes
+/// before the stamp's brace (the page is copied, but for those three bytes).
+fn name_page(answer: &mut Answer, era: Era, page: &Bytes, lang: &str) {
+    let member = format!(
+        "\"{}\":{}",
+        super::language::CONTENT_LANGUAGE,
+        Value::from(lang)
+    );
+    let (head, _) = answer.body.parts();
+    let mut head = head.to_vec();
+    if era.typed_results() {
+        let at = page.len().saturating_sub(3);
+        head.extend_from_slice(&page[..at]);
+        head.push(b',');
+        head.extend_from_slice(member.as_bytes());
+        answer.body = AnswerBody::shared(head, page.slice(at..));
+    } else {
+        head.extend_from_slice(b"\"_meta\":{");
+        head.extend_from_slice(member.as_bytes());
+        head.extend_from_slice(b"},");
+        answer.body = AnswerBody::shared(head, page.clone());
+    }
+}
+
 /// One MCP endpoint: a catalog served as tools.
 pub struct McpEndpoint {
     pub(crate) core: Core,
@@ -230,7 +274,7 @@ struct Lists {
 }
 
 impl Lists {
-    /// Every list of `catalog` in `lang`, of the entries whose method `visible` admits.
+    /// Every list of `catalog` in `lang`, of the entries whose scopes `visible` admits.
     fn build(
         catalog: &Catalog,
         translations: &crate::i18n::Translations,
@@ -238,7 +282,7 @@ impl Lists {
         opts: &McpOptions,
         meta_member: &str,
         serves: Serves,
-        visible: &dyn Fn(&crate::MethodDef) -> bool,
+        visible: &dyn Fn(&[&str]) -> bool,
     ) -> Self {
         let [resources, templates, prompts] =
             super::items::list_items(catalog, translations, lang, visible);
@@ -268,7 +312,7 @@ impl Lists {
             resources: list("resources", &resources),
             templates: list("resourceTemplates", &templates),
             prompts: list("prompts", &prompts),
-            skills: list("skills", &super::items::skills(catalog)),
+            skills: list("skills", &super::items::skills(catalog, visible)),
         }
     }
 }
@@ -441,7 +485,7 @@ impl McpEndpoint {
                 (!mirrors.is_empty()).then_some((m.def.name, mirrors))
             })
             .collect();
-        let everything = |_: &crate::MethodDef| true;
+        let everything = |_: &[&str]| true;
         let pages = translations
             .languages()
             .iter()
@@ -532,6 +576,28 @@ impl McpEndpoint {
         lang: &str,
     ) -> Option<&(Arc<str>, axum::http::HeaderValue)> {
         self.languages.iter().find(|(l, _)| &**l == lang)
+    }
+
+    /// The language `msg`'s carrier (SEP-2792) selects, as the endpoint shares its name;
+    /// `None` when the message carries none, or one that is not an `Accept-Language` value
+    /// (counted as absent, as the SEP asks). Negotiated as the header is, by the same bound.
+    pub(crate) fn carried_language(&self, msg: &Message) -> Option<Arc<str>> {
+        let carrier = msg.meta().language_carrier()?;
+        let picked = self
+            .translations
+            .pick_limited(Some(carrier), self.limits.language_ranges);
+        Some(match self.language_header(picked) {
+            Some((shared, _)) => shared.clone(),
+            None => Arc::from(picked),
+        })
+    }
+
+    /// Makes the language `msg` carries the call's; returns it for
+    /// [`Answer::name_language`].
+    pub(crate) fn take_language(&self, msg: &Message, extras: &mut CallExtras) -> Option<Arc<str>> {
+        let lang = self.carried_language(msg)?;
+        extras.language = Some(lang.clone());
+        Some(lang)
     }
 
     /// The catalog served.
@@ -648,17 +714,42 @@ impl McpEndpoint {
         self.views.as_ref()?;
         let params = msg.params.as_ref()?;
         let string = |key| params.get(key).and_then(Value::as_str);
+        let id = msg.id.as_ref();
         let def = match msg.method.as_str() {
             "tools/call" => self.catalog.get(string("name")?)?.def,
             "prompts/get" => self.catalog.prompt(string("name")?)?.call.def,
-            "resources/read" => self.catalog.resolve(string("uri")?)?.0.call.def,
+            "resources/read" => match self.catalog.skill_file(string("uri")?) {
+                Some((skill, _)) => return self.skill_refusal(id, skill, identity),
+                None => self.catalog.resolve(string("uri")?)?.0.call.def,
+            },
+            "skills/get" => {
+                let skill = self.catalog.skill(string("uri")?)?;
+                return self.skill_refusal(id, skill, identity);
+            }
             _ => return None,
         };
         if crate::catalog::admits(def.scopes, identity) {
             return None;
         }
         let e = RpcError::insufficient_scope(def.name, def.scopes);
-        Some((self.forbidden(msg.id.as_ref(), &e), def.scopes))
+        Some((self.forbidden(id, &e), def.scopes))
+    }
+
+    /// [`Self::scope_refusal`] of a skill (its entry and its files are scoped alike); `None`
+    /// when `identity` has its scopes. Checked where skills are answered too, for the
+    /// transports that do not ask first.
+    pub(crate) fn skill_refusal(
+        &self,
+        id: Option<&Value>,
+        skill: &crate::skill::SkillInfo,
+        identity: Option<&crate::Identity>,
+    ) -> Option<(Answer, &'static [&'static str])> {
+        let scopes = skill.def.scopes;
+        if crate::catalog::admits(scopes, identity) {
+            return None;
+        }
+        let e = RpcError::insufficient_scope(skill.uri(), scopes);
+        Some((self.forbidden(id, &e), scopes))
     }
 
     fn method_not_found(&self, id: Option<&Value>, era: Era, method: &str) -> Answer {
@@ -728,8 +819,12 @@ impl McpEndpoint {
 
     /// Answers one request in `era`.
     /// The message is consumed: `tools/call` moves its arguments into the pipeline, uncopied.
+    /// The language the message carries (SEP-2792) is the call's, and its answer names it.
     pub async fn handle(&self, mut msg: Message, era: Era, mut extras: CallExtras) -> Answer {
-        self.handle_traced(&mut msg, era, &mut extras).await.0
+        let carried = self.take_language(&msg, &mut extras);
+        let mut answer = self.handle_traced(&mut msg, era, &mut extras).await.0;
+        answer.name_language(carried);
+        answer
     }
 
     /// [`Self::handle`], with the error of a `tools/call` whose method failed internally
@@ -940,7 +1035,7 @@ impl McpEndpoint {
                 self.list(&msg, era, &extras, |l| &l.skills)
             }
             (None, "skills/get") if self.serves.skills => {
-                self.skills_get(id, msg.params.as_ref(), era)
+                self.skills_get(id, msg.params.as_ref(), era, extras.identity.as_deref())
             }
             (_, m) => self.method_not_found(id, era, m),
         }
@@ -1020,15 +1115,18 @@ impl McpEndpoint {
             }
         };
         match which(pages).page(cursor) {
-            Ok(page) => self.ok_shared(
-                id,
-                era,
-                if era.typed_results() {
+            Ok(page) => {
+                let rest = if era.typed_results() {
                     &page.modern
                 } else {
                     &page.legacy
-                },
-            ),
+                };
+                let mut answer = self.ok_shared(id, era, rest);
+                if msg.meta().language_carrier().is_some() {
+                    name_page(&mut answer, era, rest, lang);
+                }
+                answer
+            }
             Err(e) => self.error(id, era, e.code(), e.message(), None),
         }
     }
@@ -1059,7 +1157,7 @@ impl McpEndpoint {
         if let Some(lists) = view.and_then(|v| views.kept(v, lang)) {
             return lists;
         }
-        let visible = |d: &crate::MethodDef| crate::catalog::admits(d.scopes, identity);
+        let visible = |scopes: &[&str]| crate::catalog::admits(scopes, identity);
         let lists = Arc::new(Lists::build(
             &self.catalog,
             &self.translations,

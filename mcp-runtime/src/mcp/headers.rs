@@ -26,6 +26,43 @@ pub(crate) trait Headers {
     fn first(&self, name: &str) -> Option<&str>;
     /// How many times `name` is sent.
     fn count(&self, name: &str) -> usize;
+    /// Every line of `name` combined into one value (RFC 9110 §5.2: joined by `", "`), if
+    /// every line is text.
+    fn combined(&self, name: &str) -> Option<std::borrow::Cow<'_, str>>;
+}
+
+/// `Accept-Language`.
+pub(crate) const ACCEPT_LANGUAGE: &str = "accept-language";
+
+/// The Streamable HTTP binding of the language carrier (SEP-2792), on every revision: when a
+/// request sends both the `_meta` carrier and an `Accept-Language` header they must say the
+/// same, compared exactly once the surrounding whitespace is trimmed (no case, order or
+/// weight normalised); otherwise HTTP 400 with -32020. A missing header is no mismatch
+/// (intermediaries strip it), and a carrier that is not a string counts as absent.
+pub(crate) fn check_language(
+    ep: &McpEndpoint,
+    msg: &Message,
+    headers: &impl Headers,
+) -> Result<(), Answer> {
+    let Some(carried) = msg.meta().language_raw() else {
+        return Ok(());
+    };
+    let Some(header) = headers.combined(ACCEPT_LANGUAGE) else {
+        return Ok(());
+    };
+    let ows = [' ', '\t'];
+    if header.trim_matches(ows) == carried.trim_matches(ows) {
+        return Ok(());
+    }
+    let mut answer = ep.error(
+        msg.id.as_ref(),
+        Era::latest_handshake(),
+        codes::HEADER_MISMATCH,
+        "accept-language header does not match the request's _meta \"io.modelcontextprotocol/acceptLanguage\"",
+        None,
+    );
+    answer.status = 400;
+    Err(answer)
 }
 
 /// Checks a stateless request's envelope (its `_meta` keys and revision) and, on a revision
@@ -169,6 +206,9 @@ mod tests {
         }
         fn count(&self, name: &str) -> usize {
             self.0.get(name).map_or(0, Vec::len)
+        }
+        fn combined(&self, name: &str) -> Option<std::borrow::Cow<'_, str>> {
+            self.0.get(name).map(|v| v.join(", ").into())
         }
     }
 

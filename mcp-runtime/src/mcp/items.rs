@@ -164,17 +164,17 @@ impl Serialize for PromptView<'_> {
 }
 
 /// The JSON objects of the list entries of one catalog in one language, those whose method
-/// `visible` admits: resources (each skill's `SKILL.md` among them, in URI order), templates,
+/// scopes `visible` admits: resources (each skill's `SKILL.md` among them, in URI order), templates,
 /// prompts.
 pub(crate) fn list_items(
     catalog: &crate::Catalog,
     t: &Translations,
     lang: &str,
-    visible: &dyn Fn(&crate::MethodDef) -> bool,
+    visible: &dyn Fn(&[&str]) -> bool,
 ) -> [Vec<Vec<u8>>; 3] {
     let group = catalog.group().name();
     let resource = |r: &std::sync::Arc<ResourceInfo>| {
-        if !visible(r.call.def) {
+        if !visible(r.call.def.scopes) {
             return None;
         }
         let item = serde_json::to_vec(&ResourceView {
@@ -191,6 +191,7 @@ pub(crate) fn list_items(
             catalog
                 .skills()
                 .iter()
+                .filter(|s| visible(s.def.scopes))
                 .map(|s| (s.uri(), s.resource_entry.clone())),
         );
         resources.sort_by(|a, b| a.0.cmp(b.0));
@@ -206,7 +207,7 @@ pub(crate) fn list_items(
         catalog
             .prompts()
             .iter()
-            .filter(|p| visible(p.call.def))
+            .filter(|p| visible(p.call.def.scopes))
             .filter_map(|p| {
                 serde_json::to_vec(&PromptView {
                     p,
@@ -218,7 +219,13 @@ pub(crate) fn list_items(
     ]
 }
 
-/// The `skills/list` entries of a catalog, in URI order (each written once by its `SkillInfo`).
-pub(crate) fn skills(catalog: &crate::Catalog) -> Vec<Vec<u8>> {
-    catalog.skills().iter().map(|s| s.entry.clone()).collect()
+/// The `skills/list` entries of a catalog whose scopes `visible` admits, in URI order (each
+/// written once by its `SkillInfo`).
+pub(crate) fn skills(catalog: &crate::Catalog, visible: &dyn Fn(&[&str]) -> bool) -> Vec<Vec<u8>> {
+    catalog
+        .skills()
+        .iter()
+        .filter(|s| visible(s.def.scopes))
+        .map(|s| s.entry.clone())
+        .collect()
 }

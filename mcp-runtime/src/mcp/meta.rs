@@ -40,6 +40,8 @@ pub(crate) struct Meta {
     pub traceparent: Option<Value>,
     /// `tracestate`.
     pub tracestate: Option<Value>,
+    /// `io.modelcontextprotocol/acceptLanguage` (SEP-2792): the language of this request.
+    pub accept_language: Option<Value>,
 }
 
 /// The view of a request without `_meta`.
@@ -50,6 +52,7 @@ pub(crate) static NONE: Meta = Meta {
     progress_token: None,
     traceparent: None,
     tracestate: None,
+    accept_language: None,
 };
 
 impl Meta {
@@ -74,6 +77,7 @@ impl Meta {
             progress_token: m.remove(PROGRESS_TOKEN),
             traceparent: m.remove(TRACEPARENT),
             tracestate: m.remove(TRACESTATE),
+            accept_language: m.remove(super::language::ACCEPT_LANGUAGE),
         }
     }
 
@@ -97,6 +101,17 @@ impl Meta {
         let parent = self.traceparent.as_ref()?.as_str()?;
         let state = self.tracestate.as_ref().and_then(Value::as_str);
         crate::context::TraceParent::new(parent, state)
+    }
+
+    /// The SEP-2792 language carrier, when it is an `Accept-Language` value: one that is not
+    /// (not a string, not the grammar) counts as absent, as the SEP asks.
+    pub(crate) fn language_carrier(&self) -> Option<&str> {
+        self.language_raw().filter(|v| crate::i18n::well_formed(v))
+    }
+
+    /// The SEP-2792 carrier as sent, when it is a string (what a header must agree with).
+    pub(crate) fn language_raw(&self) -> Option<&str> {
+        self.accept_language.as_ref()?.as_str()
     }
 
     /// The client's capabilities (`{}` when it sent none).
@@ -213,6 +228,7 @@ impl<'de> Visitor<'de> for MetaSeed {
                 PROGRESS_TOKEN => &mut meta.progress_token,
                 TRACEPARENT => &mut meta.traceparent,
                 TRACESTATE => &mut meta.tracestate,
+                super::language::ACCEPT_LANGUAGE => &mut meta.accept_language,
                 _ => {
                     keys.insert(key)?;
                     m.next_value_seed(StrictSkip(inner))?;

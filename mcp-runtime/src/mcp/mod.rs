@@ -11,6 +11,7 @@ pub(crate) mod handler;
 pub(crate) mod headers;
 pub mod input;
 mod items;
+pub(crate) mod language;
 pub(crate) mod listen;
 pub(crate) mod meta;
 pub(crate) mod pages;

@@ -29,12 +29,13 @@ impl McpEndpoint {
     }
 
     /// `skills/get`: the entry of the skill whose `SKILL.md` the URI names; -32602 for a URI
-    /// that names none (SEP-2640).
+    /// that names none (SEP-2640), -32403 for a caller lacking the skill's scopes.
     pub(crate) fn skills_get(
         &self,
         id: Option<&Value>,
         params: Option<&Value>,
         era: Era,
+        identity: Option<&crate::Identity>,
     ) -> Answer {
         let uri = params.and_then(|p| p.get("uri")).and_then(Value::as_str);
         let uri = match bounded_uri(self, id, era, uri) {
@@ -45,6 +46,9 @@ impl McpEndpoint {
             let message = format!("No skill is served at {}", shown(uri));
             return self.error(id, era, codes::INVALID_PARAMS, &message, None);
         };
+        if let Some((refused, _)) = self.skill_refusal(id, skill, identity) {
+            return refused;
+        }
         let mut members = Vec::with_capacity(skill.entry.len() + 64);
         members.extend_from_slice(b"\"skill\":");
         members.extend_from_slice(&skill.entry);

@@ -178,7 +178,10 @@ impl McpEndpoint {
             Ok(u) => u,
             Err(a) => return a,
         };
-        if let Some(file) = self.catalog.skill_file(uri) {
+        if let Some((skill, file)) = self.catalog.skill_file(uri) {
+            if let Some((refused, _)) = self.skill_refusal(id, skill, extras.identity.as_deref()) {
+                return refused;
+            }
             return self.skill_read(id, era, file);
         }
         let Some((r, vars)) = self.catalog.resolve(uri) else {

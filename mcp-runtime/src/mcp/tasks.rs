@@ -390,8 +390,22 @@ impl McpEndpoint {
     /// `tools/call` of a task tool may become a task, which outlives the request.
     ///
     /// Borrowed, as [`McpEndpoint::handle_traced`] explains; a call that becomes a task takes
-    /// the message and extras out.
+    /// the message and extras out. The language the message carries (SEP-2792) is the call's,
+    /// and its answer names it.
     pub(crate) async fn serve(
+        self: &Arc<Self>,
+        msg: &mut Message,
+        era: Era,
+        extras: &mut CallExtras,
+    ) -> Answer {
+        let carried = self.take_language(msg, extras);
+        let mut answer = self.dispatch(msg, era, extras).await;
+        answer.name_language(carried);
+        answer
+    }
+
+    /// [`Self::serve`] in the call's language.
+    async fn dispatch(
         self: &Arc<Self>,
         msg: &mut Message,
         era: Era,
@@ -460,7 +474,7 @@ impl McpEndpoint {
         let id = msg.id.clone();
         let caps = msg.meta().capabilities();
         let Some(Value::Object(params)) = msg.params.as_mut() else {
-            return self.handle(msg, era, extras).await;
+            return self.handle_traced(&mut msg, era, &mut extras).await.0;
         };
         let round = match Round::open(
             &self.opts.request_state_keys,

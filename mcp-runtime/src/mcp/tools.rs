@@ -8,7 +8,6 @@ use super::pages::ListPages;
 use crate::catalog::{Catalog, MethodInfo};
 use crate::group::{TOOL_NAME_RULE, is_valid_tool_name};
 use crate::i18n::{MethodTexts, Translations};
-use crate::record::MethodDef;
 
 /// The 2020-12 dialect URL, stated on tool schemas so every client validates by the same rules.
 pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
@@ -165,13 +164,13 @@ pub fn tool_pages(
     opts: &ListOptions,
     meta_member: &str,
     execution: bool,
-    visible: &dyn Fn(&MethodDef) -> bool,
+    visible: &dyn Fn(&[&str]) -> bool,
 ) -> ToolPages {
     let group = catalog.group().name();
     let items: Vec<Vec<u8>> = catalog
         .methods()
         .iter()
-        .filter(|m| visible(m.def))
+        .filter(|m| visible(m.def.scopes))
         .filter_map(|m| {
             let texts = MethodTexts::of(m, translations, group, lang);
             let mut view = ToolView::new(m, &texts, opts);

@@ -50,6 +50,18 @@ impl crate::mcp::headers::Headers for HeaderView<'_> {
     fn count(&self, name: &str) -> usize {
         self.0.get_all(name).iter().count()
     }
+
+    fn combined(&self, name: &str) -> Option<std::borrow::Cow<'_, str>> {
+        let mut lines = self.0.get_all(name).iter();
+        let first = lines.next()?.to_str().ok()?;
+        let mut all = std::borrow::Cow::Borrowed(first);
+        for line in lines {
+            let all = all.to_mut();
+            all.push_str(", ");
+            all.push_str(line.to_str().ok()?);
+        }
+        Some(all)
+    }
 }
 
 fn accepted() -> Response {
@@ -219,17 +231,22 @@ fn post_request(
         };
         // Boxed: what answering a message can hold (a message, a call, a session lookup) would
         // otherwise weigh on the handler's own future, which axum boxes and moves per request.
-        let caller = Caller {
+        let mut caller = Caller {
             lang: lang.clone(),
             identity,
             session: None,
             who,
             trace: crate::edge::caller::trace_of(headers),
         };
-        let mut res = Box::pin(post_body(route, headers, &body, &caller)).await;
+        let mut res = Box::pin(post_body(route, headers, &body, &mut caller)).await;
         if let (Some(g), Some(_)) = (&route.auth, &caller.identity) {
             g.challenge(&parts, &mut res);
         }
+        // The body's language carrier (SEP-2792) chose another language than the header's.
+        let precomputed = match Arc::ptr_eq(&caller.lang, lang) {
+            true => precomputed,
+            false => route.ep.language_header(&caller.lang),
+        };
         let h = res.headers_mut();
         match precomputed {
             Some((_, value)) => {
@@ -240,7 +257,7 @@ fn post_request(
                     h.insert(header::VARY, HeaderValue::from_static("Accept-Language"));
                 }
             }
-            None => set_language(h, lang),
+            None => set_language(h, &caller.lang),
         }
         route.policy.finish(origin, res)
     }
@@ -250,7 +267,7 @@ async fn post_body(
     route: &McpRoute,
     headers: &HeaderMap,
     body: &[u8],
-    caller: &Caller,
+    caller: &mut Caller,
 ) -> Response {
     let accept = Accept::of(headers);
     if !accept.json && !accept.sse {
@@ -308,6 +325,14 @@ async fn post_body(
             return json_response(status, error_body(id.as_ref(), e.code(), e.message(), None));
         }
     };
+    if let Err(answer) = crate::mcp::headers::check_language(ep, &msg, &HeaderView(headers)) {
+        return answer_response(answer);
+    }
+    // Known before any stream opens, so that its `Content-Language` is the answer's.
+    if let Some(lang) = ep.carried_language(&msg) {
+        caller.lang = lang;
+    }
+    let caller = &*caller;
     // Before any stream opens: a caller lacking a tool's scopes gets HTTP 403, with the
     // challenge the route's auth adds (`Guard::challenge`).
     if let Some((answer, scopes)) = ep.scope_refusal(&msg, caller.identity.as_deref()) {
@@ -723,7 +748,7 @@ async fn batch<'b>(
     ep: &Arc<McpEndpoint>,
     headers: &HeaderMap,
     items: Vec<read::Item<'b>>,
-    caller: &Caller,
+    caller: &mut Caller,
 ) -> Response {
     let reject = || {
         plain_error(
@@ -744,28 +769,52 @@ async fn batch<'b>(
         return reject();
     };
     let depth = ep.limits.depth;
-    let calls = items.into_iter().map(|item| async move {
-        let call = match item {
-            Ok(Incoming::Call(call)) if call.id.is_some() => call,
-            Ok(_) => return None,
-            Err(inv) => {
-                let id = read::id_value(inv.id);
-                let e = inv.error;
-                return Some(error_body(id.as_ref(), e.code(), e.message(), None).into());
-            }
-        };
-        match Message::from_call(call, depth) {
-            Ok(m) if Kind::of(&m.method) == Kind::Initialize => Some(
-                error_body(
+    // Read first: the languages the items carry (SEP-2792) make the response's
+    // `Content-Language`, every one of them in the order first met.
+    let mut languages: Vec<Arc<str>> = Vec::new();
+    let read: Vec<Option<Result<Message, write::AnswerBody>>> = items
+        .into_iter()
+        .map(|item| {
+            let call = match item {
+                Ok(Incoming::Call(call)) if call.id.is_some() => call,
+                Ok(_) => return None,
+                Err(inv) => {
+                    let id = read::id_value(inv.id);
+                    let e = inv.error;
+                    return Some(Err(
+                        error_body(id.as_ref(), e.code(), e.message(), None).into()
+                    ));
+                }
+            };
+            Some(match Message::from_call(call, depth) {
+                Ok(m) if Kind::of(&m.method) == Kind::Initialize => Err(error_body(
                     m.id.as_ref(),
                     codes::INVALID_REQUEST,
                     "Invalid Request: initialize cannot be batched",
                     None,
                 )
-                .into(),
-            ),
-            Ok(m) => Some(ep.handle(m, era, caller.extras()).await.body),
-            Err((id, e)) => Some(error_body(id.as_ref(), e.code(), e.message(), None).into()),
+                .into()),
+                Ok(m) => match crate::mcp::headers::check_language(ep, &m, &HeaderView(headers)) {
+                    Err(answer) => Err(answer.body),
+                    Ok(()) => {
+                        let lang = ep
+                            .carried_language(&m)
+                            .unwrap_or_else(|| caller.lang.clone());
+                        if !languages.contains(&lang) {
+                            languages.push(lang);
+                        }
+                        Ok(m)
+                    }
+                },
+                Err((id, e)) => Err(error_body(id.as_ref(), e.code(), e.message(), None).into()),
+            })
+        })
+        .collect();
+    let answering = &*caller;
+    let calls = read.into_iter().map(|item| async move {
+        match item? {
+            Ok(m) => Some(ep.handle(m, era, answering.extras()).await.body),
+            Err(body) => Some(body),
         }
     });
     let frames = crate::edge::batch::run(
@@ -774,6 +823,9 @@ async fn batch<'b>(
         caller.trace.as_ref(),
     )
     .await;
+    if languages.len() > 1 || languages.first().is_some_and(|l| *l != caller.lang) {
+        caller.lang = Arc::from(languages.join(", "));
+    }
     match frames {
         Some(frames) => json_response(StatusCode::OK, frames_body(frames)),
         None => accepted(),

@@ -16,6 +16,10 @@ pub struct BadPrefix;
 #[mcp_skill(groups = [MCP], folder = "skills")]
 pub struct NoDir;
 
+// Scopes are OAuth scope tokens, each once.
+#[mcp_skill(dir = "skills/nowhere", groups = [MCP], scopes = ["orders read", "a", "a"])]
+pub struct BadScopes;
+
 // A skill is a unit struct.
 #[mcp_skill(dir = "skills/nowhere", groups = [MCP])]
 pub struct Fields(u32);
