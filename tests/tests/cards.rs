@@ -160,3 +160,27 @@ async fn the_catalog_lists_every_card_and_a_public_url_names_the_publisher() {
     assert_eq!(r.headers()["access-control-allow-origin"], "*");
     assert_eq!(r.headers()["access-control-allow-methods"], "GET");
 }
+
+#[tokio::test]
+async fn a_card_is_not_served_under_a_host_the_server_does_not_answer_for() {
+    let base = serve_url(examples::builder().build().unwrap()).await;
+    for path in [
+        "/mcp/mcp/v1/server-card",
+        "/.well-known/mcp/catalog.json",
+        "/.well-known/ai-catalog.json",
+    ] {
+        // Bound to loopback: a rebinding name would otherwise be written into the card's URLs,
+        // cacheable for an hour.
+        let r = tests::client()
+            .get(format!("{base}{path}"))
+            .header(reqwest::header::HOST, "evil.example")
+            .send()
+            .await
+            .expect("GET");
+        assert_eq!(r.status().as_u16(), 421, "{path}");
+        assert_eq!(r.text().await.unwrap(), "Invalid Host header", "{path}");
+        let ok = get(&format!("{base}{path}"), &[("host", "localhost")]).await;
+        assert_eq!(ok.status, 200, "{path}");
+        assert!(ok.body.to_string().contains("http://localhost"), "{path}");
+    }
+}

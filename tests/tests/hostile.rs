@@ -552,6 +552,7 @@ fn cases() -> Vec<Case> {
     let carried: String = (0..4000).map(|i| format!("x-{i};q=0.5,")).collect();
     let long_uri = format!("catalog://nothing/{}", "9".repeat(1 << 20));
     let long_name = "n".repeat(1 << 20);
+    let long_skill = format!("skill://catalog/{}/SKILL.md", "s".repeat(1 << 20));
     let many_uris: String = (0..200_000).map(|i| format!("\"x://{i}\",")).collect();
     let many_args: String = (0..200_000).map(|i| format!("\"k{i}\":\"v\",")).collect();
     vec![
@@ -566,6 +567,33 @@ fn cases() -> Vec<Case> {
                 let code = if f == Face::Modern { -32020 } else { -32602 };
                 assert_eq!(a.code(), code, "{}", a.body);
                 assert!(a.body.len() < 400, "not echoed: {} bytes", a.body.len());
+            }),
+        },
+        Case {
+            name: "skills/get of a 1 MB URI: refused, not echoed",
+            body: Box::new(move |f| {
+                mcp_request(f, "skills/get", &format!(r#""uri":"{long_skill}""#))
+            }),
+            headers: vec![("mcp-method", "skills/get".into())],
+            check: Box::new(|_, a| {
+                assert_eq!(a.code(), -32602, "{}", a.body);
+                assert!(a.body.len() < 400, "not echoed: {} bytes", a.body.len());
+            }),
+        },
+        Case {
+            name: "a skill file's URI climbing out of the skill: not found",
+            body: Box::new(|f| {
+                let uri = "skill://catalog/shopping/../../../etc/passwd";
+                mcp_request(f, "resources/read", &format!(r#""uri":"{uri}""#))
+            }),
+            headers: routed(
+                "resources/read",
+                "skill://catalog/shopping/../../../etc/passwd",
+            ),
+            check: Box::new(|f, a| {
+                let code = if f == Face::Modern { -32602 } else { -32002 };
+                assert_eq!(a.code(), code, "{}", a.body);
+                assert!(!a.body.contains("root:"), "{}", a.body);
             }),
         },
         Case {

@@ -29,6 +29,13 @@ fn hello(
     })
 }
 
+/// Greets in steps, reporting them.
+#[rpc_method(name = "Greet.steps", groups = [G])]
+fn steps(ctx: &RequestContext) -> String {
+    ctx.report_progress(1.0, Some(2.0), Some("крок"));
+    "done".into()
+}
+
 static RUNS: AtomicU32 = AtomicU32::new(0);
 
 /// The language it ran in, and how many times it ran.
@@ -377,6 +384,32 @@ async fn stdio_takes_the_language_from_the_carrier_per_request() {
         ))
         .await;
     assert_eq!(v["error"]["data"]["_meta"], json!({CL: "uk"}), "{v}");
+    // The notifications of a call that carried its language name it too.
+    io.send(&body(
+        8,
+        "tools/call",
+        &[&carrier("uk"), r#""progressToken":"p""#],
+        r#","name":"Greet.steps","arguments":{}"#,
+    ))
+    .await;
+    let progress = parse(&io.recv().await);
+    assert_eq!(progress["method"], "notifications/progress", "{progress}");
+    assert_eq!(progress["params"]["message"], "крок");
+    assert_eq!(progress["params"]["_meta"], json!({CL: "uk"}), "{progress}");
+    let done = parse(&io.recv().await);
+    assert_eq!(done["id"], 8);
+    assert_eq!(done["result"]["_meta"], json!({CL: "uk"}));
+    // Without the carrier, nothing is added to them.
+    io.send(&body(
+        9,
+        "tools/call",
+        &[r#""progressToken":"q""#],
+        r#","name":"Greet.steps","arguments":{}"#,
+    ))
+    .await;
+    let progress = parse(&io.recv().await);
+    assert!(progress["params"].get("_meta").is_none(), "{progress}");
+    let _ = io.recv().await;
     // What the engine answers itself names it too.
     let level = body(
         7,

@@ -85,24 +85,32 @@ impl HostPolicy {
         }
     }
 
+    /// Checks a request's `Host` alone (a foreign or malformed one → 421), for what any origin
+    /// may read but a page must not be served under a host it does not answer for (the server
+    /// cards, which name their host in their URLs); returns the host, if sent.
+    pub(crate) fn check_host<'h>(
+        &self,
+        headers: &'h HeaderMap,
+    ) -> Result<Option<&'h str>, Rejection> {
+        match headers.get(header::HOST) {
+            None => Ok(None),
+            Some(h) => match h.to_str() {
+                Ok(h) if is_host(h) && self.allows(h) => Ok(Some(h)),
+                _ => Err(Rejection(
+                    StatusCode::MISDIRECTED_REQUEST,
+                    "Invalid Host header",
+                )),
+            },
+        }
+    }
+
     /// Checks a request's headers: a foreign or malformed `Host` → 421, a foreign `Origin` →
     /// 403. Returns the allowed origin, if the request had one (for CORS).
     pub(crate) fn check<'h>(
         &self,
         headers: &'h HeaderMap,
     ) -> Result<Option<&'h HeaderValue>, Rejection> {
-        let host = match headers.get(header::HOST) {
-            None => None,
-            Some(h) => match h.to_str() {
-                Ok(h) if is_host(h) && self.allows(h) => Some(h),
-                _ => {
-                    return Err(Rejection(
-                        StatusCode::MISDIRECTED_REQUEST,
-                        "Invalid Host header",
-                    ));
-                }
-            },
-        };
+        let host = self.check_host(headers)?;
         let Some(origin) = headers.get(header::ORIGIN) else {
             return Ok(None);
         };

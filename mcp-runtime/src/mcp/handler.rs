@@ -202,6 +202,24 @@ impl Answer {
     }
 }
 
+/// The notifier of a call whose request carried its language (SEP-2792): each notification it
+/// sends names the language in `params._meta`, as its answer does.
+struct Named {
+    inner: Arc<dyn crate::context::Notifier>,
+    lang: Arc<str>,
+}
+
+impl crate::context::Notifier for Named {
+    fn notify(&self, message: Vec<u8>) {
+        let message = super::language::stamp(&message, &self.lang).unwrap_or(message);
+        self.inner.notify(message);
+    }
+
+    fn close_stream(&self) -> bool {
+        self.inner.close_stream()
+    }
+}
+
 /// Names `lang` in a list page's answer (SEP-2792) without reading the page: a handshake-era
 /// page has no `_meta`, so one opens the result (the page stays shared); a 2026-07-28 page ends
 /// with its `_meta` stamp and the result's and response's closing (`}}}`), and the member goes
@@ -215,6 +233,7 @@ fn name_page(answer: &mut Answer, era: Era, page: &Bytes, lang: &str) {
     let (head, _) = answer.body.parts();
     let mut head = head.to_vec();
     if era.typed_results() {
+        debug_assert!(page.ends_with(b"}}}"), "a modern page ends with its stamp");
         let at = page.len().saturating_sub(3);
         head.extend_from_slice(&page[..at]);
         head.push(b',');
@@ -592,11 +611,17 @@ impl McpEndpoint {
         })
     }
 
-    /// Makes the language `msg` carries the call's; returns it for
-    /// [`Answer::name_language`].
+    /// Makes the language `msg` carries the call's, and the notifications it sends (progress,
+    /// logs) name it; returns it for [`Answer::name_language`].
     pub(crate) fn take_language(&self, msg: &Message, extras: &mut CallExtras) -> Option<Arc<str>> {
         let lang = self.carried_language(msg)?;
         extras.language = Some(lang.clone());
+        if let Some(inner) = extras.notifier.take() {
+            extras.notifier = Some(Arc::new(Named {
+                inner,
+                lang: lang.clone(),
+            }));
+        }
         Some(lang)
     }
 

@@ -21,20 +21,20 @@ pub(crate) const ACCEPT_LANGUAGE: &str = "io.modelcontextprotocol/acceptLanguage
 /// The answer's `_meta` key of the language it is written in.
 pub(crate) const CONTENT_LANGUAGE: &str = "io.modelcontextprotocol/contentLanguage";
 
-/// `body` (a JSON-RPC response) with `contentLanguage` in `result._meta`, or in
-/// `error.data._meta`; `None` when there is nowhere to put it (an error whose `data` is not an
-/// object, a `_meta` that is not one) or the answer names a language already.
+/// `body` (a JSON-RPC response or notification) with `contentLanguage` in `result._meta`,
+/// `error.data._meta` or `params._meta`; `None` when there is nowhere to put it (an error
+/// whose `data` is not an object, a `_meta` that is not one) or it names a language already.
 ///
 /// Written into the bytes where the member goes, not by rebuilding the answer: one scan of
 /// the answer, which keeps its members and their order as they were written.
 pub(crate) fn stamp(body: &[u8], lang: &str) -> Option<Vec<u8>> {
     let text = std::str::from_utf8(body).ok()?;
     let member = format!("\"{CONTENT_LANGUAGE}\":{}", serde_json::Value::from(lang));
-    let top = members(text, ["result", "error"])?;
+    let top = members(text, ["result", "error", "params"])?;
     let (at, insert) = match top.found {
-        [Some(result), _] => into_meta(text, result, &member)?,
-        [None, Some(error)] => {
-            let e = members(error.get(), ["data", ""])?;
+        [Some(result), _, _] | [None, None, Some(result)] => into_meta(text, result, &member)?,
+        [None, Some(error), _] => {
+            let e = members(error.get(), ["data", "", ""])?;
             match e.found[0] {
                 Some(data) => into_meta(text, data, &member)?,
                 None => (
@@ -43,7 +43,7 @@ pub(crate) fn stamp(body: &[u8], lang: &str) -> Option<Vec<u8>> {
                 ),
             }
         }
-        [None, None] => return None,
+        [None, None, None] => return None,
     };
     let mut out = Vec::with_capacity(body.len() + insert.len());
     out.extend_from_slice(&body[..at]);
@@ -56,14 +56,14 @@ pub(crate) fn stamp(body: &[u8], lang: &str) -> Option<Vec<u8>> {
 /// it has none); `None` when `object` or its `_meta` is not an object, or the `_meta` has
 /// the member already.
 fn into_meta(text: &str, object: &RawValue, member: &str) -> Option<(usize, String)> {
-    let o = members(object.get(), ["_meta", ""])?;
+    let o = members(object.get(), ["_meta", "", ""])?;
     Some(match o.found[0] {
         None => (
             end_of(text, object),
             format!("{}\"_meta\":{{{member}}}", comma(o.any)),
         ),
         Some(meta) => {
-            let m = members(meta.get(), [CONTENT_LANGUAGE, ""])?;
+            let m = members(meta.get(), [CONTENT_LANGUAGE, "", ""])?;
             if m.found[0].is_some() {
                 return None;
             }
@@ -84,14 +84,14 @@ fn end_of(text: &str, object: &RawValue) -> usize {
 /// What [`members`] found of an object.
 struct Found<'a> {
     /// The raw values of the names asked for.
-    found: [Option<&'a RawValue>; 2],
+    found: [Option<&'a RawValue>; 3],
     /// Whether the object has any member.
     any: bool,
 }
 
-/// The raw values of two members of the object `text` (slices of it); `None` when `text` is
-/// not an object.
-fn members<'a>(text: &'a str, names: [&str; 2]) -> Option<Found<'a>> {
+/// The raw values of up to three members of the object `text` (slices of it; an empty name
+/// is none); `None` when `text` is not an object.
+fn members<'a>(text: &'a str, names: [&str; 3]) -> Option<Found<'a>> {
     if !text.starts_with('{') {
         return None;
     }
@@ -99,7 +99,7 @@ fn members<'a>(text: &'a str, names: [&str; 2]) -> Option<Found<'a>> {
     Look(names).deserialize(&mut de).ok()
 }
 
-struct Look<'n>([&'n str; 2]);
+struct Look<'n>([&'n str; 3]);
 
 impl<'de> DeserializeSeed<'de> for Look<'_> {
     type Value = Found<'de>;
@@ -117,7 +117,7 @@ impl<'de> Visitor<'de> for Look<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Found<'de>, A::Error> {
         let mut found = Found {
-            found: [None, None],
+            found: [None, None, None],
             any: false,
         };
         while let Some(key) = m.next_key_seed(Key)? {
@@ -180,6 +180,17 @@ mod tests {
                 .unwrap(),
             format!(
                 r#"{{"jsonrpc":"2.0","id":1,"error":{{"code":1,"message":"m","data":{{"x":[],"_meta":{{{CL}}}}}}}}}"#
+            )
+        );
+    }
+
+    #[test]
+    fn a_notification_gets_it_in_its_params_meta() {
+        assert_eq!(
+            stamped(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1,"message":"Крок"}}"#)
+                .unwrap(),
+            format!(
+                r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":"p","progress":1,"message":"Крок","_meta":{{{CL}}}}}}}"#
             )
         );
     }

@@ -3,8 +3,9 @@
 //! `GET /.well-known/ai-catalog.json` (the AI Catalog). Public, read-only metadata: any origin may
 //! read them (`Access-Control-Allow-Origin: *`), a client may cache them for an hour, and they
 //! are in the language `Accept-Language` asks for (`Content-Language`, `Vary`). The only part
-//! of a request written into them is the checked `Host` (when no `public_url` is set) and the
-//! plain path prefix an outer router nests this one under.
+//! of a request written into them is its `Host` (when no `public_url` is set), which must be one
+//! the server answers for (421 otherwise, as on every route), and the plain path prefix an
+//! outer router nests this one under.
 
 use std::sync::Arc;
 
@@ -13,21 +14,25 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
+use crate::edge::policy::HostPolicy;
 use crate::mcp::card::{CARD_MEDIA_TYPE, Publisher};
 use crate::mcp::handler::McpEndpoint;
 
 /// What the card routes read.
 pub(super) struct Cards {
     site: Arc<super::site::Site>,
+    /// The hosts the server answers for: a card names its host in its URLs, so one asked for
+    /// under another host (a rebinding name, a forged `Host`) is refused, as on every route.
+    hosts: HostPolicy,
     /// Every MCP endpoint with its path, in the router's order.
     endpoints: Vec<(String, Arc<McpEndpoint>)>,
 }
 
 /// The routes: a card per MCP endpoint and the catalog of them all; none without MCP.
-pub(super) fn routes(site: &Arc<super::site::Site>) -> Router {
+pub(super) fn routes(site: &Arc<super::site::Site>, hosts: &HostPolicy) -> Router {
     let endpoints: Vec<(String, Arc<McpEndpoint>)> = site
         .mcp
         .iter()
@@ -44,6 +49,7 @@ pub(super) fn routes(site: &Arc<super::site::Site>) -> Router {
     }
     let cards = Arc::new(Cards {
         site: site.clone(),
+        hosts: hosts.clone(),
         endpoints,
     });
     router
@@ -69,6 +75,9 @@ fn lang<'a>(c: &'a Cards, headers: &HeaderMap) -> &'a str {
 
 /// `GET <endpoint>/server-card`.
 fn card(c: &Cards, i: usize, parts: &Parts) -> Response {
+    if let Err(refused) = c.hosts.check_host(&parts.headers) {
+        return refused.into_response();
+    }
     let Some((path, ep)) = c.endpoints.get(i) else {
         return answer(StatusCode::NOT_FOUND, "application/json", Vec::new(), None);
     };
@@ -96,6 +105,9 @@ async fn ai_catalog(State(c): State<Arc<Cards>>, parts: Parts) -> Response {
 }
 
 fn catalog(c: &Cards, parts: &Parts, path: &'static str) -> Response {
+    if let Err(refused) = c.hosts.check_host(&parts.headers) {
+        return refused.into_response();
+    }
     let base = base(c, parts);
     let publisher = Publisher::of(&base);
     let lang = lang(c, &parts.headers);

@@ -118,7 +118,7 @@ pub(crate) fn router(
         }
         router = router.route(&path, methods);
     }
-    router = router.merge(super::cards::routes(server));
+    router = router.merge(super::cards::routes(server, &policy.hosts));
     if let Some(health) = &server.health {
         router = router.merge(super::health::routes(health.clone()));
     }
