@@ -241,8 +241,9 @@ pub fn product_card_page(lang: Option<&str>) -> String {
 }
 
 /// The shopping skill: how an agent helps a customer with this catalog's tools
-/// (`skill://catalog/shopping/SKILL.md`, its files in `examples/skills/shopping`).
-#[mcp_skill(dir = "skills/shopping", prefix = "catalog", groups = [MCP])]
+/// (`skill://catalog/shopping/SKILL.md`, its files in `examples/skills/shopping`; in Ukrainian,
+/// its `SKILL.md` in `examples/skills/shopping.uk`).
+#[mcp_skill(dir = "skills/shopping", prefix = "catalog", groups = [MCP], languages = ["uk"])]
 pub struct Shopping;
 
 /// Recommend products for a need.

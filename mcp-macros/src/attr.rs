@@ -1500,10 +1500,13 @@ pub fn take_param(cx: &Ctxt, attrs: &mut Vec<Attribute>) -> (ParamArgs, String) 
 pub const MCP_SKILL_ATTR: &str = "mcp_skill";
 pub const DIR: &str = "dir";
 pub const PREFIX: &str = "prefix";
+pub const LANGUAGES: &str = "languages";
 
 pub const MCP_SKILL: Keys = Keys {
     attr: MCP_SKILL_ATTR,
-    keys: &[DIR, PREFIX, GROUPS, VERSION, REMOVED_IN, SCOPES, CRATE],
+    keys: &[
+        DIR, PREFIX, GROUPS, VERSION, REMOVED_IN, SCOPES, LANGUAGES, CRATE,
+    ],
 };
 
 /// The arguments of `#[mcp_skill]`.
@@ -1516,6 +1519,8 @@ pub struct SkillArgs {
     pub removed_in: Option<Spanned<u32>>,
     /// `scopes = [...]`: what a caller's identity must have to see and read the skill.
     pub scopes: Option<Spanned<Vec<LitStr>>>,
+    /// `languages = ["uk"]`: the skill's translations, each in `<dir>.<lang>`.
+    pub languages: Option<Spanned<Vec<LitStr>>>,
     pub krate: Option<Path>,
     /// The keys written, valid or not.
     pub seen: Vec<&'static str>,
@@ -1531,6 +1536,12 @@ pub fn parse_skill(cx: &Ctxt, tokens: TokenStream) -> SkillArgs {
             VERSION => args.version = Some(lit_u32(meta)?),
             REMOVED_IN => args.removed_in = Some(lit_u32(meta)?),
             SCOPES => args.scopes = Some(scopes(meta)?),
+            LANGUAGES => {
+                args.languages = Some(Spanned {
+                    value: string_lits(meta, "[\"uk\"]")?,
+                    span: syn::spanned::Spanned::span(&meta.path),
+                })
+            }
             CRATE => args.krate = Some(krate(meta)?),
             _ => unreachable!("a key of MCP_SKILL"),
         }

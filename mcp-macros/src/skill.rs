@@ -28,6 +28,8 @@ struct File {
 struct Skill {
     path: String,
     files: Vec<File>,
+    /// Per language, the files of `<dir>.<lang>`.
+    translations: Vec<(String, Vec<File>)>,
     groups: Vec<Path>,
     since: u32,
     removed_in: Option<u32>,
@@ -120,6 +122,7 @@ fn build(cx: &Ctxt, args: SkillArgs, tokens: &TokenStream) -> Option<Skill> {
         }
     };
     let (name, files) = read_dir(cx, dir)?;
+    let translations = translations(cx, args.languages.as_ref(), dir, &files);
     let path = match prefix {
         Some(p) => format!("{p}/{name}"),
         None => name,
@@ -127,6 +130,7 @@ fn build(cx: &Ctxt, args: SkillArgs, tokens: &TokenStream) -> Option<Skill> {
     Some(Skill {
         path,
         files,
+        translations,
         groups: args.groups.map(|g| g.value).unwrap_or_default(),
         since,
         removed_in: args.removed_in.map(|r| r.value),
@@ -140,6 +144,82 @@ fn build(cx: &Ctxt, args: SkillArgs, tokens: &TokenStream) -> Option<Skill> {
     })
 }
 
+/// `languages = ["uk", ...]`: each a lowercase language tag, once, whose directory `<dir>.<lang>`
+/// holds the skill's files in that language: its own `SKILL.md` and any of the skill's other
+/// files (one the skill does not have is an error: a translation replaces, it adds nothing).
+fn translations(
+    cx: &Ctxt,
+    languages: Option<&Spanned<Vec<syn::LitStr>>>,
+    dir: &Spanned<String>,
+    files: &[File],
+) -> Vec<(String, Vec<File>)> {
+    let Some(languages) = languages else {
+        return Vec::new();
+    };
+    if languages.value.is_empty() {
+        cx.syn_error(syn::Error::new(
+            languages.span,
+            "`languages = []` translates nothing: name at least one language, or leave \
+             `languages` out",
+        ));
+    }
+    let mut out: Vec<(String, Vec<File>)> = Vec::new();
+    for lit in &languages.value {
+        let lang = lit.value();
+        let tag = {
+            let mut subtags = lang.split('-');
+            let first = subtags.next().unwrap_or_default();
+            (1..=8).contains(&first.len())
+                && first.bytes().all(|b| b.is_ascii_lowercase())
+                && subtags.all(|s| {
+                    (1..=8).contains(&s.len())
+                        && s.bytes()
+                            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+                })
+        };
+        if !tag {
+            cx.syn_error(syn::Error::new(
+                lit.span(),
+                format!(
+                    "`{lang}` is not a language tag in lower case (`uk`, `pt-br`): the \
+                     translation's language, as the translation files name theirs"
+                ),
+            ));
+            continue;
+        }
+        if out.iter().any(|(l, _)| *l == lang) {
+            cx.syn_error(syn::Error::new(
+                lit.span(),
+                format!("language `{lang}` is listed twice"),
+            ));
+            continue;
+        }
+        let at = Spanned {
+            value: format!("{}.{lang}", dir.value),
+            span: lit.span(),
+        };
+        let Some(translated) = read_files(cx, &at) else {
+            continue;
+        };
+        if let Some(extra) = translated
+            .iter()
+            .find(|t| !files.iter().any(|f| f.rel == t.rel))
+        {
+            cx.syn_error(syn::Error::new(
+                lit.span(),
+                format!(
+                    "`{}/{}` is not a file of the skill: a translation holds the skill's own \
+                     files in its language (its `SKILL.md` and any others), and adds none",
+                    at.value, extra.rel
+                ),
+            ));
+            continue;
+        }
+        out.push((lang, translated));
+    }
+    out
+}
+
 /// Characters a URI path segment takes as they are (RFC 3986 `unreserved`): a skill's files
 /// are named in `skill://` URIs without any percent-encoding to agree on.
 fn uri_safe(b: u8) -> bool {
@@ -149,6 +229,30 @@ fn uri_safe(b: u8) -> bool {
 /// The skill's name (its directory's) and its files, sorted, or `None` after reporting why
 /// the directory is not a skill.
 fn read_dir(cx: &Ctxt, dir: &Spanned<String>) -> Option<(String, Vec<File>)> {
+    let root = std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(PathBuf::new, PathBuf::from);
+    let name = root
+        .join(&dir.value)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .to_owned();
+    let files = read_files(cx, dir)?;
+    if !is_valid_skill_name(&name) {
+        cx.syn_error(syn::Error::new(
+            dir.span,
+            format!(
+                "the directory's name `{name}` is the skill's name, which is 1 to 64 lowercase \
+                 letters, digits and single hyphens, not at either end (the Agent Skills rules)"
+            ),
+        ));
+        return None;
+    }
+    Some((name, files))
+}
+
+/// The files of a skill's directory (or of a translation's), sorted, within the limits every
+/// host accepts, or `None` after reporting why not.
+fn read_files(cx: &Ctxt, dir: &Spanned<String>) -> Option<Vec<File>> {
     let fail = |msg: String| {
         cx.syn_error(syn::Error::new(dir.span, msg));
         None
@@ -160,17 +264,6 @@ fn read_dir(cx: &Ctxt, dir: &Spanned<String>) -> Option<(String, Vec<File>)> {
             "`{}` is not a directory of the crate (paths are relative to the directory of its \
              Cargo.toml)",
             dir.value
-        ));
-    }
-    let name = abs
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or_default()
-        .to_owned();
-    if !is_valid_skill_name(&name) {
-        return fail(format!(
-            "the directory's name `{name}` is the skill's name, which is 1 to 64 lowercase \
-             letters, digits and single hyphens, not at either end (the Agent Skills rules)"
         ));
     }
     let mut files = Vec::new();
@@ -214,7 +307,7 @@ fn read_dir(cx: &Ctxt, dir: &Spanned<String>) -> Option<(String, Vec<File>)> {
             dir.value
         ));
     }
-    Some((name, files))
+    Some(files)
 }
 
 /// Every regular file under `dir`, its path relative to the skill's root; names starting with
@@ -287,11 +380,16 @@ fn record(s: &Skill, item: &ItemStruct) -> TokenStream {
     let rt = quote!(#krate::__private);
     let ident = &item.ident;
     let path = &s.path;
-    let files = s.files.iter().map(|f| {
+    let file = |f: &File| {
         let rel = &f.rel;
         let abs = f.abs.to_string_lossy();
         let mime = mime_type(rel);
         quote!(#rt::SkillFile { path: #rel, mime_type: #mime, bytes: ::core::include_bytes!(#abs) })
+    };
+    let files = s.files.iter().map(file);
+    let translations = s.translations.iter().map(|(lang, files)| {
+        let files = files.iter().map(file);
+        quote!(#rt::SkillTranslation { lang: #lang, files: &[#(#files),*] })
     });
     let groups = &s.groups;
     let scopes = &s.scopes;
@@ -311,6 +409,7 @@ fn record(s: &Skill, item: &ItemStruct) -> TokenStream {
                     since: #since,
                     removed_in: #removed_in,
                     scopes: &[#(#scopes),*],
+                    translations: &[#(#translations),*],
                     location: #rt::SourceLocation {
                         file: ::core::file!(),
                         line: ::core::line!(),
@@ -358,6 +457,61 @@ mod tests {
             }
             Err(e) => Err(e.into_iter().map(|e| e.to_string()).collect()),
         }
+    }
+
+    #[test]
+    fn translations_are_lowercase_tags_once_each_holding_only_the_skill_s_files() {
+        let dir = skill_dir(
+            "shopping",
+            &[("SKILL.md", "---\nname: shopping\n---\n"), ("a.md", "a")],
+        );
+        let base = dir.parent().expect("a parent").to_path_buf();
+        for (rel, content) in [
+            ("shopping.uk/SKILL.md", "---\nname: shopping\n---\nУкр"),
+            ("shopping.fr/SKILL.md", "---\nname: shopping\n---\n"),
+            ("shopping.fr/extra.md", "x"),
+        ] {
+            let path = base.join(rel);
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+            std::fs::write(path, content).expect("write");
+        }
+        let cx = Ctxt::new();
+        let spanned = Spanned {
+            value: dir.display().to_string(),
+            span: Span::call_site(),
+        };
+        let (_, files) = read_dir(&cx, &spanned).expect("the skill");
+        let lit = |s: &str| syn::LitStr::new(s, Span::call_site());
+        let languages = Spanned {
+            value: vec![lit("uk"), lit("UK"), lit("uk"), lit("fr"), lit("de")],
+            span: Span::call_site(),
+        };
+        let got = translations(&cx, Some(&languages), &spanned, &files);
+        let errors: Vec<String> = cx
+            .check()
+            .expect_err("errors")
+            .into_iter()
+            .map(|e| e.to_string())
+            .collect();
+        let _ = std::fs::remove_dir_all(&base);
+        let kept: Vec<(&str, Vec<&str>)> = got
+            .iter()
+            .map(|(l, f)| (l.as_str(), f.iter().map(|f| f.rel.as_str()).collect()))
+            .collect();
+        assert_eq!(kept, [("uk", vec!["SKILL.md"])]);
+        assert_eq!(errors.len(), 4, "{errors:?}");
+        assert!(errors[0].starts_with("`UK` is not a language tag in lower case"));
+        assert_eq!(errors[1], "language `uk` is listed twice");
+        assert!(
+            errors[2].ends_with("shopping.fr/extra.md` is not a file of the skill: a translation holds the skill's own files in its language (its `SKILL.md` and any others), and adds none"),
+            "{}",
+            errors[2]
+        );
+        assert!(
+            errors[3].contains("shopping.de` is not a directory of the crate"),
+            "{}",
+            errors[3]
+        );
     }
 
     #[test]

@@ -484,18 +484,15 @@ impl Catalog {
             .ok()
             .map(|i| &self.skills[i])
     }
-    /// A file of one of the skills, by its URI, and its skill.
-    pub(crate) fn skill_file(
-        &self,
-        uri: &str,
-    ) -> Option<(&Arc<SkillInfo>, &crate::skill::ServedFile)> {
+    /// A file of one of the skills, by its URI: its skill and its place among the skill's
+    /// files (the same in every language, [`SkillInfo::variant`]).
+    pub(crate) fn skill_file(&self, uri: &str) -> Option<(&Arc<SkillInfo>, usize)> {
         let i = self
             .skill_files
             .binary_search_by(|(u, _, _)| u.as_str().cmp(uri))
             .ok()?;
         let (_, skill, file) = self.skill_files[i];
-        let skill = &self.skills[skill];
-        Some((skill, skill.files.get(file)?))
+        Some((&self.skills[skill], file))
     }
     /// A resource template by its template text.
     pub fn template(&self, template: &str) -> Option<&Arc<ResourceInfo>> {

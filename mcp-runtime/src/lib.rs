@@ -161,7 +161,7 @@ pub mod __private {
     pub use crate::record::{
         APP_MIME_TYPE, Annotations, AppPermission, AppUi, CompletionDef, Handler, Icon, MethodDef,
         ParamDef, ParamKind, Params, PromptDef, ResourceDef, Role, SkillDef, SkillFile,
-        SourceLocation, TaskSupport, ToolAnnotations, ToolApp,
+        SkillTranslation, SourceLocation, TaskSupport, ToolAnnotations, ToolApp,
     };
 
     /// The methods of a `JsonSchema` impl, as function pointers: what the prelude's

@@ -282,6 +282,9 @@ pub struct SkillDef {
     /// The scopes a caller's identity must all have to see the skill listed and read it
     /// (`#[mcp_skill(scopes = [...])]`); empty: every caller of its group.
     pub scopes: &'static [&'static str],
+    /// Its translations (`#[mcp_skill(languages = [...])]`): per language, the files that
+    /// replace the skill's own in that language (its `SKILL.md` among them).
+    pub translations: &'static [SkillTranslation],
     /// Where it is declared.
     pub location: SourceLocation,
 }
@@ -302,6 +305,15 @@ pub struct SkillFile {
     pub mime_type: &'static str,
     /// Its content.
     pub bytes: &'static [u8],
+}
+
+/// A skill's files in one language: what replaces its own files for a request in `lang`.
+#[derive(Debug, Clone, Copy)]
+pub struct SkillTranslation {
+    /// The language (a language tag, `uk`).
+    pub lang: &'static str,
+    /// The translated files (a subset of the skill's paths, `SKILL.md` among them).
+    pub files: &'static [SkillFile],
 }
 
 inventory::collect!(SkillDef);

@@ -391,7 +391,10 @@ fn skill_files(
     let mut files: Vec<(String, usize, usize)> = skills
         .iter()
         .enumerate()
-        .flat_map(|(i, s)| (0..s.files.len()).map(move |j| (s.files[j].uri.clone(), i, j)))
+        .flat_map(|(i, s)| {
+            let files = s.files();
+            (0..files.len()).map(move |j| (files[j].uri.clone(), i, j))
+        })
         .collect();
     files.sort();
     let mut duplicate = |uri: &str, first, second| {
@@ -500,6 +503,7 @@ mod tests {
             since: 1,
             removed_in: None,
             scopes: &["orders:audit"],
+            translations: &[],
             location: crate::record::SourceLocation {
                 file: "skills.rs",
                 line: 3,
@@ -515,6 +519,74 @@ mod tests {
                  is not protected (`ApiGroup::protected()`): no caller there has scopes, so \
                  nobody could read it"
             ]
+        );
+    }
+
+    #[test]
+    fn a_skill_s_translations_are_its_languages_and_the_server_s() {
+        const MD: &[u8] = b"---\nname: audit\ndescription: Audits.\n---\n";
+        const MD_FR: &[u8] = b"---\nname: audit\ndescription: Audite.\n---\n";
+        static FILES: [crate::record::SkillFile; 1] = [crate::record::SkillFile {
+            path: "SKILL.md",
+            mime_type: "text/markdown",
+            bytes: MD,
+        }];
+        static FR: [crate::record::SkillFile; 1] = [crate::record::SkillFile {
+            path: "SKILL.md",
+            mime_type: "text/markdown",
+            bytes: MD_FR,
+        }];
+        static EXTRA: [crate::record::SkillFile; 1] = [crate::record::SkillFile {
+            path: "more.md",
+            mime_type: "text/markdown",
+            bytes: b"more",
+        }];
+        const AT: crate::record::SourceLocation = crate::record::SourceLocation {
+            file: "skills.rs",
+            line: 3,
+            rust_path: "skills::Audit",
+        };
+        static SKILL: crate::record::SkillDef = crate::record::SkillDef {
+            path: "audit",
+            files: &FILES,
+            groups: &[crate::ApiGroup::mcp("g")],
+            since: 1,
+            removed_in: None,
+            scopes: &[],
+            translations: &[crate::record::SkillTranslation {
+                lang: "FR",
+                files: &FR,
+            }],
+            location: AT,
+        };
+        let registry = Registry::build_all([&GOOD], [], [], [&SKILL]).unwrap();
+        let skill = &registry.catalog("g", 1).unwrap().skills()[0];
+        assert_eq!(skill.languages().collect::<Vec<_>>(), ["fr"]);
+        assert_eq!(skill.description(), "Audits.");
+        let fr = skill.variant(Some("fr"));
+        assert!(String::from_utf8_lossy(&fr.entry).contains("Audite."));
+        assert!(String::from_utf8_lossy(&skill.variant(Some("de")).entry).contains("Audits."));
+        let t = crate::i18n::Translations::new(
+            "en",
+            Vec::new(),
+            &registry,
+            crate::i18n::Strictness::Error,
+        )
+        .unwrap();
+        assert_eq!(t.languages(), ["en", "fr"]);
+        // A translation adds no file the skill does not have.
+        static ADDS: crate::record::SkillDef = crate::record::SkillDef {
+            translations: &[crate::record::SkillTranslation {
+                lang: "fr",
+                files: &EXTRA,
+            }],
+            ..SKILL
+        };
+        let errors = Registry::build_all([&GOOD], [], [], [&ADDS]).unwrap_err();
+        assert_eq!(
+            errors[0].to_string(),
+            "skill `audit` at skills::Audit (skills.rs:3): its `fr` translation: `more.md` is \
+             not a file of the skill (a translation replaces the skill's files, it adds none)"
         );
     }
 

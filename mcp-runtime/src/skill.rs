@@ -43,30 +43,35 @@ pub struct SkillInfo {
     pub def: &'static SkillDef,
     uri: String,
     name: String,
-    description: String,
-    /// Its files, sorted by URI.
+    /// In the default language (the files of its directory).
+    default: Variant,
+    /// Per translated language (lower case, sorted): the same files, a translation's in place
+    /// of those it translates.
+    translations: Vec<(String, Variant)>,
+}
+
+/// A skill in one language, what requests in that language read.
+#[derive(Debug)]
+pub(crate) struct Variant {
+    /// Its files, sorted by URI: the same URIs, in the same order, in every language.
     pub(crate) files: Vec<ServedFile>,
     /// The `Skill` object of `skills/list` and `skills/get`, as JSON.
     pub(crate) entry: Vec<u8>,
     /// The `resources/list` entry of its `SKILL.md` (name and description from the
     /// frontmatter, as SEP-2640 says), as JSON.
     pub(crate) resource_entry: Vec<u8>,
+    description: String,
 }
 
-impl SkillInfo {
-    /// Reads a skill's record: its frontmatter, names, digests; `Err` says which rule it
-    /// breaks (the registry reports it as a `CatalogError::BadSkill`; the macro checks what it
-    /// can when it expands, the frontmatter is read here).
-    pub(crate) fn new(def: &'static SkillDef) -> Result<Self, String> {
-        let name = def.path.rsplit('/').next().unwrap_or_default();
-        if !is_valid_skill_name(name) {
-            return Err(format!(
-                "`{name}` is not a skill name (1 to 64 lowercase letters, digits and single \
-                 hyphens, not at either end)"
-            ));
-        }
-        let skill_md = def
-            .files
+impl Variant {
+    /// A skill named `name` made of `files`: its frontmatter checked, its entries written.
+    fn new(
+        root: &str,
+        uri: &str,
+        name: &str,
+        files: Vec<&'static SkillFile>,
+    ) -> Result<Self, String> {
+        let skill_md = files
             .iter()
             .find(|f| f.path == SKILL_MD)
             .ok_or_else(|| format!("a skill has a `{SKILL_MD}` at its root"))?;
@@ -84,10 +89,8 @@ impl SkillInfo {
         if field("description").trim().is_empty() {
             return Err("the frontmatter has no `description`".to_owned());
         }
-        let root = format!("skill://{}", def.path);
-        let mut files: Vec<ServedFile> = def
-            .files
-            .iter()
+        let mut files: Vec<ServedFile> = files
+            .into_iter()
             .map(|file| ServedFile {
                 uri: format!("{root}/{}", file.path),
                 file,
@@ -98,7 +101,6 @@ impl SkillInfo {
         if let Some(pair) = files.windows(2).find(|p| p[0].uri == p[1].uri) {
             return Err(format!("`{}` is listed twice", pair[0].file.path));
         }
-        let uri = format!("{root}/{SKILL_MD}");
         let resources: Vec<Value> = files
             .iter()
             .map(|f| {
@@ -109,9 +111,9 @@ impl SkillInfo {
                 Value::Object(r)
             })
             .collect();
+        let description = field("description").to_owned();
         let mut entry = Map::new();
-        entry.insert("uri".into(), uri.clone().into());
-        let (name, description) = (field("name").to_owned(), field("description").to_owned());
+        entry.insert("uri".into(), uri.into());
         entry.insert("frontmatter".into(), Value::Object(frontmatter));
         entry.insert("resources".into(), Value::Array(resources));
         let entry = serde_json::to_vec(&entry).map_err(|e| e.to_string())?;
@@ -120,21 +122,91 @@ impl SkillInfo {
             .find(|f| f.uri == uri)
             .map_or(0, |f| f.file.bytes.len());
         let mut r = Map::new();
-        r.insert("uri".into(), uri.clone().into());
-        r.insert("name".into(), name.clone().into());
+        r.insert("uri".into(), uri.into());
+        r.insert("name".into(), name.into());
         r.insert("description".into(), description.clone().into());
         r.insert("mimeType".into(), "text/markdown".into());
         r.insert("size".into(), md_size.into());
         let resource_entry = serde_json::to_vec(&r).map_err(|e| e.to_string())?;
         Ok(Self {
-            def,
-            uri,
-            name,
-            description,
             files,
             entry,
             resource_entry,
+            description,
         })
+    }
+}
+
+impl SkillInfo {
+    /// Reads a skill's record: its frontmatter, names, digests, in its default language and in
+    /// each translation; `Err` says which rule it breaks (the registry reports it as a
+    /// `CatalogError::BadSkill`; the macro checks what it can when it expands, the frontmatter
+    /// is read here).
+    pub(crate) fn new(def: &'static SkillDef) -> Result<Self, String> {
+        let name = def.path.rsplit('/').next().unwrap_or_default();
+        if !is_valid_skill_name(name) {
+            return Err(format!(
+                "`{name}` is not a skill name (1 to 64 lowercase letters, digits and single \
+                 hyphens, not at either end)"
+            ));
+        }
+        let root = format!("skill://{}", def.path);
+        let uri = format!("{root}/{SKILL_MD}");
+        let default = Variant::new(&root, &uri, name, def.files.iter().collect())?;
+        let mut translations: Vec<(String, Variant)> = Vec::new();
+        for t in def.translations {
+            let lang = t.lang.to_ascii_lowercase();
+            let of = |e: String| format!("its `{lang}` translation: {e}");
+            if let Some(extra) = t
+                .files
+                .iter()
+                .find(|f| !def.files.iter().any(|d| d.path == f.path))
+            {
+                return Err(of(format!(
+                    "`{}` is not a file of the skill (a translation replaces the skill's files, \
+                     it adds none)",
+                    extra.path
+                )));
+            }
+            if !t.files.iter().any(|f| f.path == SKILL_MD) {
+                return Err(of(format!("a translation has its own `{SKILL_MD}`")));
+            }
+            // Each file in the language where it is translated, else as the skill has it.
+            let files = def
+                .files
+                .iter()
+                .map(|d| t.files.iter().find(|f| f.path == d.path).unwrap_or(d))
+                .collect();
+            let variant = Variant::new(&root, &uri, name, files).map_err(of)?;
+            if translations.iter().any(|(l, _)| *l == lang) {
+                return Err(of("given twice".to_owned()));
+            }
+            translations.push((lang, variant));
+        }
+        translations.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(Self {
+            def,
+            uri,
+            name: name.to_owned(),
+            default,
+            translations,
+        })
+    }
+
+    /// The skill in `lang` (the negotiated language): its translation, else its default.
+    pub(crate) fn variant(&self, lang: Option<&str>) -> &Variant {
+        lang.and_then(|l| self.translations.iter().find(|(t, _)| t == l))
+            .map_or(&self.default, |(_, v)| v)
+    }
+
+    /// The languages it is translated into (lower case, sorted).
+    pub fn languages(&self) -> impl Iterator<Item = &str> {
+        self.translations.iter().map(|(l, _)| l.as_str())
+    }
+
+    /// Its files in its default language, sorted by URI (every language has the same URIs).
+    pub(crate) fn files(&self) -> &[ServedFile] {
+        &self.default.files
     }
 
     /// The URI of its `SKILL.md`, which names the skill.
@@ -147,9 +219,9 @@ impl SkillInfo {
         &self.name
     }
 
-    /// Its description (the frontmatter's).
+    /// Its description (the frontmatter's, in its default language).
     pub fn description(&self) -> &str {
-        &self.description
+        &self.default.description
     }
 }
 
@@ -293,6 +365,7 @@ mod tests {
             since: 1,
             removed_in: None,
             scopes: &[],
+            translations: &[],
             location: AT,
         }))
     }
@@ -318,7 +391,7 @@ mod tests {
         let s = SkillInfo::new(skill("acme/shop", &FILES)).unwrap();
         assert_eq!(s.uri(), "skill://acme/shop/SKILL.md");
         assert_eq!((s.name(), s.description()), ("shop", "Buy."));
-        let entry: Value = serde_json::from_slice(&s.entry).unwrap();
+        let entry: Value = serde_json::from_slice(&s.variant(None).entry).unwrap();
         assert_eq!(
             entry,
             json!({
@@ -332,10 +405,10 @@ mod tests {
         );
         // Text is sent as text, anything else as a blob.
         assert_eq!(
-            s.files[0].text,
+            s.files()[0].text,
             Some("---\nname: shop\ndescription: Buy.\n---\n# Shop\n")
         );
-        assert_eq!(s.files[1].text, None);
+        assert_eq!(s.files()[1].text, None);
     }
 
     #[test]

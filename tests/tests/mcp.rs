@@ -2817,6 +2817,68 @@ async fn skills_are_listed_got_and_read_on_both_eras() {
     io.close().await;
 }
 
+const SKILL_MD_UK: &str = include_str!("../../examples/skills/shopping.uk/SKILL.md");
+
+#[tokio::test]
+async fn a_translated_skill_is_listed_got_and_read_in_the_request_s_language() {
+    let url = format!("{}/mcp/mcp/v1", example().await);
+    let uri = "skill://catalog/shopping/SKILL.md";
+    let description = "Допомогти покупцеві знайти, порівняти й купити товари цього каталогу, викликаючи його інструменти в правильному порядку.";
+    // The Ukrainian entry: its frontmatter, and the digests of the files a request in
+    // Ukrainian reads (its own `SKILL.md`, the untranslated `sizes.md` as it is).
+    let mut uk = shopping_skill();
+    uk["frontmatter"]["description"] = json!(description);
+    uk["resources"][0]["digest"] = json!(sha256(SKILL_MD_UK));
+    uk["resources"][0]["size"] = json!(SKILL_MD_UK.len());
+    let req = |id: i64, method: &str, params: Value| json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    let in_uk = [("accept-language", "uk")];
+    let (_, h, body) = post_json(&url, &in_uk, &req(1, "skills/list", json!({}))).await;
+    assert_eq!(body, ok(json!(1), json!({"skills": [uk.clone()]})));
+    assert_eq!(h["content-language"], "uk");
+    let (_, _, body) = post_json(&url, &in_uk, &req(2, "skills/get", json!({"uri": uri}))).await;
+    assert_eq!(body, ok(json!(2), json!({"skill": uk.clone()})));
+    let (_, _, body) =
+        post_json(&url, &in_uk, &req(3, "resources/read", json!({"uri": uri}))).await;
+    assert_eq!(
+        body["result"]["contents"],
+        json!([{"uri": uri, "mimeType": "text/markdown", "text": SKILL_MD_UK}])
+    );
+    let sizes = "skill://catalog/shopping/references/sizes.md";
+    let (_, _, body) = post_json(
+        &url,
+        &in_uk,
+        &req(4, "resources/read", json!({"uri": sizes})),
+    )
+    .await;
+    assert_eq!(body["result"]["contents"][0]["text"], SKILL_SIZES);
+    let (_, _, body) = post_json(&url, &in_uk, &req(5, "resources/list", json!({}))).await;
+    let mut resource = shopping_skill_resource();
+    resource["description"] = json!(description);
+    resource["size"] = json!(SKILL_MD_UK.len());
+    assert_eq!(body["result"]["resources"][1], resource);
+    // The same through the request's `_meta` language (SEP-2792), on 2026-07-28.
+    let carried = json!({"uri": uri, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/acceptLanguage": "uk-UA"
+    }});
+    let (_, _, body) = post_json(
+        &url,
+        &modern_headers("skills/get", None),
+        &json!({"jsonrpc": "2.0", "id": 6, "method": "skills/get", "params": carried}),
+    )
+    .await;
+    assert_eq!(body["result"]["skill"], uk, "{body}");
+    assert_eq!(
+        body["result"]["_meta"]["io.modelcontextprotocol/contentLanguage"],
+        "uk"
+    );
+    // Another language the server lacks: the skill as written.
+    let in_de = [("accept-language", "de")];
+    let (_, _, body) = post_json(&url, &in_de, &req(7, "skills/get", json!({"uri": uri}))).await;
+    assert_eq!(body, ok(json!(7), json!({"skill": shopping_skill()})));
+}
+
 #[tokio::test]
 async fn a_uri_that_names_no_skill_is_invalid_params() {
     let url = format!("{}/mcp/mcp/v1", example().await);

@@ -97,6 +97,14 @@ impl Translations {
         let mut index: BTreeMap<(Option<String>, String), BTreeMap<String, Texts>> =
             BTreeMap::new();
         let mut langs: BTreeSet<String> = BTreeSet::from([default_lang.to_ascii_lowercase()]);
+        // A skill translated into a language makes it one of the server's: a request may ask
+        // for it, and the lists are built in it.
+        langs.extend(
+            registry
+                .catalogs()
+                .flat_map(|c| c.skills().iter())
+                .flat_map(|s| s.languages().map(str::to_owned)),
+        );
         for f in files {
             if let Some(g) = &f.group
                 && !registry.groups().iter().any(|x| x.name() == g)

@@ -331,7 +331,7 @@ impl Lists {
             resources: list("resources", &resources),
             templates: list("resourceTemplates", &templates),
             prompts: list("prompts", &prompts),
-            skills: list("skills", &super::items::skills(catalog, visible)),
+            skills: list("skills", &super::items::skills(catalog, lang, visible)),
         }
     }
 }
@@ -1060,7 +1060,7 @@ impl McpEndpoint {
                 self.list(&msg, era, &extras, |l| &l.skills)
             }
             (None, "skills/get") if self.serves.skills => {
-                self.skills_get(id, msg.params.as_ref(), era, extras.identity.as_deref())
+                self.skills_get(id, msg.params.as_ref(), era, &extras)
             }
             (_, m) => self.method_not_found(id, era, m),
         }

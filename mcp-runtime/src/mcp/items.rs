@@ -192,7 +192,7 @@ pub(crate) fn list_items(
                 .skills()
                 .iter()
                 .filter(|s| visible(s.def.scopes))
-                .map(|s| (s.uri(), s.resource_entry.clone())),
+                .map(|s| (s.uri(), s.variant(Some(lang)).resource_entry.clone())),
         );
         resources.sort_by(|a, b| a.0.cmp(b.0));
     }
@@ -219,13 +219,17 @@ pub(crate) fn list_items(
     ]
 }
 
-/// The `skills/list` entries of a catalog whose scopes `visible` admits, in URI order (each
-/// written once by its `SkillInfo`).
-pub(crate) fn skills(catalog: &crate::Catalog, visible: &dyn Fn(&[&str]) -> bool) -> Vec<Vec<u8>> {
+/// The `skills/list` entries in `lang` of a catalog's skills whose scopes `visible` admits, in
+/// URI order (each written once by its `SkillInfo`).
+pub(crate) fn skills(
+    catalog: &crate::Catalog,
+    lang: &str,
+    visible: &dyn Fn(&[&str]) -> bool,
+) -> Vec<Vec<u8>> {
     catalog
         .skills()
         .iter()
         .filter(|s| visible(s.def.scopes))
-        .map(|s| s.entry.clone())
+        .map(|s| s.variant(Some(lang)).entry.clone())
         .collect()
 }

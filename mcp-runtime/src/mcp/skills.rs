@@ -35,7 +35,7 @@ impl McpEndpoint {
         id: Option<&Value>,
         params: Option<&Value>,
         era: Era,
-        identity: Option<&crate::Identity>,
+        extras: &crate::context::CallExtras,
     ) -> Answer {
         let uri = params.and_then(|p| p.get("uri")).and_then(Value::as_str);
         let uri = match bounded_uri(self, id, era, uri) {
@@ -46,12 +46,14 @@ impl McpEndpoint {
             let message = format!("No skill is served at {}", shown(uri));
             return self.error(id, era, codes::INVALID_PARAMS, &message, None);
         };
-        if let Some((refused, _)) = self.skill_refusal(id, skill, identity) {
+        if let Some((refused, _)) = self.skill_refusal(id, skill, extras.identity.as_deref()) {
             return refused;
         }
-        let mut members = Vec::with_capacity(skill.entry.len() + 64);
+        let lang = self.language(extras.language.as_deref());
+        let entry = &skill.variant(Some(lang)).entry;
+        let mut members = Vec::with_capacity(entry.len() + 64);
         members.extend_from_slice(b"\"skill\":");
-        members.extend_from_slice(&skill.entry);
+        members.extend_from_slice(entry);
         self.skill_hints(era, &mut members);
         self.ok(id, era, &members)
     }

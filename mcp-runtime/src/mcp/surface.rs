@@ -182,7 +182,10 @@ impl McpEndpoint {
             if let Some((refused, _)) = self.skill_refusal(id, skill, extras.identity.as_deref()) {
                 return refused;
             }
-            return self.skill_read(id, era, file);
+            let lang = self.language(extras.language.as_deref());
+            if let Some(file) = skill.variant(Some(lang)).files.get(file) {
+                return self.skill_read(id, era, file);
+            }
         }
         let Some((r, vars)) = self.catalog.resolve(uri) else {
             return self.resource_not_found(id, era, uri);
