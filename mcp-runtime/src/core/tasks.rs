@@ -109,6 +109,10 @@ pub(crate) struct Work {
     /// taken over asks through the task, as the first run did once it was one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub caps: Option<Value>,
+    /// The language the call was answered in (its `Accept-Language` or `_meta` language): a run
+    /// taken over answers in it too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
     /// The answers its client gave before the call became a task (2026-07-28 rounds): a run
     /// taken over is given them again with those it gave the task since.
     #[serde(default, skip_serializing_if = "Map::is_empty")]
@@ -913,6 +917,7 @@ impl Tasks {
                 .clone()
                 .map(|(subject, scopes)| Arc::new(crate::context::Identity::new(subject, scopes))),
             attempt: work.attempt,
+            language: work.language.as_deref().map(Arc::from),
             trace: work
                 .trace
                 .as_ref()
@@ -1690,6 +1695,7 @@ mod tests {
             callback: None,
             trace: None,
             caps: None,
+            language: None,
             given: Map::new(),
             entry: "1-0".into(),
             attempt: 2,
@@ -1724,6 +1730,7 @@ mod tests {
         let a = &created[0];
         let work = Work {
             caller: Some(flood.to_string()),
+            language: Some("uk".into()),
             ..taken_over(&orphan.id, "2025-11-25")
         };
         // The caller runs its share here already: its stopped instance's task waits, and its
@@ -1739,6 +1746,11 @@ mod tests {
         t.finish(&a.id, TaskOutcome::Result(json!(1)));
         assert!(t.has_room(Some(&flood)));
         let extras = t.adopt(&work).await.unwrap();
+        assert_eq!(
+            extras.language.as_deref(),
+            Some("uk"),
+            "the first run's language"
+        );
         assert_eq!((extras.attempt, extras.caller), (2, Some(flood.clone())));
         assert_eq!(t.list().len(), 3);
         // And it is counted: the caller's share is full again.

@@ -249,6 +249,7 @@ pub(crate) async fn start(
         let identity = identity.map(|i| (i.subject.clone(), i.scopes.clone()));
         move |task: &str| crate::core::tasks::Work {
             caps: None,
+            language: None,
             given: serde_json::Map::new(),
             task: task.to_owned(),
             group: catalog.group().name().to_owned(),

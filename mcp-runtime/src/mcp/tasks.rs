@@ -40,6 +40,7 @@ impl McpEndpoint {
         let params = msg.params.clone().unwrap_or(Value::Null);
         let owner = owner.to_owned();
         let caller = extras.caller.as_ref().map(ToString::to_string);
+        let language = extras.language.as_deref().map(str::to_owned);
         let identity = extras
             .identity
             .as_ref()
@@ -66,6 +67,7 @@ impl McpEndpoint {
             callback: None,
             trace,
             caps,
+            language,
             given,
             entry: String::new(),
             attempt: 1,

@@ -769,52 +769,48 @@ async fn batch<'b>(
         return reject();
     };
     let depth = ep.limits.depth;
-    // Read first: the languages the items carry (SEP-2792) make the response's
-    // `Content-Language`, every one of them in the order first met.
-    let mut languages: Vec<Arc<str>> = Vec::new();
-    let read: Vec<Option<Result<Message, write::AnswerBody>>> = items
-        .into_iter()
-        .map(|item| {
-            let call = match item {
-                Ok(Incoming::Call(call)) if call.id.is_some() => call,
-                Ok(_) => return None,
-                Err(inv) => {
-                    let id = read::id_value(inv.id);
-                    let e = inv.error;
-                    return Some(Err(
-                        error_body(id.as_ref(), e.code(), e.message(), None).into()
-                    ));
-                }
-            };
-            Some(match Message::from_call(call, depth) {
-                Ok(m) if Kind::of(&m.method) == Kind::Initialize => Err(error_body(
+    // The languages the items are answered in (SEP-2792: each may carry its own) make the
+    // response's `Content-Language`. Each item is read when its turn comes, as before: a batch
+    // never holds more parsed items than it runs at once.
+    let languages: std::sync::Mutex<Vec<Arc<str>>> = std::sync::Mutex::default();
+    let (answering, languages_of) = (&*caller, &languages);
+    let calls = items.into_iter().map(|item| async move {
+        let call = match item {
+            Ok(Incoming::Call(call)) if call.id.is_some() => call,
+            Ok(_) => return None,
+            Err(inv) => {
+                let id = read::id_value(inv.id);
+                let e = inv.error;
+                return Some(error_body(id.as_ref(), e.code(), e.message(), None).into());
+            }
+        };
+        match Message::from_call(call, depth) {
+            Ok(m) if Kind::of(&m.method) == Kind::Initialize => Some(
+                error_body(
                     m.id.as_ref(),
                     codes::INVALID_REQUEST,
                     "Invalid Request: initialize cannot be batched",
                     None,
                 )
-                .into()),
-                Ok(m) => match crate::mcp::headers::check_language(ep, &m, &HeaderView(headers)) {
-                    Err(answer) => Err(answer.body),
-                    Ok(()) => {
-                        let lang = ep
-                            .carried_language(&m)
-                            .unwrap_or_else(|| caller.lang.clone());
-                        if !languages.contains(&lang) {
-                            languages.push(lang);
-                        }
-                        Ok(m)
-                    }
-                },
-                Err((id, e)) => Err(error_body(id.as_ref(), e.code(), e.message(), None).into()),
-            })
-        })
-        .collect();
-    let answering = &*caller;
-    let calls = read.into_iter().map(|item| async move {
-        match item? {
-            Ok(m) => Some(ep.handle(m, era, answering.extras()).await.body),
-            Err(body) => Some(body),
+                .into(),
+            ),
+            Ok(m) => {
+                if let Err(answer) =
+                    crate::mcp::headers::check_language(ep, &m, &HeaderView(headers))
+                {
+                    return Some(answer.body);
+                }
+                let lang = ep
+                    .carried_language(&m)
+                    .unwrap_or_else(|| answering.lang.clone());
+                if let Ok(mut seen) = languages_of.lock()
+                    && !seen.contains(&lang)
+                {
+                    seen.push(lang);
+                }
+                Some(ep.handle(m, era, answering.extras()).await.body)
+            }
+            Err((id, e)) => Some(error_body(id.as_ref(), e.code(), e.message(), None).into()),
         }
     });
     let frames = crate::edge::batch::run(
@@ -823,6 +819,7 @@ async fn batch<'b>(
         caller.trace.as_ref(),
     )
     .await;
+    let languages = languages.into_inner().unwrap_or_default();
     if languages.len() > 1 || languages.first().is_some_and(|l| *l != caller.lang) {
         caller.lang = Arc::from(languages.join(", "));
     }
