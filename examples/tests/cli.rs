@@ -177,6 +177,31 @@ async fn card_prints_exactly_the_bytes_of_get() {
 }
 
 #[test]
+fn card_registry_prints_the_registry_s_server_json() {
+    let printed = run(&[
+        "card",
+        "--group",
+        "mcp",
+        "--url",
+        "https://shop.example.com",
+        "--registry",
+    ]);
+    assert!(printed.status.success(), "{}", stdout(&printed));
+    let doc: Value = serde_json::from_slice(&printed.stdout).expect("JSON");
+    assert_eq!(
+        doc,
+        serde_json::json!({
+            "$schema": "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json",
+            "name": "com.example.shop/catalog.mcp.v1",
+            "version": "0.1.0",
+            "title": "Catalog shop",
+            "description": "Search the product catalog, show a product, pay an order.",
+            "remotes": [{"type": "streamable-http", "url": "https://shop.example.com/mcp/mcp/v1"}]
+        })
+    );
+}
+
+#[test]
 fn check_passes_with_a_one_line_summary() {
     let out = run(&["check"]);
     let text = stdout(&out);

@@ -418,6 +418,15 @@ fn typescript_sdk_client_lists_and_calls_tools() {
             "read": {"mimeType": "text/html;profile=mcp-app", "_meta": ui}
         })
     );
+    assert_eq!(
+        seen["language"],
+        serde_json::json!({
+            "refused": {"status": 400, "mismatch": true},
+            "read": "uk",
+            "page": true,
+            "call": "uk"
+        })
+    );
 }
 
 #[test]

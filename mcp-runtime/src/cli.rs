@@ -29,7 +29,7 @@
 //! | `shop prompts [--group G] [--version N] [--lang L]` | the `prompts` array of a modern `prompts/list` (every page) |
 //! | `shop openrpc [--group G] [--version N] [--lang L]` | the bytes `GET /rpc/G/vN` answers |
 //! | `shop postman [--group G] [--version N] [--lang L] [--url URL]` | the Postman collection `GET /rpc/G/vN/postman` answers, its `baseUrl` URL (default: the public URL, else `http://127.0.0.1:8080`) |
-//! | `shop card [--group G] [--version N] [--lang L] [--url URL]` | the server card (SEP-2127) `GET /mcp/G/vN/server-card` answers, its remote under URL (default as for `postman`) |
+//! | `shop card [--group G] [--version N] [--lang L] [--url URL] [--registry]` | the server card (SEP-2127) `GET /mcp/G/vN/server-card` answers, its remote under URL (default as for `postman`); with `--registry`, the MCP Registry's `server.json` for publishing the endpoint |
 //! | `shop hosts [--group G] [--version N] [--url URL] [--allow-protected]` | the configuration of MCP hosts (Claude Desktop, Claude Code, VS Code, Cursor) for the group, over stdio (this executable) and HTTP (URL, default as for `postman`) |
 //! | `shop check` | builds the server and lists its problems, one per line |
 //!
@@ -118,8 +118,9 @@ pub enum Command {
     Openrpc(Localized),
     /// Print the Postman collection (v2.1) `GET /rpc/{group}/v{N}/postman` returns
     Postman(PostmanArgs),
-    /// Print the server card (SEP-2127) `GET /mcp/{group}/v{N}/server-card` returns
-    Card(PostmanArgs),
+    /// Print the server card (SEP-2127) `GET /mcp/{group}/v{N}/server-card` returns, or with
+    /// `--registry` the MCP Registry's `server.json` for publishing the endpoint
+    Card(CardArgs),
     /// Print the configuration of MCP hosts (Claude Desktop, Claude Code, VS Code, Cursor)
     /// for one MCP group, over stdio and HTTP
     Hosts(HostsArgs),
@@ -272,6 +273,18 @@ pub struct PostmanArgs {
     pub url: Option<String>,
 }
 
+/// The options of `card`.
+#[derive(Debug, Clone, Args)]
+pub struct CardArgs {
+    /// The group, version, language and URL, as for `postman`.
+    #[command(flatten)]
+    pub card: PostmanArgs,
+    /// Print the MCP Registry's `server.json` (what `mcp-publisher publish` takes) instead of
+    /// the card
+    #[arg(long)]
+    pub registry: bool,
+}
+
 /// The options of `hosts`.
 #[derive(Debug, Clone, Args)]
 pub struct HostsArgs {
@@ -416,14 +429,22 @@ impl Cli {
                 write_stdout(&doc)?;
                 Ok(ExitCode::SUCCESS)
             }
-            Command::Card(a) => {
+            Command::Card(c) => {
                 let server = build(builder)?;
+                let a = &c.card;
                 let l = &a.localized;
                 let t = l.target.settled(&server);
                 let lang = language(&server, l.lang.as_deref());
-                let card = server
-                    .server_card(&t.group, t.version, Some(lang), a.url.as_deref())
-                    .ok_or_else(|| unknown(&server, &t, true))?;
+                let card = match c.registry {
+                    true => server.registry_server_json(
+                        &t.group,
+                        t.version,
+                        Some(lang),
+                        a.url.as_deref(),
+                    ),
+                    false => server.server_card(&t.group, t.version, Some(lang), a.url.as_deref()),
+                }
+                .ok_or_else(|| unknown(&server, &t, true))?;
                 write_stdout(&card)?;
                 Ok(ExitCode::SUCCESS)
             }

@@ -1172,6 +1172,43 @@ impl Server {
         lang: Option<&str>,
         base_url: Option<&str>,
     ) -> Option<Vec<u8>> {
+        self.card_as(
+            group,
+            version,
+            lang,
+            base_url,
+            crate::mcp::card::Cards::card,
+        )
+    }
+
+    /// The MCP Registry's `server.json` of an MCP group and version, for publishing the
+    /// endpoint to the registry (`mcp-publisher publish`): the server card's name, version,
+    /// texts and remote under the registry's schema (`catalog card --registry`). `None` for a
+    /// group that is not served over MCP.
+    pub fn registry_server_json(
+        &self,
+        group: &str,
+        version: u32,
+        lang: Option<&str>,
+        base_url: Option<&str>,
+    ) -> Option<Vec<u8>> {
+        self.card_as(
+            group,
+            version,
+            lang,
+            base_url,
+            crate::mcp::card::Cards::server_json,
+        )
+    }
+
+    fn card_as(
+        &self,
+        group: &str,
+        version: u32,
+        lang: Option<&str>,
+        base_url: Option<&str>,
+        write: fn(&crate::mcp::card::Cards, &str, &crate::mcp::card::Publisher, &str) -> Vec<u8>,
+    ) -> Option<Vec<u8>> {
         let ep = self.mcp_endpoint(group, version)?;
         let public = self.inner.site.auth.public_url.as_deref();
         let base = base_url
@@ -1181,7 +1218,7 @@ impl Server {
         let publisher = crate::mcp::card::Publisher::of(&base);
         let lang = lang.unwrap_or_else(|| self.inner.site.translations.default_lang());
         let url = format!("{base}{}/{group}/v{version}", self.inner.site.mcp_prefix);
-        Some(ep.cards.card(lang, &publisher, &url))
+        Some(write(&ep.cards, lang, &publisher, &url))
     }
 
     /// The translations in use.

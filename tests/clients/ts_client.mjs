@@ -51,5 +51,29 @@ seen.app = {
   resource: { mimeType: card.mimeType, _meta: card._meta ?? null },
   read: { mimeType: page.mimeType, _meta: page._meta ?? null },
 };
+// The language of each request (SEP-2792): `_meta` carries it, the answer names it. This SDK
+// does not mirror it into `Accept-Language` as the SEP asks of clients, and Node's fetch sends
+// `Accept-Language: *` of its own: the two disagree, and the server refuses (400, -32020).
+const asked = { "io.modelcontextprotocol/acceptLanguage": "uk" };
+let refused = null;
+try {
+  await client.readResource({ uri: card.uri, _meta: asked });
+} catch (e) {
+  refused = { status: e.code ?? null, mismatch: String(e.message).includes("-32020") };
+}
 await client.close();
+// A client that sends the header the SEP asks for, equal to `_meta`.
+const uk = new Client({ name: "ts-peer-uk", version: "1.0.0" });
+await uk.connect(
+  new StreamableHTTPClientTransport(url, { requestInit: { headers: { "Accept-Language": "uk" } } }),
+);
+const inUk = await uk.readResource({ uri: card.uri, _meta: asked });
+const ping = await uk.callTool({ name: "Catalog.ping", arguments: { who: "Olena" }, _meta: asked });
+seen.language = {
+  refused,
+  read: inUk._meta?.["io.modelcontextprotocol/contentLanguage"] ?? null,
+  page: inUk.contents[0].text.includes('<html lang="uk">'),
+  call: ping._meta?.["io.modelcontextprotocol/contentLanguage"] ?? null,
+};
+await uk.close();
 console.log(JSON.stringify(seen));

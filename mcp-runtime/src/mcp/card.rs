@@ -18,7 +18,12 @@ pub(crate) const CARD_MEDIA_TYPE: &str = "application/mcp-server-card+json";
 const CARD_SCHEMA: &str =
     "https://static.modelcontextprotocol.io/schemas/v2/server-card.schema.json";
 
-/// The longest title and description of a card (the card schema's `maxLength`).
+/// The schema of the MCP Registry's `server.json` (what `mcp-publisher publish` takes).
+const REGISTRY_SCHEMA: &str =
+    "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json";
+
+/// The longest title and description of a card (the card schema's `maxLength`, the
+/// registry's for a description).
 const MAX_TEXT: usize = 100;
 
 /// What a card says of its endpoint in one language.
@@ -168,20 +173,29 @@ impl Cards {
 
     /// The server card in `lang`, its remote at `url` (the endpoint's absolute URL).
     pub(crate) fn card(&self, lang: &str, publisher: &Publisher, url: &str) -> Vec<u8> {
+        let mut card = self.server(CARD_SCHEMA, lang, publisher, url);
+        card["remotes"][0]["supportedProtocolVersions"] = json!(Era::versions());
+        serde_json::to_vec(&card).unwrap_or_default()
+    }
+
+    /// The MCP Registry's `server.json` of the endpoint in `lang`, its remote at `url`: the
+    /// card's name, version, texts and remote, under the registry's schema (for
+    /// `mcp-publisher publish`; the name's namespace must be one the publisher can prove).
+    pub(crate) fn server_json(&self, lang: &str, publisher: &Publisher, url: &str) -> Vec<u8> {
+        serde_json::to_vec(&self.server(REGISTRY_SCHEMA, lang, publisher, url)).unwrap_or_default()
+    }
+
+    /// What a card and a `server.json` share.
+    fn server(&self, schema: &str, lang: &str, publisher: &Publisher, url: &str) -> Value {
         let texts = self.texts(lang);
-        let card = json!({
-            "$schema": CARD_SCHEMA,
+        json!({
+            "$schema": schema,
             "name": format!("{}/{}", publisher.namespace, self.suffix),
             "version": self.version,
             "title": texts.title,
             "description": texts.description,
-            "remotes": [{
-                "type": "streamable-http",
-                "url": url,
-                "supportedProtocolVersions": Era::versions(),
-            }],
-        });
-        serde_json::to_vec(&card).unwrap_or_default()
+            "remotes": [{"type": "streamable-http", "url": url}],
+        })
     }
 
     /// The endpoint's entry in the site's MCP catalog, or in its AI Catalog (`named`: false,
