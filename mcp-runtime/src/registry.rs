@@ -489,26 +489,31 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_scoped_skill_in_an_open_group_fails_the_build() {
-        static FILES: [crate::record::SkillFile; 1] = [crate::record::SkillFile {
+    /// A skill `audit` of one `SKILL.md`, in group `g`.
+    const AUDIT: crate::record::SkillDef = crate::record::SkillDef {
+        path: "audit",
+        files: &[crate::record::SkillFile {
             path: "SKILL.md",
             mime_type: "text/markdown",
             bytes: b"---\nname: audit\ndescription: Audits.\n---\n",
-        }];
+        }],
+        groups: &[crate::ApiGroup::mcp("g")],
+        since: 1,
+        removed_in: None,
+        scopes: &[],
+        translations: &[],
+        location: crate::record::SourceLocation {
+            file: "skills.rs",
+            line: 3,
+            rust_path: "skills::Audit",
+        },
+    };
+
+    #[test]
+    fn a_scoped_skill_in_an_open_group_fails_the_build() {
         static SKILL: crate::record::SkillDef = crate::record::SkillDef {
-            path: "audit",
-            files: &FILES,
-            groups: &[crate::ApiGroup::mcp("g")],
-            since: 1,
-            removed_in: None,
             scopes: &["orders:audit"],
-            translations: &[],
-            location: crate::record::SourceLocation {
-                file: "skills.rs",
-                line: 3,
-                rust_path: "skills::Audit",
-            },
+            ..AUDIT
         };
         let errors = Registry::build_all([&GOOD], [], [], [&SKILL]).unwrap_err();
         let texts: Vec<String> = errors.iter().map(ToString::to_string).collect();
@@ -524,40 +529,22 @@ mod tests {
 
     #[test]
     fn a_skill_s_translations_are_its_languages_and_the_server_s() {
-        const MD: &[u8] = b"---\nname: audit\ndescription: Audits.\n---\n";
-        const MD_FR: &[u8] = b"---\nname: audit\ndescription: Audite.\n---\n";
-        static FILES: [crate::record::SkillFile; 1] = [crate::record::SkillFile {
-            path: "SKILL.md",
-            mime_type: "text/markdown",
-            bytes: MD,
-        }];
         static FR: [crate::record::SkillFile; 1] = [crate::record::SkillFile {
             path: "SKILL.md",
             mime_type: "text/markdown",
-            bytes: MD_FR,
+            bytes: b"---\nname: audit\ndescription: Audite.\n---\n",
         }];
         static EXTRA: [crate::record::SkillFile; 1] = [crate::record::SkillFile {
             path: "more.md",
             mime_type: "text/markdown",
             bytes: b"more",
         }];
-        const AT: crate::record::SourceLocation = crate::record::SourceLocation {
-            file: "skills.rs",
-            line: 3,
-            rust_path: "skills::Audit",
-        };
         static SKILL: crate::record::SkillDef = crate::record::SkillDef {
-            path: "audit",
-            files: &FILES,
-            groups: &[crate::ApiGroup::mcp("g")],
-            since: 1,
-            removed_in: None,
-            scopes: &[],
             translations: &[crate::record::SkillTranslation {
                 lang: "FR",
                 files: &FR,
             }],
-            location: AT,
+            ..AUDIT
         };
         let registry = Registry::build_all([&GOOD], [], [], [&SKILL]).unwrap();
         let skill = &registry.catalog("g", 1).unwrap().skills()[0];

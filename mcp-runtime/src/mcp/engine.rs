@@ -224,7 +224,7 @@ pub(crate) fn update(
 ) -> Update {
     let mut update = decide(ep, state, msg, era);
     if let Update::Answer { answer, .. } = &mut update {
-        answer.name_language(ep.carried_language(msg));
+        ep.name_language(answer, ep.carried_language(msg));
     }
     update
 }

@@ -184,24 +184,6 @@ pub struct Answer {
     pub(crate) outcome: Outcome,
 }
 
-impl Answer {
-    /// Names the language the request asked for (SEP-2792) in the answer's `_meta` (nothing
-    /// when it asked for none, or the answer has nowhere to say it).
-    ///
-    /// An answer with a shared part is a list page, which [`name_page`] named where it was
-    /// answered: it knows where the member goes without reading the page.
-    pub(crate) fn name_language(&mut self, carried: Option<Arc<str>>) {
-        if !self.body.parts().1.is_empty() {
-            return;
-        }
-        if let Some(lang) = carried
-            && let Some(stamped) = super::language::stamp(&self.body.to_vec(), &lang)
-        {
-            self.body = stamped.into();
-        }
-    }
-}
-
 /// The notifier of a call whose request carried its language (SEP-2792): each notification it
 /// sends names the language in `params._meta`, as its answer does.
 struct Named {
@@ -612,7 +594,7 @@ impl McpEndpoint {
     }
 
     /// Makes the language `msg` carries the call's, and the notifications it sends (progress,
-    /// logs) name it; returns it for [`Answer::name_language`].
+    /// logs) name it; returns it for [`Self::name_language`].
     pub(crate) fn take_language(&self, msg: &Message, extras: &mut CallExtras) -> Option<Arc<str>> {
         let lang = self.carried_language(msg)?;
         extras.language = Some(lang.clone());
@@ -623,6 +605,45 @@ impl McpEndpoint {
             }));
         }
         Some(lang)
+    }
+
+    /// Names the language the request asked for (SEP-2792) in `answer`'s `_meta` (nothing
+    /// when it asked for none, or the answer has nowhere to say it).
+    ///
+    /// Where the writer's shape tells where the member goes, the answer is not read: a list
+    /// page (an answer with a shared part) was named by [`name_page`], and a 2026-07-28 result
+    /// ends with this endpoint's `_meta` stamp ([`Self::close_result`]), which takes it. Any
+    /// other answer is scanned once ([`super::language::stamp`]).
+    pub(crate) fn name_language(&self, answer: &mut Answer, carried: Option<Arc<str>>) {
+        let Some(lang) = carried else {
+            return;
+        };
+        let (head, shared) = answer.body.parts();
+        if !shared.is_empty() {
+            return;
+        }
+        // `,<stamp>}}`: the stamp's closing brace is the third byte from the end.
+        let stamp = self.meta_member.as_bytes();
+        let tail = stamp.len() + 3;
+        if head.len() > tail
+            && head.ends_with(b"}}")
+            && head[head.len() - tail] == b','
+            && &head[head.len() - tail + 1..head.len() - 2] == stamp
+        {
+            let at = head.len() - 3;
+            let member = format!(
+                ",\"{}\":{}",
+                super::language::CONTENT_LANGUAGE,
+                Value::from(&*lang)
+            );
+            let mut out = Vec::with_capacity(head.len() + member.len());
+            out.extend_from_slice(&head[..at]);
+            out.extend_from_slice(member.as_bytes());
+            out.extend_from_slice(&head[at..]);
+            answer.body = out.into();
+        } else if let Some(stamped) = super::language::stamp(head, &lang) {
+            answer.body = stamped.into();
+        }
     }
 
     /// The catalog served.
@@ -848,7 +869,7 @@ impl McpEndpoint {
     pub async fn handle(&self, mut msg: Message, era: Era, mut extras: CallExtras) -> Answer {
         let carried = self.take_language(&msg, &mut extras);
         let mut answer = self.handle_traced(&mut msg, era, &mut extras).await.0;
-        answer.name_language(carried);
+        self.name_language(&mut answer, carried);
         answer
     }
 

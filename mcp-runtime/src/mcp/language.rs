@@ -6,10 +6,11 @@
 //! Decided once for every transport, where the engine answers a message
 //! (`McpEndpoint::serve` and `handle`): `McpEndpoint::carried_language` is the language a
 //! message asks for, `McpEndpoint::take_language` makes it the call's and
-//! `Answer::name_language` writes it into the answer with [`stamp`]. On Streamable HTTP the
-//! carrier must agree with the `Accept-Language` header when both are sent
-//! (`headers::check_language`); a bare header still negotiates, as it always has (the seed's
-//! contract, kept where the SEP draft would ignore it).
+//! `McpEndpoint::name_language` writes it into the answer (with [`stamp`] where it must read
+//! the answer to know where). On Streamable HTTP the carrier must agree with the
+//! `Accept-Language` header when both are sent (`headers::check_language`); a bare header
+//! still negotiates, as it always has (the seed's contract, kept where the SEP draft would
+//! ignore it).
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;

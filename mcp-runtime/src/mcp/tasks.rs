@@ -402,7 +402,7 @@ impl McpEndpoint {
     ) -> Answer {
         let carried = self.take_language(msg, extras);
         let mut answer = self.dispatch(msg, era, extras).await;
-        answer.name_language(carried);
+        self.name_language(&mut answer, carried);
         answer
     }
 
