@@ -1,7 +1,9 @@
 //! The HTTP headers of a request on a revision whose headers mirror its envelope
 //! (2026-07-28, SEP-2243): `Mcp-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and a tool's
 //! `Mcp-Param-*` say what the body says, so that an intermediary can route and authorize on
-//! them without reading it; a request whose headers say otherwise is refused (-32001).
+//! them without reading it; a request whose headers say otherwise is refused (-32020). On
+//! every revision, `Accept-Language` must agree with the request's `_meta` language when both
+//! are sent (SEP-2792, [`check_language`]).
 //!
 //! Decided here, without HTTP types: the transport gives the headers through [`Headers`].
 
