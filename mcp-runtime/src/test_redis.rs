@@ -178,6 +178,19 @@ impl Redis {
                 }
                 std::thread::sleep(Duration::from_millis(50));
             }
+            // The port may have been taken by another test's server between `free_port` and
+            // the bind (ours then exits, but the connection above reached the other one):
+            // the server answering must be the process started here.
+            let pid = self.nodes[i].child.as_ref().map_or(0, Child::id);
+            let info = ask(port, b"*2\r\n$4\r\nINFO\r\n$6\r\nserver\r\n");
+            if !info
+                .lines()
+                .any(|l| l.trim_end() == format!("process_id:{pid}"))
+            {
+                return Err(format!(
+                    "port {port} is answered by another process than redis-server {pid}"
+                ));
+            }
         }
         Ok(())
     }
@@ -355,4 +368,33 @@ fn wait_until(within: Duration, what: &str, mut ok: impl FnMut() -> bool) {
         std::thread::sleep(Duration::from_millis(50));
     }
     panic!("{what}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The race that made a cluster of someone else's server: a port found free is bound by
+    /// another test's server first. Launching on it must fail (so that fresh ports are
+    /// tried), not connect to the other server and call it ours.
+    #[test]
+    #[ignore = "needs redis-server (scripts/test.sh installs it and runs the ignored tests)"]
+    fn a_port_another_server_took_is_not_taken_for_ours() {
+        let other = Redis::start_with(false, false);
+        let taken = other.nodes[0].port;
+        let mut ours = Redis {
+            bin: other.bin.clone(),
+            nodes: vec![Node {
+                port: taken,
+                bus: free_port(),
+                child: None,
+            }],
+            cluster: false,
+            dir: None,
+            durable: false,
+            made: false,
+        };
+        let err = ours.launch().expect_err("the port is another server's");
+        assert!(err.contains(&format!("port {taken}")), "{err}");
+    }
 }
