@@ -797,6 +797,82 @@ for r in http:
         w(f"{r['variant']}: {r['body']}")
 w("```")
 w("")
+ex_rows = jsonl("example.jsonl")
+if ex_rows:
+    EX_REF = "catalog/modern/call"
+    EX = [EX_REF] + [f"catalog/modern/{o}" for o in
+                     ("calluk", "list", "listuk", "hours", "product", "card", "skill", "skilluk")]
+    EX_LABEL = {
+        EX_REF: "tools/call `Catalog.ping` (the reference)",
+        "catalog/modern/calluk": "tools/call `Catalog.ping`, language `uk` in `_meta`",
+        "catalog/modern/list": "tools/list (its {} tools)".format(next(
+            (len(json.loads(r["body"])["result"]["tools"]) for r in ex_rows
+             if r["kind"] == "sample" and r["variant"] == "catalog/modern/list"), "n/a")),
+        "catalog/modern/listuk": "tools/list, language `uk` in `_meta`",
+        "catalog/modern/hours": "resources/read `catalog://hours` (static)",
+        "catalog/modern/product": "resources/read `catalog://products/2` (URI template)",
+        "catalog/modern/card": "resources/read `ui://catalog/product-card` (an MCP App's page)",
+        "catalog/modern/skill": "skills/get `skill://catalog/shopping/SKILL.md`",
+        "catalog/modern/skilluk": "skills/get, language `uk` in `_meta`",
+    }
+    ex_load = [r for r in ex_rows if r["kind"] == "load"]
+    ex_lat = [r for r in ex_rows if r["kind"] == "latency"]
+    ex_verify = {r["variant"]: r for r in ex_rows if r["kind"] == "verify"}
+    ex_ok = all(valid(r) for r in ex_load + ex_lat) and all(
+        v["bad"] == 0 and v["checked"] > 0 and valid(v) for v in ex_verify.values())
+    w("### The example's newer surface")
+    w("")
+    w(f"The example `catalog` as it ships (release, alone on core 1), asked in the 2026-07-28 envelope what the rounds "
+      f"above do not ask it: a request's language (SEP-2792, `params._meta[\"io.modelcontextprotocol/acceptLanguage\"]`), "
+      f"tools/list, the three kinds of resource it serves, and its skill. {len(rounds_of(ex_load))} load rounds of "
+      f"{fmt(ex_load[0]['duration_us'] / 1e6 if ex_load else None)} s at 32 connections and {len(rounds_of(ex_lat))} "
+      "1-connection rounds, the variants alternating, with its tools/call in every round as the reference; the ratios "
+      "are taken within rounds.")
+    w("")
+    w("| request | req/s (median) | min–max | vs tools/call | server CPU/req | p50, 1 conn | p50 vs tools/call | p99, 1 conn: quietest / median round | answer |")
+    w("|---|---|---|---|---|---|---|---|---|")
+    ex = {}
+    for v in EX:
+        thr = per_round(ex_load, v, rps)
+        p50 = per_round(ex_lat, v, lambda r: r["p50_us"])
+        p99 = per_round(ex_lat, v, lambda r: r["p99_us"])
+        ex[v] = {"rps": med(thr), "cpu": med(per_round(ex_load, v, cpu_us)), "p50": med(p50)}
+        size = next((len(r["body"].encode()) for r in ex_rows
+                     if r["kind"] == "sample" and r["variant"] == v), None)
+        w(f"| {EX_LABEL[v]} | {fmt(med(thr))} | {fmt(min(thr) if thr else None)}–{fmt(max(thr) if thr else None)} | "
+          f"{'—' if v == EX_REF else ratio(med(round_ratios(ex_load, v, EX_REF, rps)))} | "
+          f"{fmt(ex[v]['cpu'], 1, ' µs')} | {fmt(med(p50), 0, ' µs')} | "
+          f"{'—' if v == EX_REF else ratio(med(round_ratios(ex_lat, v, EX_REF, lambda r: r['p50_us'])))} | "
+          f"{fmt(min(p99, default=None), 0, ' µs')} / {fmt(med(p99), 0, ' µs')} | {fmt(size, 0, ' B')} |")
+    w("")
+
+    def lang_cost(a, b):
+        d = None if ex[a]["cpu"] is None or ex[b]["cpu"] is None else ex[a]["cpu"] - ex[b]["cpu"]
+        return (f"{ratio(med(round_ratios(ex_load, a, b, rps)))} of the throughput, "
+                f"{'n/a' if d is None else f'{d:+.1f} µs'} server CPU per request")
+
+    w("What the language costs on the example, within rounds (with `uk` against without): tools/call "
+      f"{lang_cost('catalog/modern/calluk', EX_REF)}; tools/list {lang_cost('catalog/modern/listuk', 'catalog/modern/list')}; "
+      f"skills/get {lang_cost('catalog/modern/skilluk', 'catalog/modern/skill')}. A language changes which precomputed "
+      "answer is sent (the tools/list page and the skill are built per language at startup) and adds the "
+      "`contentLanguage` stamp; a call's own work is the same. The MCP App's page is the largest answer, "
+      "written once per language by the example (a `LazyLock`), so a read only copies it.")
+    w("")
+    w("**Every request succeeded:** " + ("yes. " if ex_ok else "NO. ") + "; ".join(
+        f"{EX_LABEL[v]}: {sum(r['requests'] for r in ex_load + ex_lat if r['variant'] == v):,} requests, "
+        f"{sum(r['non2xx'] + r['socket_errors'] for r in ex_load + ex_lat if r['variant'] == v)} non-2xx/socket errors, "
+        f"{ex_verify.get(v, {}).get('checked') or 0:,} bodies checked in a 2 s run "
+        f"({ex_verify.get(v, {}).get('bad') or 0} without the expected text)"
+        for v in EX) + ".")
+    w("")
+    w("Sample answers (their first 300 characters):")
+    w("")
+    w("```")
+    for r in ex_rows:
+        if r["kind"] == "sample":
+            w(f"{r['variant']}: {r['body'][:300]}")
+    w("```")
+    w("")
 w("### Peak memory")
 w("")
 w("`VmHWM` of each server process after the tools/call load runs (`/proc/PID/status`), and the RSS at the end split into "

@@ -19,6 +19,10 @@
 #              resources/read (a URI template) and prompts/get of mcp-runtime and rmcp, beside
 #              mcp-runtime's 2026-07-28 tools/call again (the reference within those rounds)
 #              JSON-RPC `/rpc` of mcp-runtime, the example and the axum ceiling is in the same rounds
+#   example    the example `catalog` as it ships, on its newer surface (2026-07-28, in rounds of
+#              their own with its tools/call as the reference): tools/call and tools/list with
+#              and without the request's language (`_meta` acceptLanguage `uk`), resources/read of
+#              a static resource, a URI template and an MCP App's page, skills/get in en and uk
 #   features   the marginal cost of each feature (bench-features: the minimal server plus one
 #              feature): server CPU per request under load, instructions per request under
 #              callgrind; starts a private redis-server for the Redis-backed ones
@@ -61,7 +65,7 @@ METHODS=200
 SERVER_CPU=1
 CLIENT_CPU=0
 STAGES=("$@")
-[ ${#STAGES[@]} -eq 0 ] && STAGES=(build http features scaleout queue criterion profile compile report)
+[ ${#STAGES[@]} -eq 0 ] && STAGES=(build http example features scaleout queue criterion profile compile report)
 mkdir -p "$OUT"
 START=$SECONDS
 
@@ -133,13 +137,48 @@ VARIANTS=(mcp-runtime/handshake mcp-runtime/modern rmcp/handshake rmcp/modern ax
 # axum handler answers tools/call only).
 OTHER_VARIANTS=(mcp-runtime/modern/call mcp-runtime/modern/read mcp-runtime/modern/prompt
     rmcp/modern/read rmcp/modern/prompt)
-declare -A OP_METHOD=([call]=tools/call [read]=resources/read [prompt]=prompts/get)
+declare -A OP_METHOD=([call]=tools/call [read]=resources/read [prompt]=prompts/get
+    [calluk]=tools/call [list]=tools/list [listuk]=tools/list [hours]=resources/read
+    [product]=resources/read [card]=resources/read [skill]=skills/get [skilluk]=skills/get)
 declare -A PORT=([mcp-runtime]=39101 [rmcp]=39102 [axum]=39103 [catalog]=39104 [axum-typed]=39105)
 declare -A MCP_PATH=([mcp-runtime]=/mcp/bench/v1 [rmcp]=/mcp [axum]=/mcp [axum-typed]=/mcp
     [catalog]=/mcp/mcp/v1)
 declare -A RPC_PATH=([mcp-runtime]=/rpc/bench/v1 [axum]=/rpc [axum-typed]=/rpc
     [catalog]=/rpc/mcp/v1)
 declare -A PID=()
+# Where check_sample and run_rounds record (the example stage has its own file).
+RESULTS=http.jsonl
+
+# The example's newer surface (stage `example`): catalog/modern/OP, OP one of these, beside
+# catalog/modern/call (its tools/call, as in the http stage) as the reference. `uk` is the
+# request's language in `_meta` (SEP-2792), which the example has translations for.
+EX_VARIANTS=(catalog/modern/call catalog/modern/calluk catalog/modern/list catalog/modern/listuk
+    catalog/modern/hours catalog/modern/product catalog/modern/card catalog/modern/skill
+    catalog/modern/skilluk)
+META_UK="${META%\}},\"io.modelcontextprotocol/acceptLanguage\":\"uk\"}"
+ex_read() { echo '{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"'"$1"'",'"$META"'}}'; }
+ex_skill() { echo '{"jsonrpc":"2.0","id":1,"method":"skills/get","params":{"uri":"skill://catalog/shopping/SKILL.md",'"$1"'}}'; }
+declare -A EX_BODY=(
+    [calluk]='{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"Catalog.ping","arguments":{"who":"x"},'"$META_UK"'}}'
+    [list]='{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{'"$META"'}}'
+    [listuk]='{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{'"$META_UK"'}}'
+    [hours]="$(ex_read catalog://hours)"
+    [product]="$(ex_read catalog://products/2)"
+    [card]="$(ex_read ui://catalog/product-card)"
+    [skill]="$(ex_skill "$META")"
+    [skilluk]="$(ex_skill "$META_UK")")
+# Mcp-Name of those that have one (tools/list and skills/get have none).
+declare -A EX_NAME=([calluk]=Catalog.ping [hours]=catalog://hours [product]=catalog://products/2
+    [card]=ui://catalog/product-card)
+declare -A EX_EXPECTED=(
+    [calluk]='"structuredContent":{"result":"pong, x"},"isError":false,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"catalog","version":"0.1.0"},"io.modelcontextprotocol/contentLanguage":"uk"}'
+    [list]='"name":"Catalog.get","title":"Get a product"'
+    [listuk]='"name":"Catalog.get","title":"Товар за ідентифікатором"'
+    [hours]='closed on Sunday.'
+    [product]='{\"id\":2,\"name\":\"Blue mug\"}'
+    [card]='<title>Product card</title>'
+    [skill]='"description":"Help a customer find'
+    [skilluk]='"description":"Допомогти покупцеві')
 
 server_of() { echo "${1%%/*}"; }
 era_of() {
@@ -160,6 +199,10 @@ body_of() {
     s="$(server_of "$1")"
     era="$(era_of "$1")"
     op="$(op_of "$1")"
+    if [ -n "${EX_BODY[$op]:-}" ]; then
+        echo "${EX_BODY[$op]}"
+        return
+    fi
     case "$era/$op" in
         rpc/*) echo '{"jsonrpc":"2.0","id":1,"method":"'"${TOOL[$s]}"'","params":'"${ARGS[$s]}"'}' ;;
         handshake/*) echo '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"'"${TOOL[$s]}"'","arguments":'"${ARGS[$s]}"'}}' ;;
@@ -171,7 +214,13 @@ body_of() {
 
 # name_of VARIANT: the 2026-07-28 Mcp-Name (params.name, or params.uri for resources/read).
 name_of() {
-    case "$(op_of "$1")" in
+    local op
+    op="$(op_of "$1")"
+    if [ -n "${EX_BODY[$op]:-}" ]; then
+        echo "${EX_NAME[$op]:-}"
+        return
+    fi
+    case "$op" in
         read) echo bench://items/7 ;;
         prompt) echo review ;;
         *) echo "${TOOL[$(server_of "$1")]}" ;;
@@ -181,6 +230,10 @@ name_of() {
 expected_of() {
     local s
     s="$(server_of "$1")"
+    if [ -n "${EX_EXPECTED[$(op_of "$1")]:-}" ]; then
+        echo "${EX_EXPECTED[$(op_of "$1")]}"
+        return
+    fi
     case "$(era_of "$1")/$(op_of "$1")" in
         rpc/*) echo '"result":'"${RESULT[$s]}" ;;
         */read) echo '{\"id\":7,\"name\":\"widget\"}' ;;
@@ -208,8 +261,8 @@ curl_args() {
     case "$era" in
         modern)
             printf '%s\n' -H 'Accept: application/json, text/event-stream' \
-                -H 'MCP-Protocol-Version: 2026-07-28' -H "Mcp-Method: ${OP_METHOD[$op]}" \
-                -H "Mcp-Name: $(name_of "$1")"
+                -H 'MCP-Protocol-Version: 2026-07-28' -H "Mcp-Method: ${OP_METHOD[$op]}"
+            [ -z "$(name_of "$1")" ] || printf '%s\n' -H "Mcp-Name: $(name_of "$1")"
             ;;
         handshake)
             printf '%s\n' -H 'Accept: application/json, text/event-stream' \
@@ -295,7 +348,8 @@ lua_of() {
     case "$era" in
         modern)
             headers=(Accept 'application/json, text/event-stream' MCP-Protocol-Version 2026-07-28
-                Mcp-Method "${OP_METHOD[$op]}" Mcp-Name "$(name_of "$v")")
+                Mcp-Method "${OP_METHOD[$op]}")
+            [ -z "$(name_of "$v")" ] || headers+=(Mcp-Name "$(name_of "$v")")
             ;;
         handshake)
             headers=(Accept 'application/json, text/event-stream' MCP-Protocol-Version 2025-11-25)
@@ -355,7 +409,7 @@ check_sample() {
     sample="$(curl -s -w '\n%{http_code}' "$(url_of "$v")" "${args[@]}")"
     [[ "$sample" == *"$(expected_of "$v")"* && "${sample##*$'\n'}" == 200 ]] ||
         die "$v answered: $sample"
-    record http.jsonl "{\"kind\":\"sample\",\"variant\":\"$v\",\"body\":$(printf '%s' "${sample%$'\n'*}" | jq -Rs .)}"
+    record "$RESULTS" "{\"kind\":\"sample\",\"variant\":\"$v\",\"body\":$(printf '%s' "${sample%$'\n'*}" | jq -Rs .)}"
 }
 
 # run_rounds KIND CONNECTIONS SECONDS VARIANT...: ROUNDS rounds in which the variants run one
@@ -369,7 +423,7 @@ run_rounds() {
         for i in $(seq 0 $((n - 1))); do
             v="${vs[$(((i + r - 1) % n))]}"
             log "round $r/$rounds: $v, $conns connection$([ "$conns" = 1 ] || echo s), ${secs}s"
-            record http.jsonl "{\"kind\":\"$kind\",\"round\":$r,\"variant\":\"$v\",$(run_wrk "$v" "$conns" "$secs" | cut -c2-)"
+            record "$RESULTS" "{\"kind\":\"$kind\",\"round\":$r,\"variant\":\"$v\",$(run_wrk "$v" "$conns" "$secs" | cut -c2-)"
         done
     done
 }
@@ -386,7 +440,7 @@ record_rss() {
         # The code of the JSON Schema validator (mcp-runtime only), by symbol sizes.
         js_kb=$(nm -C --print-size -t d "$(bin_of "$s")" 2>/dev/null |
             awk '$3 ~ /^[tTwW]$/ && ($4 ~ /^<?jsonschema::/) {n += $2} END {printf "%d", n / 1024}')
-        record http.jsonl "{\"kind\":\"$1\",\"server\":\"$s\",\"vmhwm_kb\":$(kb VmHWM),\"vmrss_kb\":$(kb VmRSS),\"anon_kb\":$(kb RssAnon),\"file_kb\":$(kb RssFile),\"text_kb\":${text_kb:-0},\"jsonschema_text_kb\":${js_kb:-0}}"
+        record "$RESULTS" "{\"kind\":\"$1\",\"server\":\"$s\",\"vmhwm_kb\":$(kb VmHWM),\"vmrss_kb\":$(kb VmRSS),\"anon_kb\":$(kb RssAnon),\"file_kb\":$(kb RssFile),\"text_kb\":${text_kb:-0},\"jsonschema_text_kb\":${js_kb:-0}}"
     done
 }
 
@@ -422,6 +476,32 @@ stage_http() {
     run_rounds load 32 "$DURATION" "${OTHER_VARIANTS[@]}"
     run_rounds latency 1 "$LAT_DURATION" "${OTHER_VARIANTS[@]}"
     record_rss rss_other
+    stop_servers
+    trap - EXIT
+}
+
+# --------------------------------------------------------------------------------------------
+# example
+
+# The example as it ships, alone on its core, on what the http stage does not ask it: every
+# variant checked, then load and 1-connection rounds with its tools/call in each.
+stage_example() {
+    need wrk
+    need curl
+    need taskset
+    [ -x "$BIN/catalog" ] || die "run the build stage first"
+    local SERVERS=(catalog) RESULTS=example.jsonl v
+    rm -f "$OUT/example.jsonl"
+    trap stop_servers EXIT
+    start_servers
+    for v in "${EX_VARIANTS[@]}"; do check_sample "$v"; done
+    log "example: warm-up and full response check (2 s each, every body checked)"
+    for v in "${EX_VARIANTS[@]}"; do
+        record "$RESULTS" "{\"kind\":\"verify\",\"variant\":\"$v\",$(run_wrk "$v" 32 2 verify | cut -c2-)"
+    done
+    run_rounds load 32 "$DURATION" "${EX_VARIANTS[@]}"
+    run_rounds latency 1 "$LAT_DURATION" "${EX_VARIANTS[@]}"
+    record_rss rss
     stop_servers
     trap - EXIT
 }
@@ -1172,12 +1252,12 @@ stage_report() {
 rm -f "$OUT/stages.jsonl.new"
 for stage in "${STAGES[@]}"; do
     case "$stage" in
-        build | http | features | scaleout | queue | criterion | compile | profile | report) ;;
+        build | http | example | features | scaleout | queue | criterion | compile | profile | report) ;;
         *) die "unknown stage $stage" ;;
     esac
 done
 # A full run starts the stage timings afresh.
-[ ${#STAGES[@]} -eq 8 ] && rm -f "$OUT/stages.jsonl"
+[ ${#STAGES[@]} -eq 10 ] && rm -f "$OUT/stages.jsonl"
 for i in "${!STAGES[@]}"; do
     stage="${STAGES[$i]}"
     t=$SECONDS

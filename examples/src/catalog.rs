@@ -209,31 +209,42 @@ pub fn hours() -> &'static str {
 ///
 /// An MCP App: shows the product of a `Catalog.get` call.
 #[mcp_resource(uri = "ui://catalog/product-card", name = "product-card", app(prefers_border = true), groups = [MCP])]
-pub fn product_card(ctx: &RequestContext) -> String {
+pub fn product_card(ctx: &RequestContext) -> &'static str {
     product_card_page(ctx.language())
 }
 
 /// The product card's page in `lang` (Ukrainian for `uk*`, else English): its own words (the
 /// resource's title and description come from the translation files, as every other text).
-pub fn product_card_page(lang: Option<&str>) -> String {
-    let words: [(&str, &str); 6] = match lang {
-        Some(l) if l.starts_with("uk") => [
-            ("lang", "uk"),
-            ("title", "Картка товару"),
-            ("label", "Товар"),
-            ("waiting", "Чекаю на товар…"),
-            ("number", "№ {id}"),
-            ("missing", "Товар не знайдено"),
-        ],
-        _ => [
-            ("lang", "en"),
-            ("title", "Product card"),
-            ("label", "Product"),
-            ("waiting", "Waiting for a product…"),
-            ("number", "No. {id}"),
-            ("missing", "No product found"),
-        ],
-    };
+/// Each page is written once, on first use: a read only sends it.
+pub fn product_card_page(lang: Option<&str>) -> &'static str {
+    static PAGES: std::sync::LazyLock<[String; 2]> =
+        std::sync::LazyLock::new(|| [card_page(CARD_EN), card_page(CARD_UK)]);
+    match lang {
+        Some(l) if l.starts_with("uk") => &PAGES[1],
+        _ => &PAGES[0],
+    }
+}
+
+const CARD_EN: [(&str, &str); 6] = [
+    ("lang", "en"),
+    ("title", "Product card"),
+    ("label", "Product"),
+    ("waiting", "Waiting for a product…"),
+    ("number", "No. {id}"),
+    ("missing", "No product found"),
+];
+
+const CARD_UK: [(&str, &str); 6] = [
+    ("lang", "uk"),
+    ("title", "Картка товару"),
+    ("label", "Товар"),
+    ("waiting", "Чекаю на товар…"),
+    ("number", "№ {id}"),
+    ("missing", "Товар не знайдено"),
+];
+
+/// The embedded page with `words` in place of its `{{key}}` placeholders.
+fn card_page(words: [(&str, &str); 6]) -> String {
     words.iter().fold(
         include_str!("../apps/product-card.html").to_owned(),
         |page, (key, text)| page.replace(&format!("{{{{{key}}}}}"), text),

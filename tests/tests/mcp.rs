@@ -2655,7 +2655,7 @@ fn product_card_page(lang: &str) -> String {
         "{page}"
     );
     assert!(!page.contains("{{"), "every placeholder is filled: {page}");
-    page
+    page.to_owned()
 }
 
 #[tokio::test]

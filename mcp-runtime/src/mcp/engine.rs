@@ -6,8 +6,9 @@
 //! notices into the streams it is told to open.
 //!
 //! [`Connection`] is one connection's protocol (stdio: the connection is the handshake era's
-//! session). [`Kind`] and [`route`] are the vocabulary and era detection every transport
-//! shares, so that no method name or revision is spelled under `transport/`.
+//! session). [`Method`] (the protocol's one vocabulary of method names) and [`route`] (era
+//! detection) are what every transport shares, so that no method name or revision is spelled
+//! under `transport/`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -23,52 +24,8 @@ use crate::mcp::cancel::{Registered, Running};
 use crate::mcp::handler::{Answer, McpEndpoint, Message, error_body, set_level_param};
 use crate::mcp::input::{Capabilities, StreamInput, Waiters, kept_capabilities};
 use crate::mcp::listen::Filter;
-use crate::mcp::protocol::{Era, Op};
+use crate::mcp::protocol::{Era, Method};
 use crate::mcp::session::SessionState;
-
-/// What a message asks of the protocol, before any face sees it: the methods the engine
-/// itself decides on, and the calls it hands to the faces.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Kind {
-    /// `initialize` (handshake era): negotiates the revision, keeps the client's capabilities.
-    Initialize,
-    /// `logging/setLevel` (handshake era): the session's level for the calls that follow.
-    SetLevel,
-    /// `resources/subscribe` or `resources/unsubscribe` (handshake era): the session's list.
-    Subscription,
-    /// `subscriptions/listen` (2026-07-28): a stream of change notices.
-    Listen,
-    /// `notifications/cancelled`: stops a running call (or, on stdio, a listen stream).
-    Cancelled,
-    /// A method that runs user code and may send notifications while it runs (progress,
-    /// logs, questions to the client), so a transport may answer it on a stream.
-    Call,
-    /// `tasks/result` (2025-11-25): relays the task's questions on its stream.
-    TaskResult,
-    /// Anything else: answered by the faces at once.
-    Other,
-}
-
-impl Kind {
-    /// The kind of `method`.
-    pub(crate) fn of(method: &str) -> Kind {
-        match method {
-            "initialize" => Kind::Initialize,
-            "logging/setLevel" => Kind::SetLevel,
-            "resources/subscribe" | "resources/unsubscribe" => Kind::Subscription,
-            "subscriptions/listen" => Kind::Listen,
-            "notifications/cancelled" => Kind::Cancelled,
-            "tasks/result" => Kind::TaskResult,
-            m if McpEndpoint::is_call(m) => Kind::Call,
-            _ => Kind::Other,
-        }
-    }
-
-    /// Whether a transport may answer it on a stream (it may notify or ask while it runs).
-    pub(crate) fn may_stream(self) -> bool {
-        matches!(self, Kind::Call | Kind::TaskResult)
-    }
-}
 
 /// The parameter a 2026-07-28 `Mcp-Name` header mirrors for `method` (SEP-2243): the tool's or
 /// prompt's name, the resource's URI, the task's id.
@@ -107,7 +64,7 @@ pub(crate) fn route(msg: &Message, header: Option<&str>, on_session: bool) -> Ro
     let on_session = on_session && handshake_header.is_some();
     let modern = !on_session
         && (msg.meta_version().is_some()
-            || (Kind::of(&msg.method) != Kind::Initialize
+            || (Method::of(&msg.method) != Method::Initialize
                 && header.is_some()
                 && handshake_header.is_none()));
     if modern {
@@ -231,8 +188,8 @@ pub(crate) fn update(
 
 fn decide(ep: &McpEndpoint, state: &mut SessionState, msg: &Message, era: Era) -> Update {
     let id = msg.id.as_ref();
-    match era.op(&msg.method) {
-        Some(Op::SetLevel) => match set_level_param(msg) {
+    match era.method(&msg.method) {
+        Some(Method::SetLevel) => match set_level_param(msg) {
             Ok(level) => Update::Answer {
                 answer: ep.ok(id, era, b""),
                 save: state.log_level.replace(level) != Some(level),
@@ -244,7 +201,7 @@ fn decide(ep: &McpEndpoint, state: &mut SessionState, msg: &Message, era: Era) -
                 subscriptions: false,
             },
         },
-        Some(Op::Subscription) if ep.offered().resources => {
+        Some(Method::Subscription) if ep.offered().resources => {
             // A subscription adds a URI or none, an unsubscription removes one or none.
             let before = state.subscriptions.len();
             match ep.apply_subscription(&mut state.subscriptions, msg, era) {
@@ -414,7 +371,9 @@ impl Connection {
         }
         let call = match read::read(bytes, Dialect::MCP, 1) {
             Ok(Body::Single(Ok(Incoming::Call(call)))) if call.id.is_some() => call,
-            Ok(Body::Single(Ok(Incoming::Call(n)))) if Kind::of(&n.method) == Kind::Cancelled => {
+            Ok(Body::Single(Ok(Incoming::Call(n))))
+                if Method::of(&n.method) == Method::Cancelled =>
+            {
                 let params: Option<Value> =
                     n.params.and_then(|p| serde_json::from_str(p.get()).ok());
                 // The client ends a listen stream this way (other requests finish).
@@ -460,7 +419,7 @@ impl Connection {
 
     /// A request (it has an id).
     fn request(&mut self, msg: Message, out: &mut Vec<Effect>) {
-        let kind = Kind::of(&msg.method);
+        let method = Method::of(&msg.method);
         let era = if msg.meta_version().is_some() {
             if let Err(a) = self.ep.check_modern_meta(&msg) {
                 out.push(Effect::Send(a.body.into_vec()));
@@ -468,7 +427,7 @@ impl Connection {
             }
             envelope_era(&msg)
         } else {
-            if kind == Kind::Initialize {
+            if method == Method::Initialize {
                 self.negotiated = Some(negotiated(&msg));
                 if self.opened.is_none() {
                     self.opened = Some(std::time::Instant::now());
@@ -480,12 +439,12 @@ impl Connection {
             self.negotiated.unwrap_or_else(Era::latest_handshake)
         };
         let offered = self.ep.offered();
-        match era.op(&msg.method) {
-            Some(Op::Initialize) if !self.watching => {
+        match method {
+            Method::Initialize if era.has(method) && !self.watching => {
                 self.watching = true;
                 out.push(Effect::WatchSession(Filter::session(offered, Vec::new())));
             }
-            Some(Op::Listen) => return self.listen(msg, out),
+            Method::Listen if era.has(method) => return self.listen(msg, out),
             _ => {}
         }
         // The connection is the session: its level applies to the calls that follow.

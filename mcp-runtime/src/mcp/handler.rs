@@ -12,7 +12,7 @@ pub use crate::edge::write::AnswerBody;
 use super::meta::{Meta, NONE as NO_META};
 use super::pages::ListPages;
 use super::protocol::{
-    Era, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, META_SERVER_INFO, Op, TaskForm,
+    Era, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, META_SERVER_INFO, Method, TaskForm,
 };
 use super::session::{EventStreams, SessionStore};
 use super::tools::{ListOptions, ToolPages};
@@ -860,7 +860,7 @@ impl McpEndpoint {
     /// Whether a request runs user code that may send notifications (progress, logs), so a
     /// transport may answer it on a stream.
     pub fn is_call(method: &str) -> bool {
-        matches!(method, "tools/call" | "resources/read" | "prompts/get")
+        Method::of(method) == Method::Call
     }
 
     /// Answers one request in `era`.
@@ -1043,8 +1043,8 @@ impl McpEndpoint {
         }
         let id = msg.id.as_ref();
         let serves_tasks = self.serves.tasks;
-        match (era.op(&msg.method), msg.method.as_str()) {
-            (Some(Op::Initialize), _) => {
+        match (era.method(&msg.method), msg.method.as_str()) {
+            (Some(Method::Initialize), _) => {
                 let requested = msg.requested_version();
                 // stdio gives every request a notifier: its connection is a live stream.
                 let live = self.sessions.is_some() || extras.notifier.is_some();
@@ -1055,32 +1055,33 @@ impl McpEndpoint {
                         .as_bytes(),
                 )
             }
-            (Some(Op::Ping), _) => self.ok(id, era, b""),
-            (Some(Op::ExtensionTask), _) if serves_tasks => {
-                return self.task_request(&msg, era, &extras).await;
-            }
-            (Some(Op::ExperimentalTask), _) if serves_tasks => {
-                return self.handshake_task_request(&msg, era, &extras).await;
-            }
-            (Some(Op::Discover), _) => self.ok(id, era, self.discover_members.as_bytes()),
+            (Some(Method::Ping), _) => self.ok(id, era, b""),
+            (Some(m), _) if m.is_task() && serves_tasks => match era.tasks() {
+                TaskForm::Extension => self.task_request(&msg, era, &extras).await,
+                _ => self.handshake_task_request(&msg, era, &extras).await,
+            },
+            (Some(Method::Discover), _) => self.ok(id, era, self.discover_members.as_bytes()),
             // The level is kept by the transport's session (none here: nothing is sent).
-            (Some(Op::SetLevel), _) => match set_level_param(&msg) {
+            (Some(Method::SetLevel), _) => match set_level_param(&msg) {
                 Ok(_) => self.ok(id, era, b""),
                 Err(e) => self.error(id, era, e.code(), e.message(), None),
             },
-            (None, "tools/list") if era.tasks() == TaskForm::Experimental => {
-                self.list(&msg, era, &extras, |l| {
+            (Some(Method::Other), "tools/list") if era.tasks() == TaskForm::Experimental => self
+                .list(&msg, era, &extras, |l| {
                     l.tools_handshake.as_ref().unwrap_or(&l.tools)
-                })
+                }),
+            (Some(Method::Other), "tools/list") => self.list(&msg, era, &extras, |l| &l.tools),
+            (Some(Method::Other), "resources/list") => {
+                self.list(&msg, era, &extras, |l| &l.resources)
             }
-            (None, "tools/list") => self.list(&msg, era, &extras, |l| &l.tools),
-            (None, "resources/list") => self.list(&msg, era, &extras, |l| &l.resources),
-            (None, "resources/templates/list") => self.list(&msg, era, &extras, |l| &l.templates),
-            (None, "prompts/list") => self.list(&msg, era, &extras, |l| &l.prompts),
-            (None, "skills/list") if self.serves.skills => {
+            (Some(Method::Other), "resources/templates/list") => {
+                self.list(&msg, era, &extras, |l| &l.templates)
+            }
+            (Some(Method::Other), "prompts/list") => self.list(&msg, era, &extras, |l| &l.prompts),
+            (Some(Method::Other), "skills/list") if self.serves.skills => {
                 self.list(&msg, era, &extras, |l| &l.skills)
             }
-            (None, "skills/get") if self.serves.skills => {
+            (Some(Method::Other), "skills/get") if self.serves.skills => {
                 self.skills_get(id, msg.params.as_ref(), era, &extras)
             }
             (_, m) => self.method_not_found(id, era, m),

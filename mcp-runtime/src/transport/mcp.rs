@@ -25,9 +25,9 @@ use crate::edge::read::{self, Body as Read, Dialect, Incoming};
 use crate::edge::write;
 use crate::error::codes;
 use crate::mcp::LogLevel;
-use crate::mcp::engine::{self, Kind, Route};
+use crate::mcp::engine::{self, Route};
 use crate::mcp::handler::{Answer, McpEndpoint, Message, error_body};
-use crate::mcp::protocol::{Era, Op};
+use crate::mcp::protocol::{Era, Method};
 use crate::mcp::session::{Found, SessionState, SessionStore};
 
 // Names, not `&str`s: a `&str` name is parsed into a header name again at every lookup.
@@ -300,7 +300,7 @@ async fn post_body(
             }
             return accepted();
         }
-        Ok(Incoming::Call(n)) if Kind::of(&n.method) == Kind::Cancelled => {
+        Ok(Incoming::Call(n)) if Method::of(&n.method) == Method::Cancelled => {
             // Cancels a call of this session running on its stream (handshake era).
             if let Some(sid) = header(headers, SESSION) {
                 let params = n.params.and_then(|p| serde_json::from_str(p.get()).ok());
@@ -365,7 +365,7 @@ async fn post_body(
             .await
         }
         // Boxed: once per session, and its future would weigh on every call's.
-        None if Kind::of(&msg.method) == Kind::Initialize => {
+        None if Method::of(&msg.method) == Method::Initialize => {
             Box::pin(initialize(ep, msg, caller)).await
         }
         None => {
@@ -394,7 +394,7 @@ async fn on_store(
     caller: &Caller,
 ) -> Response {
     let ep = &route.ep;
-    if Kind::of(&msg.method) == Kind::Initialize {
+    if Method::of(&msg.method) == Method::Initialize {
         // Boxed, as the rare requests below: their futures would weigh on every call's.
         return Box::pin(initialize_session(ep, store, std::mem::take(msg), caller)).await;
     }
@@ -407,7 +407,10 @@ async fn on_store(
         }) => {
             // Read in place: only the two requests that change the state copy it out.
             let version = version.or(era);
-            if matches!(Kind::of(&msg.method), Kind::SetLevel | Kind::Subscription) {
+            if matches!(
+                Method::of(&msg.method),
+                Method::SetLevel | Method::Subscription
+            ) {
                 let era = engine::era_or_assumed(version);
                 let mut state = SessionState::parse(&text);
                 if let engine::Update::Answer {
@@ -531,7 +534,7 @@ async fn handshake_request(
         .progress_token()
         .is_some_and(|t| route.ep.progress_token_ok(t));
     // `tasks/result` too: it relays the task's questions on its stream.
-    let sse = Kind::of(&msg.method).may_stream()
+    let sse = Method::of(&msg.method).may_stream()
         && accept.sse
         && accept.given
         && (session.is_some() || wants_progress);
@@ -728,15 +731,15 @@ async fn modern_request(
     if let Err(a) = crate::mcp::headers::check(ep, msg, era, &HeaderView(headers)) {
         return answer_response(a);
     }
-    if era.op(&msg.method) == Some(Op::Listen) {
+    let method = Method::of(&msg.method);
+    if method == Method::Listen && era.has(method) {
         return super::changes::listen(route, msg, era, caller);
     }
-    let kind = Kind::of(&msg.method);
     let wants_progress = msg
         .progress_token()
         .is_some_and(|t| ep.progress_token_ok(t));
     let wants_logs = matches!(msg.meta().log_level(), Ok(Some(_)));
-    if kind == Kind::Call && (wants_progress || wants_logs) && accept.sse {
+    if method == Method::Call && (wants_progress || wants_logs) && accept.sse {
         return stream_or_json(route, msg, era, None, None, caller).await;
     }
     json_answer(ep, msg, era, None, caller).await
@@ -785,7 +788,7 @@ async fn batch<'b>(
             }
         };
         match Message::from_call(call, depth) {
-            Ok(m) if Kind::of(&m.method) == Kind::Initialize => Some(
+            Ok(m) if Method::of(&m.method) == Method::Initialize => Some(
                 error_body(
                     m.id.as_ref(),
                     codes::INVALID_REQUEST,

@@ -2,7 +2,7 @@
 //! (how a request is framed and its session kept, the HTTP status of an error, batching, the
 //! form tasks take, error codes, which methods exist), read through [`Era`].
 //!
-//! Code elsewhere asks an era what it does (`era.typed_results()`, `era.op(method)`), never
+//! Code elsewhere asks an era what it does (`era.typed_results()`, `era.method(name)`), never
 //! which revision it is: adding a revision is adding its module and a line in [`REVISIONS`].
 //!
 //! The handshake revisions (2024-11-05 … 2025-11-25) start with `initialize` and keep a
@@ -10,6 +10,7 @@
 
 use crate::error::codes;
 
+mod method;
 mod r2024_11_05;
 mod r2025_03_26;
 mod r2025_06_18;
@@ -17,8 +18,9 @@ mod r2025_11_25;
 mod r2026_07_28;
 mod revision;
 
+pub(crate) use method::Method;
 use revision::Revision;
-pub(crate) use revision::{Op, TaskForm};
+pub(crate) use revision::TaskForm;
 
 /// Every revision served, oldest first.
 const REVISIONS: [&Revision; 5] = [
@@ -172,9 +174,15 @@ impl Era {
         }
     }
 
-    /// What `method` is in this revision, if it is one of the methods not every revision has.
-    pub(crate) fn op(self, method: &str) -> Option<Op> {
-        (self.0.op)(method)
+    /// The method named `name`, if this revision has it.
+    pub(crate) fn method(self, name: &str) -> Option<Method> {
+        let method = Method::of(name);
+        self.has(method).then_some(method)
+    }
+
+    /// Whether this revision has `method`.
+    pub(crate) fn has(self, method: Method) -> bool {
+        method.common() || self.0.methods.contains(&method)
     }
 }
 
@@ -217,12 +225,18 @@ mod tests {
         assert_eq!(old.tasks(), TaskForm::None);
         assert_eq!(tasks.tasks(), TaskForm::Experimental);
         assert_eq!(new.tasks(), TaskForm::Extension);
-        assert_eq!(old.op("initialize"), Some(Op::Initialize));
-        assert_eq!(new.op("initialize"), None);
-        assert_eq!(new.op("subscriptions/listen"), Some(Op::Listen));
-        assert_eq!(tasks.op("tasks/result"), Some(Op::ExperimentalTask));
-        assert_eq!(old.op("tasks/get"), None);
-        assert_eq!(new.op("tasks/update"), Some(Op::ExtensionTask));
+        assert_eq!(old.method("initialize"), Some(Method::Initialize));
+        assert_eq!(new.method("initialize"), None);
+        assert_eq!(new.method("ping"), None);
+        assert_eq!(new.method("subscriptions/listen"), Some(Method::Listen));
+        assert_eq!(old.method("subscriptions/listen"), None);
+        assert_eq!(tasks.method("tasks/result"), Some(Method::TaskResult));
+        assert_eq!(new.method("tasks/result"), None);
+        assert_eq!(old.method("tasks/get"), None);
+        assert_eq!(new.method("tasks/update"), Some(Method::TaskUpdate));
+        assert_eq!(tasks.method("tasks/update"), None);
+        assert_eq!(new.method("tools/list"), Some(Method::Other));
+        assert_eq!(old.method("tools/call"), Some(Method::Call));
         assert_eq!(old.status(codes::METHOD_NOT_FOUND), 200);
         assert_eq!(new.status(codes::METHOD_NOT_FOUND), 404);
         assert_eq!(old.status(codes::RATE_LIMITED), 429);

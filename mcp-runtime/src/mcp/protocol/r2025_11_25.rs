@@ -1,17 +1,26 @@
 //! MCP 2025-11-25: the last handshake revision, with experimental tasks (`params.task` on
 //! `tools/call`, and the `tasks/*` methods).
 
-use super::revision::{Op, Revision, TaskForm, handshake_op};
+use super::Method;
+use super::revision::{HANDSHAKE_METHODS, Revision, TaskForm};
 
 pub(super) const REVISION: Revision = Revision {
     tasks: TaskForm::Experimental,
-    op,
+    methods: &METHODS,
     ..Revision::handshake("2025-11-25")
 };
 
-fn op(method: &str) -> Option<Op> {
-    match method {
-        "tasks/get" | "tasks/result" | "tasks/cancel" | "tasks/list" => Some(Op::ExperimentalTask),
-        m => handshake_op(m),
-    }
-}
+/// The handshake's methods, and the experimental tasks'.
+const METHODS: [Method; 8] = {
+    let [a, b, c, d] = HANDSHAKE_METHODS;
+    [
+        a,
+        b,
+        c,
+        d,
+        Method::TaskGet,
+        Method::TaskResult,
+        Method::TaskCancel,
+        Method::TaskList,
+    ]
+};

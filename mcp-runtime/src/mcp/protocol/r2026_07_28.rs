@@ -3,7 +3,8 @@
 //! server's info; errors have HTTP statuses (SEP-2164's -32602 for a missing resource); tasks
 //! are an extension; change notices come on `subscriptions/listen`.
 
-use super::revision::{Op, Revision, TaskForm};
+use super::Method;
+use super::revision::{Revision, TaskForm};
 use crate::error::codes;
 
 pub(super) const REVISION: Revision = Revision {
@@ -15,17 +16,14 @@ pub(super) const REVISION: Revision = Revision {
     tasks: TaskForm::Extension,
     resource_not_found: codes::INVALID_PARAMS,
     status,
-    op,
+    methods: &[
+        Method::TaskGet,
+        Method::TaskUpdate,
+        Method::TaskCancel,
+        Method::Discover,
+        Method::Listen,
+    ],
 };
-
-fn op(method: &str) -> Option<Op> {
-    match method {
-        "tasks/get" | "tasks/update" | "tasks/cancel" => Some(Op::ExtensionTask),
-        "server/discover" => Some(Op::Discover),
-        "subscriptions/listen" => Some(Op::Listen),
-        _ => None,
-    }
-}
 
 /// A request the server could not take is a client error; an error of the call itself is
 /// still 200 (the JSON-RPC error says what went wrong).

@@ -1,5 +1,7 @@
 //! What a revision is: the table each revision's module fills in.
 
+use super::Method;
+
 /// What one revision is.
 #[derive(Debug)]
 pub(crate) struct Revision {
@@ -25,8 +27,8 @@ pub(crate) struct Revision {
     pub status: fn(i32) -> u16,
     /// The methods of this revision besides those every revision has (`tools/*`,
     /// `resources/list`, `resources/read`, `resources/templates/list`, `prompts/*`,
-    /// `completion/complete`).
-    pub op: fn(&str) -> Option<Op>,
+    /// `completion/complete`: [`Method::common`]).
+    pub methods: &'static [Method],
 }
 
 impl Revision {
@@ -42,7 +44,7 @@ impl Revision {
             tasks: TaskForm::None,
             resource_not_found: crate::error::codes::RESOURCE_NOT_FOUND,
             status: always_ok,
-            op: handshake_op,
+            methods: &HANDSHAKE_METHODS,
         }
     }
 }
@@ -70,37 +72,13 @@ impl TaskForm {
     }
 }
 
-/// A method some revisions have and others do not.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Op {
-    /// `initialize`: negotiates the revision and begins the session.
-    Initialize,
-    /// `ping`.
-    Ping,
-    /// `logging/setLevel`: the session's log level.
-    SetLevel,
-    /// `resources/subscribe`, `resources/unsubscribe`: the session's subscriptions.
-    Subscription,
-    /// `subscriptions/listen`: a stream of change notices.
-    Listen,
-    /// `server/discover`: what the server offers, without a session.
-    Discover,
-    /// A task method of [`TaskForm::Experimental`].
-    ExperimentalTask,
-    /// A task method of [`TaskForm::Extension`].
-    ExtensionTask,
-}
-
-/// The methods of a handshake revision besides the common ones.
-pub(super) fn handshake_op(method: &str) -> Option<Op> {
-    match method {
-        "initialize" => Some(Op::Initialize),
-        "ping" => Some(Op::Ping),
-        "logging/setLevel" => Some(Op::SetLevel),
-        "resources/subscribe" | "resources/unsubscribe" => Some(Op::Subscription),
-        _ => None,
-    }
-}
+/// The methods of every handshake revision besides the common ones.
+pub(super) const HANDSHAKE_METHODS: [Method; 4] = [
+    Method::Initialize,
+    Method::Ping,
+    Method::SetLevel,
+    Method::Subscription,
+];
 
 /// Every error is HTTP 200 on the handshake revisions (the JSON-RPC error says it all).
 fn always_ok(_code: i32) -> u16 {
