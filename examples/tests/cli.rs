@@ -74,8 +74,8 @@ impl Live {
         }
     }
 
-    async fn openrpc(&self, lang: Option<&str>) -> Vec<u8> {
-        let mut req = reqwest::Client::new().get(format!("http://{}/rpc/mcp/v1", self.addr));
+    async fn openrpc(&self, lang: Option<&str>, query: &str) -> Vec<u8> {
+        let mut req = reqwest::Client::new().get(format!("http://{}/rpc/mcp/v1{query}", self.addr));
         if let Some(l) = lang {
             req = req.header("accept-language", l);
         }
@@ -134,20 +134,32 @@ async fn tools_prints_exactly_what_a_live_modern_tools_list_returns() {
 #[tokio::test]
 async fn openrpc_prints_exactly_the_bytes_of_get() {
     let live = Live::start_live();
-    let printed = run(&["openrpc", "--group", "mcp", "--version", "1"]);
-    assert!(printed.status.success());
-    assert_eq!(printed.stdout, live.openrpc(None).await);
-    let printed = run(&[
+    let base = format!("http://{}", live.addr);
+    let openrpc = [
         "openrpc",
         "--group",
         "mcp",
         "--version",
         "1",
-        "--lang",
-        "uk",
-    ]);
+        "--url",
+        &base,
+    ];
+    let printed = run(&openrpc);
     assert!(printed.status.success());
-    assert_eq!(printed.stdout, live.openrpc(Some("uk")).await);
+    assert_eq!(printed.stdout, live.openrpc(None, "").await);
+    let printed = run(&[&openrpc[..], &["--lang", "uk"]].concat());
+    assert!(printed.status.success());
+    assert_eq!(printed.stdout, live.openrpc(Some("uk"), "").await);
+    // Unrolled: as `?unroll` (3 levels) and `?unroll=N`.
+    let printed = run(&[&openrpc[..], &["--unroll"]].concat());
+    assert_eq!(printed.stdout, live.openrpc(None, "?unroll").await);
+    let printed = run(&[&openrpc[..], &["--unroll", "5"]].concat());
+    assert_eq!(printed.stdout, live.openrpc(None, "?unroll=5").await);
+    let refused = run(&[&openrpc[..], &["--unroll", "6"]].concat());
+    assert_eq!(refused.status.code(), Some(2), "a usage error");
+    // Without --url: under http://127.0.0.1:8080, the default of every printed document.
+    let doc: Value = serde_json::from_slice(&run(&openrpc[..5]).stdout).expect("JSON");
+    assert_eq!(doc["servers"][0]["url"], "http://127.0.0.1:8080/rpc/mcp/v1");
     let doc: Value = serde_json::from_slice(&printed.stdout).expect("JSON");
     assert_eq!(doc["openrpc"], "1.3.2");
 }

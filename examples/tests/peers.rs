@@ -1,11 +1,11 @@
 //! The example service against real MCP peers: the official Python SDK (auto and legacy
 //! modes, HTTP and stdio), the TypeScript SDK client, the Inspector CLI in `--strict` mode,
-//! the official conformance suite, and a web host of MCP Apps (the official host-side bridge
-//! in Debian's Chromium).
+//! the official conformance suite, a web host of MCP Apps (the official host-side bridge
+//! in Debian's Chromium), and the OpenRPC generator on the JSON-RPC face's document.
 //!
 //! The peers are installed by `scripts/install-test-clients.sh` and found through
-//! `MCP_TEST_PYTHON`, `MCP_TEST_NODE` (Node 22), `MCP_TEST_NPM_DIR`, `MCP_TEST_APPS_DIR` and
-//! `MCP_TEST_CHROMIUM`. Every test here is `#[ignore]`d with the peers it needs;
+//! `MCP_TEST_PYTHON`, `MCP_TEST_NODE` (Node 22), `MCP_TEST_NPM_DIR`, `MCP_TEST_APPS_DIR`,
+//! `MCP_TEST_OPENRPC_DIR` and `MCP_TEST_CHROMIUM`. Every test here is `#[ignore]`d with the peers it needs;
 //! `scripts/test.sh` runs them, and there a missing peer fails the test.
 
 use std::path::PathBuf;
@@ -481,6 +481,42 @@ fn the_product_card_app_shows_catalog_get_s_product_in_a_real_browser_in_two_lan
         assert!(png.starts_with(b"\x89PNG"), "{} is a PNG", shot.display());
         eprintln!("screenshot of the app in {lang}: {}", shot.display());
     }
+}
+
+#[test]
+#[ignore = "needs Node 22 and @open-rpc/generator at MCP_TEST_OPENRPC_DIR; scripts/test.sh provides them and runs ignored tests"]
+fn the_openrpc_document_passes_the_meta_schema_and_its_unrolled_form_generates_a_client() {
+    let (node, dir) = (peer("MCP_TEST_NODE"), peer("MCP_TEST_OPENRPC_DIR"));
+    let c = Catalog::catalog(&[]);
+    let out_dir = std::env::temp_dir().join(format!("mcp-openrpc-gen-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let rpc = format!("http://{}/rpc/mcp/v1", c.addr);
+    let mut cmd = node_cmd(
+        &node,
+        &clients_dir()
+            .join("openrpc_generator.mjs")
+            .display()
+            .to_string(),
+    );
+    cmd.arg(&rpc)
+        .arg(&out_dir)
+        .env("MCP_TEST_OPENRPC_DIR", &dir);
+    let out = run(cmd);
+    let _ = std::fs::remove_dir_all(&out_dir);
+    assert!(out.status.success(), "the OpenRPC generator failed");
+    let seen = last_json_line(&out);
+    // Every method of the group (the same as its tools), each a function of the generated
+    // client.
+    assert_eq!(
+        seen,
+        serde_json::json!({
+            "url": rpc,
+            "valid": true,
+            "unrolledValid": true,
+            "recursive": ["Category"],
+            "generated": MCP_TOOLS,
+        })
+    );
 }
 
 #[test]

@@ -27,7 +27,7 @@
 //! | `shop resources [--group G] [--version N] [--lang L]` | the `resources` array of a modern `resources/list` (every page) |
 //! | `shop resource-templates [...]`, `shop templates [...]` | the `resourceTemplates` array of a modern `resources/templates/list` (every page) |
 //! | `shop prompts [--group G] [--version N] [--lang L]` | the `prompts` array of a modern `prompts/list` (every page) |
-//! | `shop openrpc [--group G] [--version N] [--lang L]` | the bytes `GET /rpc/G/vN` answers |
+//! | `shop openrpc [--group G] [--version N] [--lang L] [--url URL] [--unroll [N]]` | the bytes `GET /rpc/G/vN` answers a request for URL (default as for `postman`); with `--unroll`, those of `?unroll=N` (recursive schemas written out N levels, default 3) |
 //! | `shop postman [--group G] [--version N] [--lang L] [--url URL]` | the Postman collection `GET /rpc/G/vN/postman` answers, its `baseUrl` URL (default: the public URL, else `http://127.0.0.1:8080`) |
 //! | `shop card [--group G] [--version N] [--lang L] [--url URL] [--registry]` | the server card (SEP-2127) `GET /mcp/G/vN/server-card` answers, its remote under URL (default as for `postman`); with `--registry`, the MCP Registry's `server.json` for publishing the endpoint |
 //! | `shop hosts [--group G] [--version N] [--url URL] [--allow-protected]` | the configuration of MCP hosts (Claude Desktop, Claude Code, VS Code, Cursor) for the group, over stdio (this executable) and HTTP (URL, default as for `postman`) |
@@ -114,8 +114,9 @@ pub enum Command {
     ResourceTemplates(Localized),
     /// Print the `prompts` array a modern MCP prompts/list returns (every page), as JSON
     Prompts(Localized),
-    /// Print the OpenRPC document `GET /rpc/{group}/v{N}` returns
-    Openrpc(Localized),
+    /// Print the OpenRPC document `GET /rpc/{group}/v{N}` returns (with `--unroll`, what
+    /// `?unroll=N` returns)
+    Openrpc(OpenrpcArgs),
     /// Print the Postman collection (v2.1) `GET /rpc/{group}/v{N}/postman` returns
     Postman(PostmanArgs),
     /// Print the server card (SEP-2127) `GET /mcp/{group}/v{N}/server-card` returns, or with
@@ -273,6 +274,20 @@ pub struct PostmanArgs {
     pub url: Option<String>,
 }
 
+/// The options of `openrpc`.
+#[derive(Debug, Clone, Args)]
+pub struct OpenrpcArgs {
+    /// The group, version, language and URL, as for `postman` (the URL the document's
+    /// `servers[0].url` is under).
+    #[command(flatten)]
+    pub doc: PostmanArgs,
+    /// Write each recursive schema out N levels deep (1 to 5, default 3), for tools that
+    /// cannot stop at a cycle (`@open-rpc/generator`)
+    #[arg(long, value_name = "N", num_args = 0..=1, default_missing_value = "3",
+        value_parser = clap::value_parser!(u8).range(1..=5))]
+    pub unroll: Option<u8>,
+}
+
 /// The options of `card`.
 #[derive(Debug, Clone, Args)]
 pub struct CardArgs {
@@ -408,12 +423,20 @@ impl Cli {
                 print_list(builder, McpList::ResourceTemplates, &l).await
             }
             Command::Prompts(l) => print_list(builder, McpList::Prompts, &l).await,
-            Command::Openrpc(l) => {
+            Command::Openrpc(o) => {
                 let server = build(builder)?;
+                let l = &o.doc.localized;
                 let t = &l.target.settled(&server);
                 let lang = language(&server, l.lang.as_deref());
+                let unroll = o.unroll.map(usize::from);
                 let doc = server
-                    .openrpc(&t.group, t.version, Some(lang))
+                    .openrpc_at(
+                        &t.group,
+                        t.version,
+                        Some(lang),
+                        o.doc.url.as_deref(),
+                        unroll,
+                    )
                     .ok_or_else(|| unknown(&server, t, false))?;
                 write_stdout(&doc)?;
                 Ok(ExitCode::SUCCESS)

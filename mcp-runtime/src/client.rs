@@ -128,6 +128,7 @@ impl Client {
             discovery,
             accept_language: self.language.as_deref(),
             prefix: "",
+            host: None,
         });
         let caller = self.caller();
         let who = crate::jsonrpc::face::Requester {

@@ -339,6 +339,173 @@ fn rewrite_refs(v: &mut Value) {
     }
 }
 
+/// Where an OpenRPC document keeps its named schemas.
+const COMPONENTS: &str = "#/components/schemas/";
+
+/// Unrolls the recursion of an OpenRPC document's named schemas, for tools that expand every
+/// `$ref` and cannot stop at a cycle (`@open-rpc/generator` 2.x runs out of memory on one).
+/// In `methods` and in every component off a cycle, each reference to a component on a cycle
+/// is replaced by a copy of that component, `depth` levels deep; below them the value is any
+/// JSON (`{}`, with `x-unrolled` naming the type no longer described). The components on a
+/// cycle are removed; the others stay references.
+///
+/// A component with `k` recursive references grows `k^depth` times: `depth` is kept small by
+/// the caller. Finding the cycles is linear in the components and their references.
+pub(crate) fn unroll_recursion(
+    methods: &mut Value,
+    components: &mut Map<String, Value>,
+    depth: usize,
+) {
+    let cyclic = cyclic_components(components);
+    if cyclic.is_empty() {
+        return;
+    }
+    let all = std::mem::take(components);
+    let unroll = Unroll {
+        all: &all,
+        cyclic: &cyclic,
+    };
+    unroll.expand(methods, depth);
+    let mut kept = Map::new();
+    for (name, schema) in &all {
+        if !cyclic.contains(name.as_str()) {
+            let mut schema = schema.clone();
+            unroll.expand(&mut schema, depth);
+            kept.insert(name.clone(), schema);
+        }
+    }
+    *components = kept;
+}
+
+struct Unroll<'a> {
+    all: &'a Map<String, Value>,
+    cyclic: &'a std::collections::HashSet<String>,
+}
+
+impl Unroll<'_> {
+    fn expand(&self, v: &mut Value, depth: usize) {
+        match v {
+            Value::Object(obj) => {
+                let target = obj
+                    .get("$ref")
+                    .and_then(Value::as_str)
+                    .and_then(|r| r.strip_prefix(COMPONENTS))
+                    .filter(|name| self.cyclic.contains(*name))
+                    .map(str::to_owned);
+                let Some(name) = target else {
+                    obj.values_mut().for_each(|x| self.expand(x, depth));
+                    return;
+                };
+                let mut copy = match depth.checked_sub(1) {
+                    None => Map::from_iter([("x-unrolled".to_owned(), Value::String(name))]),
+                    Some(below) => {
+                        let mut copy = self.all.get(&name).cloned().unwrap_or(Value::Null);
+                        self.expand(&mut copy, below);
+                        match copy {
+                            Value::Object(o) => o,
+                            _ => Map::new(),
+                        }
+                    }
+                };
+                // What the reference says beside it (its description) stays.
+                for (k, val) in obj.iter().filter(|(k, _)| *k != "$ref") {
+                    copy.insert(k.clone(), val.clone());
+                }
+                *v = Value::Object(copy);
+            }
+            Value::Array(items) => items.iter_mut().for_each(|x| self.expand(x, depth)),
+            _ => {}
+        }
+    }
+}
+
+/// The components on a cycle of references (one that refers to itself, or to another that
+/// leads back to it): the strongly connected components of more than one, or with a loop
+/// (Tarjan's algorithm, without recursion).
+fn cyclic_components(components: &Map<String, Value>) -> std::collections::HashSet<String> {
+    let names: Vec<&str> = components.keys().map(String::as_str).collect();
+    let index_of: std::collections::HashMap<&str, usize> =
+        names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+    let edges: Vec<Vec<usize>> = components
+        .values()
+        .map(|schema| {
+            let mut out = Vec::new();
+            refs_in(schema, &mut |r| {
+                if let Some(i) = r.strip_prefix(COMPONENTS).and_then(|n| index_of.get(n)) {
+                    out.push(*i);
+                }
+            });
+            out
+        })
+        .collect();
+    let n = names.len();
+    let mut index = vec![usize::MAX; n];
+    let mut low = vec![0; n];
+    let mut on_stack = vec![false; n];
+    let mut stack = Vec::new();
+    let mut next = 0;
+    let mut cyclic = std::collections::HashSet::new();
+    for start in 0..n {
+        if index[start] != usize::MAX {
+            continue;
+        }
+        let mut calls = vec![(start, 0)];
+        index[start] = next;
+        low[start] = next;
+        next += 1;
+        stack.push(start);
+        on_stack[start] = true;
+        while let Some(&mut (v, ref mut at)) = calls.last_mut() {
+            if let Some(&w) = edges[v].get(*at) {
+                *at += 1;
+                if index[w] == usize::MAX {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    calls.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            calls.pop();
+            if let Some(&(u, _)) = calls.last() {
+                low[u] = low[u].min(low[v]);
+            }
+            if low[v] == index[v] {
+                let mut members = Vec::new();
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    members.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                if members.len() > 1 || edges[v].contains(&v) {
+                    cyclic.extend(members.into_iter().map(|m| names[m].to_owned()));
+                }
+            }
+        }
+    }
+    cyclic
+}
+
+/// Calls `f` with every `$ref` in `v`.
+fn refs_in(v: &Value, f: &mut impl FnMut(&str)) {
+    match v {
+        Value::Object(obj) => {
+            if let Some(Value::String(r)) = obj.get("$ref") {
+                f(r);
+            }
+            obj.values().for_each(|x| refs_in(x, f));
+        }
+        Value::Array(items) => items.iter().for_each(|x| refs_in(x, f)),
+        _ => {}
+    }
+}
+
 /// Splits a doc comment into a title (its first line) and a description (the whole text).
 pub(crate) fn split_docs(docs: &str) -> (Option<String>, Option<String>) {
     let text = docs.trim();
@@ -458,5 +625,74 @@ mod tests {
             comps["Cat"]["properties"]["kids"]["items"]["$ref"],
             "#/components/schemas/Cat"
         );
+    }
+
+    #[test]
+    fn recursion_is_unrolled_to_the_depth_asked_and_the_rest_stays_references() {
+        let mut components = json!({
+            "Category": {"type": "object", "properties": {
+                "name": {"type": "string"},
+                "children": {"type": "array", "items": {"$ref": "#/components/schemas/Category"}}
+            }},
+            "Shelf": {"type": "object", "properties": {
+                "top": {"$ref": "#/components/schemas/Category", "description": "The top."},
+                "label": {"$ref": "#/components/schemas/Label"}
+            }},
+            "Label": {"type": "string"},
+            "A": {"type": "object", "properties": {"b": {"$ref": "#/components/schemas/B"}}},
+            "B": {"type": "object", "properties": {"a": {"$ref": "#/components/schemas/A"}}}
+        })
+        .as_object()
+        .cloned()
+        .unwrap();
+        let mut methods = json!([{"name": "tree", "params": [],
+            "result": {"name": "result", "schema": {"$ref": "#/components/schemas/Category"}}}]);
+        unroll_recursion(&mut methods, &mut components, 2);
+        let level = |inner: Value| {
+            json!({"type": "object", "properties": {
+                "name": {"type": "string"},
+                "children": {"type": "array", "items": inner}
+            }})
+        };
+        let unrolled = level(level(json!({"x-unrolled": "Category"})));
+        assert_eq!(methods[0]["result"]["schema"], unrolled);
+        // Off the cycles: kept, its references to a cycle unrolled, the others left.
+        let mut top = unrolled.clone();
+        top["description"] = json!("The top.");
+        assert_eq!(
+            Value::Object(components),
+            json!({
+                "Shelf": {"type": "object", "properties": {
+                    "top": top,
+                    "label": {"$ref": "#/components/schemas/Label"}
+                }},
+                "Label": {"type": "string"}
+            })
+        );
+    }
+
+    #[test]
+    fn cycles_are_found_through_other_components_and_only_there() {
+        let components = json!({
+            "A": {"$ref": "#/components/schemas/B"},
+            "B": {"items": {"$ref": "#/components/schemas/A"}},
+            "C": {"$ref": "#/components/schemas/A"},
+            "D": {"$ref": "#/components/schemas/D"},
+            "E": {"$ref": "#/components/schemas/Missing"}
+        });
+        let mut found: Vec<String> = cyclic_components(components.as_object().unwrap())
+            .into_iter()
+            .collect();
+        found.sort();
+        assert_eq!(found, ["A", "B", "D"]);
+        // Without a cycle nothing changes.
+        let mut methods = json!([{"$ref": "#/components/schemas/C"}]);
+        let mut flat = json!({"C": {"type": "string"}})
+            .as_object()
+            .cloned()
+            .unwrap();
+        unroll_recursion(&mut methods, &mut flat, 3);
+        assert_eq!(methods, json!([{"$ref": "#/components/schemas/C"}]));
+        assert_eq!(Value::Object(flat), json!({"C": {"type": "string"}}));
     }
 }

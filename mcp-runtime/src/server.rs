@@ -1119,6 +1119,49 @@ impl Server {
         Some(docs.openrpc().to_bytes(&d.openrpc_url("")))
     }
 
+    /// The OpenRPC document of a group and version as `GET /rpc/{group}/v{N}` serves it to a
+    /// request for `base_url` (`None`: the [`ServerBuilder::public_url`], else
+    /// `http://127.0.0.1:8080`): `servers[0].url` is the endpoint's absolute URL under it.
+    /// With `unroll`, as `?unroll=N` serves it: each recursive schema written out that many
+    /// levels (1 to 5), for tools that cannot stop at a cycle; `None` for another depth. `lang`
+    /// as for [`Server::openrpc`]. `None` when the server has no such group and version.
+    ///
+    /// ```
+    /// # let server = mcp_runtime::Server::builder().build().unwrap();
+    /// use mcp_runtime::serde_json::{self, Value};
+    ///
+    /// if let Some(doc) = server.openrpc_at("shop", 1, None, Some("https://api.example.com"), Some(3)) {
+    ///     let doc: Value = serde_json::from_slice(&doc).unwrap();
+    ///     assert_eq!(doc["servers"][0]["url"], "https://api.example.com/rpc/shop/v1");
+    /// }
+    /// ```
+    pub fn openrpc_at(
+        &self,
+        group: &str,
+        version: u32,
+        lang: Option<&str>,
+        base_url: Option<&str>,
+        unroll: Option<usize>,
+    ) -> Option<Bytes> {
+        let d = self.inner.site.discovery(group, version)?;
+        let docs = d.whole(lang.unwrap_or_default());
+        let doc = match unroll {
+            Some(depth) => docs.openrpc_unrolled(depth)?,
+            None => docs.openrpc(),
+        };
+        let url = format!("{}{}", self.base_url(base_url), d.path());
+        Some(doc.to_bytes(&url))
+    }
+
+    /// `base_url` without a trailing `/`, else the public URL, else `http://127.0.0.1:8080`.
+    fn base_url(&self, base_url: Option<&str>) -> String {
+        let public = self.inner.site.auth.public_url.as_deref();
+        base_url
+            .or(public)
+            .map(|u| u.trim_end_matches('/').to_owned())
+            .unwrap_or_else(|| format!("http://{}", DEFAULT_LISTEN))
+    }
+
     /// The Postman collection (v2.1) of a group and version, as `GET
     /// /rpc/{group}/v{N}/postman` serves it, with `base_url` as its `baseUrl` variable
     /// (`None`: the [`ServerBuilder::public_url`], else `http://127.0.0.1:8080`). `lang` as
@@ -1143,12 +1186,7 @@ impl Server {
     ) -> Option<Bytes> {
         let d = self.inner.site.discovery(group, version)?;
         let docs = d.whole(lang.unwrap_or_default());
-        let public = self.inner.site.auth.public_url.as_deref();
-        let base = base_url
-            .or(public)
-            .map(|u| u.trim_end_matches('/').to_owned())
-            .unwrap_or_else(|| format!("http://{}", DEFAULT_LISTEN));
-        Some(docs.postman().to_bytes(&base))
+        Some(docs.postman().to_bytes(&self.base_url(base_url)))
     }
 
     /// The server card (SEP-2127) of an MCP group and version, as `GET
@@ -1210,11 +1248,7 @@ impl Server {
         write: fn(&crate::mcp::card::Cards, &str, &crate::mcp::card::Publisher, &str) -> Vec<u8>,
     ) -> Option<Vec<u8>> {
         let ep = self.mcp_endpoint(group, version)?;
-        let public = self.inner.site.auth.public_url.as_deref();
-        let base = base_url
-            .or(public)
-            .map(|u| u.trim_end_matches('/').to_owned())
-            .unwrap_or_else(|| format!("http://{}", DEFAULT_LISTEN));
+        let base = self.base_url(base_url);
         let publisher = crate::mcp::card::Publisher::of(&base);
         let lang = lang.unwrap_or_else(|| self.inner.site.translations.default_lang());
         let url = format!("{base}{}/{group}/v{version}", self.inner.site.mcp_prefix);

@@ -62,10 +62,18 @@ fn tools_and_openrpc_take_a_group_a_version_and_a_language() {
         other => panic!("{other:?}"),
     }
     match parse(&["openrpc"]).command {
-        Some(Command::Openrpc(l)) => {
+        Some(Command::Openrpc(o)) => {
+            let l = &o.doc.localized;
             assert_eq!((l.target.group.as_str(), l.target.version), ("", 1));
-            assert_eq!(l.lang, None);
+            assert_eq!(
+                (l.lang.as_deref(), o.doc.url.as_deref(), o.unroll),
+                (None, None, None)
+            );
         }
+        other => panic!("{other:?}"),
+    }
+    match parse(&["openrpc", "--unroll"]).command {
+        Some(Command::Openrpc(o)) => assert_eq!(o.unroll, Some(3)),
         other => panic!("{other:?}"),
     }
     assert!(matches!(parse(&["check"]).command, Some(Command::Check)));

@@ -1,5 +1,5 @@
 //! Discovery documents on the wire: `rpc.discover` (single, in a batch, in process), `GET
-//! ?info`, the Postman collection (HTTP and `Server::postman`, what `catalog postman` prints),
+//! ?info` and `?unroll`, the Postman collection (HTTP and `Server::postman`, what `catalog postman` prints),
 //! and the URLs of every document when the router is nested under a prefix.
 //!
 //! Exact means: the whole body, as raw text or parsed and compared with `json!`.
@@ -101,9 +101,10 @@ async fn rpc_discover_answers_the_document_get_serves() {
             .all(|m| m["name"] != "rpc.discover"),
         "{methods}"
     );
+    // Absolute, under the origin of the checked Host: the OpenRPC meta-schema wants a URI.
     assert_eq!(
         doc.json()["servers"],
-        json!([{"name": "mcp", "url": "/rpc/mcp/v1"}])
+        json!([{"name": "mcp", "url": format!("{base}/rpc/mcp/v1")}])
     );
 }
 
@@ -150,7 +151,9 @@ async fn info_is_the_head_of_the_document() {
         );
         assert_eq!(
             r.body,
-            r#"{"openrpc":"1.3.2","info":{"title":"catalog","version":"v1","x-group":"mcp","x-versions":["v1"]},"servers":[{"name":"mcp","url":"/rpc/mcp/v1"}]}"#,
+            format!(
+                r#"{{"openrpc":"1.3.2","info":{{"title":"catalog","version":"v1","x-group":"mcp","x-versions":["v1"]}},"servers":[{{"name":"mcp","url":"{base}/rpc/mcp/v1"}}]}}"#
+            ),
             "?{query}"
         );
     }
@@ -161,6 +164,75 @@ async fn info_is_the_head_of_the_document() {
         send(get(format!("{base}/rpc/mcp/v1?infos"))).await.body,
         full
     );
+}
+
+/// `schema` with each `$ref` to `name` replaced by `with`.
+fn replace_ref(schema: &Value, name: &str, with: &Value) -> Value {
+    match schema {
+        Value::Object(o)
+            if o.get("$ref") == Some(&json!(format!("#/components/schemas/{name}"))) =>
+        {
+            with.clone()
+        }
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, v)| (k.clone(), replace_ref(v, name, with)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(|v| replace_ref(v, name, with)).collect()),
+        other => other.clone(),
+    }
+}
+
+#[tokio::test]
+async fn unroll_writes_recursive_schemas_out_to_the_depth_asked() {
+    let base = serve_url(example_prod().build().unwrap()).await;
+    let plain = send(get(format!("{base}/rpc/mcp/v1"))).await.json();
+    let category = plain["components"]["schemas"]["Category"].clone();
+    // A level of the tree: the component with its recursive reference replaced.
+    let level = |inner: &Value| replace_ref(&category, "Category", inner);
+    let below = json!({"x-unrolled": "Category"});
+    for (query, depth) in [("unroll", 3), ("unroll=1", 1), ("x=1&unroll=5", 5)] {
+        let r = send(get(format!("{base}/rpc/mcp/v1?{query}"))).await;
+        assert_eq!(r.status, 200, "?{query}");
+        let doc = r.json();
+        let mut tree = below.clone();
+        for _ in 0..depth {
+            tree = level(&tree);
+        }
+        // Only the recursive component is gone, and only the method using it changed.
+        let mut expected = plain.clone();
+        let schemas = expected["components"]["schemas"].as_object_mut().unwrap();
+        schemas.remove("Category");
+        for m in expected["methods"].as_array_mut().unwrap() {
+            if m["name"] == "Catalog.tree" {
+                m["result"]["schema"] = tree.clone();
+            }
+        }
+        assert_eq!(doc, expected, "?{query}");
+    }
+    // With `info`, the head alone, as without it.
+    let info = send(get(format!("{base}/rpc/mcp/v1?info"))).await.body;
+    assert_eq!(
+        send(get(format!("{base}/rpc/mcp/v1?unroll&info")))
+            .await
+            .body,
+        info
+    );
+    for bad in ["0", "6", "x", "-1"] {
+        let r = send(get(format!("{base}/rpc/mcp/v1?unroll={bad}"))).await;
+        assert_eq!(
+            (r.status, r.body.as_str()),
+            (
+                400,
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":null,"error":{{"code":-32602,"message":"unroll must be a depth from 1 to 5, got \"{bad}\""}}}}"#
+                )
+                .as_str()
+            ),
+            "?unroll={bad}"
+        );
+    }
 }
 
 /// The collection of group `disc` with `base` as its `baseUrl`.
@@ -284,12 +356,14 @@ async fn under_a_prefix_every_url_has_it() {
     let doc = send(get(format!("{base}/api/rpc/mcp/v1"))).await;
     assert_eq!(
         doc.json()["servers"],
-        json!([{"name": "mcp", "url": "/api/rpc/mcp/v1"}])
+        json!([{"name": "mcp", "url": format!("{base}/api/rpc/mcp/v1")}])
     );
     let info = send(get(format!("{base}/api/rpc/mcp/v1?info"))).await;
     assert_eq!(
         info.body,
-        r#"{"openrpc":"1.3.2","info":{"title":"catalog","version":"v1","x-group":"mcp","x-versions":["v1"]},"servers":[{"name":"mcp","url":"/api/rpc/mcp/v1"}]}"#
+        format!(
+            r#"{{"openrpc":"1.3.2","info":{{"title":"catalog","version":"v1","x-group":"mcp","x-versions":["v1"]}},"servers":[{{"name":"mcp","url":"{base}/api/rpc/mcp/v1"}}]}}"#
+        )
     );
     let r = send(post(format!("{base}/api/rpc/mcp/v1"), DISCOVER)).await;
     assert_eq!(
@@ -381,12 +455,12 @@ async fn a_wildcard_prefix_is_never_copied() {
     let doc = send(get(format!("http://{addr}/t-1/rpc/mcp/v1?info"))).await;
     assert_eq!(
         doc.json()["servers"],
-        json!([{"name": "mcp", "url": "/t-1/rpc/mcp/v1"}])
+        json!([{"name": "mcp", "url": format!("http://{addr}/t-1/rpc/mcp/v1")}])
     );
     // Not a plain path: left out.
     let doc = send(get(format!("http://{addr}/a%22b/rpc/mcp/v1?info"))).await;
     assert_eq!(
         doc.json()["servers"],
-        json!([{"name": "mcp", "url": "/rpc/mcp/v1"}])
+        json!([{"name": "mcp", "url": format!("http://{addr}/rpc/mcp/v1")}])
     );
 }

@@ -1164,7 +1164,13 @@ async fn openrpc_document_on_get() {
         doc["info"],
         json!({"title":"catalog","version":"v1","x-group":"mcp","x-versions":["v1"]})
     );
-    assert_eq!(doc["servers"], json!([{"name":"mcp","url":"/rpc/mcp/v1"}]));
+    // Absolute under the request's Host (the test server's loopback address and port).
+    let url = doc["servers"][0]["url"].as_str().unwrap_or_default();
+    let port = url
+        .strip_prefix("http://127.0.0.1:")
+        .and_then(|rest| rest.strip_suffix("/rpc/mcp/v1"));
+    assert!(port.is_some_and(|p| p.parse::<u16>().is_ok()), "{url}");
+    assert_eq!(doc["servers"], json!([{"name":"mcp","url":url}]));
     let names: Vec<&str> = doc["methods"]
         .as_array()
         .expect("methods")

@@ -24,6 +24,8 @@ pub(crate) const INFO_END: &[u8] = b"}]}";
 #[derive(Default)]
 struct Slots {
     openrpc: OnceLock<Spliced>,
+    /// The OpenRPC document with its recursive schemas unrolled, per depth (`?unroll`).
+    unrolled: [OnceLock<Spliced>; super::openrpc::MAX_UNROLL],
     postman: OnceLock<Spliced>,
 }
 
@@ -53,17 +55,28 @@ impl Documents<'_> {
 
     /// The OpenRPC document; its head alone (with the URL and [`INFO_END`]) is `?info`.
     pub(crate) fn openrpc(&self) -> &Spliced {
+        self.slots.openrpc.get_or_init(|| self.build_openrpc(None))
+    }
+
+    /// The OpenRPC document with its recursive schemas unrolled `depth` levels (1 to
+    /// [`super::openrpc::MAX_UNROLL`]; `None` past that), for tools that cannot stop at a
+    /// cycle.
+    pub(crate) fn openrpc_unrolled(&self, depth: usize) -> Option<&Spliced> {
+        let slot = self.slots.unrolled.get(depth.checked_sub(1)?)?;
+        Some(slot.get_or_init(|| self.build_openrpc(Some(depth))))
+    }
+
+    fn build_openrpc(&self, unroll: Option<usize>) -> Spliced {
         let d = self.discovery;
-        self.slots.openrpc.get_or_init(|| {
-            super::openrpc::spliced(
-                &d.catalog,
-                &d.translations,
-                self.lang,
-                &d.server_name,
-                &d.versions,
-                &|def| self.visible(def),
-            )
-        })
+        super::openrpc::spliced(
+            &d.catalog,
+            &d.translations,
+            self.lang,
+            &d.server_name,
+            &d.versions,
+            &|def| self.visible(def),
+            unroll,
+        )
     }
 
     fn visible(&self, def: &crate::MethodDef) -> bool {
@@ -228,6 +241,18 @@ impl Discovery {
     pub(crate) fn openrpc_url(&self, prefix: &str) -> String {
         format!("{}{prefix}{}", self.public_url, self.path)
     }
+
+    /// The OpenRPC `servers[0].url` of a request that named `host`: absolute, as the OpenRPC
+    /// meta-schema wants it (a `uri`) and as generators read it. Under the configured public
+    /// URL, else under the origin of the request's `Host` (checked by the host policy before;
+    /// `http://`: behind a proxy that ends TLS, configure the public URL); relative only when
+    /// there is neither.
+    pub(crate) fn openrpc_url_for(&self, host: Option<&str>, prefix: &str) -> String {
+        match host.filter(|h| self.public_url.is_empty() && crate::edge::policy::is_host(h)) {
+            Some(host) => format!("http://{host}{prefix}{}", self.path),
+            None => self.openrpc_url(prefix),
+        }
+    }
 }
 
 /// `rpc.discover` on one request: the catalog's documents, the caller's `Accept-Language` and
@@ -237,6 +262,8 @@ pub(crate) struct Discover<'a> {
     pub discovery: &'a Discovery,
     pub accept_language: Option<&'a str>,
     pub prefix: &'a str,
+    /// The request's `Host` (`None` in process): the document's URL is absolute under it.
+    pub host: Option<&'a str>,
 }
 
 impl Discover<'_> {
@@ -251,7 +278,7 @@ impl Discover<'_> {
         let docs = self.discovery.negotiate(self.accept_language, identity);
         wire::open_result(out, id);
         docs.openrpc()
-            .write(out, &self.discovery.openrpc_url(self.prefix));
+            .write(out, &self.discovery.openrpc_url_for(self.host, self.prefix));
         out.push(b'}');
     }
 }

@@ -32,8 +32,16 @@ pub fn document(
     })
 }
 
+/// How deep `?unroll` unrolls a recursive schema when it names no depth.
+pub(crate) const DEFAULT_UNROLL: usize = 3;
+
+/// The deepest `?unroll=N`: a schema with `k` recursive references grows `k^N` times, so the
+/// depth a client may ask for is small (the document is built once per depth and language).
+pub(crate) const MAX_UNROLL: usize = 5;
+
 /// The document serialized with its one URL (`servers[0].url`) left out, and the `?info`
-/// document: the same head, the URL and `}]}`.
+/// document: the same head, the URL and `}]}`. With `unroll`, its recursive schemas are
+/// unrolled that many levels ([`schema::unroll_recursion`]).
 pub(crate) fn spliced(
     catalog: &Catalog,
     translations: &Translations,
@@ -41,8 +49,12 @@ pub(crate) fn spliced(
     server_name: &str,
     versions: &[u32],
     visible: &dyn Fn(&crate::MethodDef) -> bool,
+    unroll: Option<usize>,
 ) -> super::spliced::Spliced {
-    let p = Parts::of(catalog, translations, lang, server_name, versions, visible);
+    let mut p = Parts::of(catalog, translations, lang, server_name, versions, visible);
+    if let Some(depth) = unroll {
+        schema::unroll_recursion(&mut p.methods, &mut p.components, depth);
+    }
     // Writing JSON values into a Vec cannot fail.
     let mut head = format!("{{\"openrpc\":\"{OPENRPC_VERSION}\",\"info\":").into_bytes();
     let _ = serde_json::to_writer(&mut head, &p.info);

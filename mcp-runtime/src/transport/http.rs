@@ -218,6 +218,8 @@ fn rpc_post(
     // What `rpc.discover` needs, kept as the request gave it (read only if it is called) and
     // only when there is something to keep: most calls carry no language and are not nested.
     let accept_language = parts.headers.get(header::ACCEPT_LANGUAGE).cloned();
+    // The host its `servers[0].url` names (a shared handle on the request's bytes).
+    let host = parts.headers.get(header::HOST).cloned();
     // What the caller is made of, read while the head is whole, only where a rate limit
     // needs it (the subject is known once the token is checked).
     let who = ep.limited.then(|| {
@@ -266,9 +268,16 @@ fn rpc_post(
         body,
         asyncs,
         verdict,
-        asked,
+        Kept { asked, host },
         who,
     ))
+}
+
+/// What a `POST` keeps of its head for `rpc.discover`.
+struct Kept {
+    asked: Option<Box<Asked>>,
+    /// The `Host` its document's URL names.
+    host: Option<HeaderValue>,
 }
 
 /// What a `POST` keeps of its head to know its caller.
@@ -291,9 +300,10 @@ async fn rpc_post_inner(
     body: Body,
     asyncs: Option<Box<Async>>,
     verdict: Option<super::auth::Verdict>,
-    asked: Option<Box<Asked>>,
+    kept: Kept,
     who: Option<Box<Who>>,
 ) -> Response {
+    let Kept { asked, host } = kept;
     let origin = match admitted {
         Ok(origin) => origin,
         Err(refused) => return refused.into_response(),
@@ -327,6 +337,7 @@ async fn rpc_post_inner(
             .and_then(|a| a.accept_language.as_ref())
             .and_then(|v| v.to_str().ok()),
         prefix: super::mount::prefix(asked.and_then(|a| a.original.as_ref()), ep.discovery.path()),
+        host: host.as_ref().and_then(|h| h.to_str().ok()),
     };
     let who = crate::jsonrpc::face::Requester {
         identity: identity.as_ref(),
@@ -395,11 +406,37 @@ async fn document_get(ep: &RpcEndpoint, parts: &Parts, which: Document) -> Respo
         .negotiate(accept_language(&parts.headers), identity.as_deref());
     let frames = match which {
         Document::OpenRpc => {
-            let url = ep.discovery.openrpc_url(super::mount::prefix_of(parts));
-            if wants_info(parts.uri.query()) {
-                docs.openrpc().frames_ending(&url, discovery::INFO_END)
-            } else {
-                docs.openrpc().frames(&url)
+            let host = parts
+                .headers
+                .get(header::HOST)
+                .and_then(|h| h.to_str().ok());
+            let url = ep
+                .discovery
+                .openrpc_url_for(host, super::mount::prefix_of(parts));
+            let query = parts.uri.query();
+            match unroll_of(query) {
+                Err(message) => {
+                    let body = crate::wire::error_body(
+                        crate::wire::Id::Null,
+                        crate::codes::INVALID_PARAMS,
+                        &message,
+                        None,
+                    );
+                    return ep
+                        .policy
+                        .finish(origin, json_response(StatusCode::BAD_REQUEST, body));
+                }
+                Ok(unroll) => {
+                    let doc = match unroll.and_then(|d| docs.openrpc_unrolled(d)) {
+                        Some(unrolled) => unrolled,
+                        None => docs.openrpc(),
+                    };
+                    if wants_info(query) {
+                        doc.frames_ending(&url, discovery::INFO_END)
+                    } else {
+                        doc.frames(&url)
+                    }
+                }
             }
         }
         Document::Postman => {
@@ -425,6 +462,31 @@ fn accept_language(headers: &HeaderMap) -> Option<&str> {
 /// Whether a query asks for `info` only (`?info`, `?info=...`, among other pairs).
 fn wants_info(query: Option<&str>) -> bool {
     query.is_some_and(|q| q.split('&').any(|p| p == "info" || p.starts_with("info=")))
+}
+
+/// The depth `?unroll` asks for: none without it, [`DEFAULT_UNROLL`] for a bare `unroll`,
+/// else `unroll=N` from 1 to [`MAX_UNROLL`]; what else is asked, as a message.
+///
+/// [`DEFAULT_UNROLL`]: crate::jsonrpc::openrpc::DEFAULT_UNROLL
+/// [`MAX_UNROLL`]: crate::jsonrpc::openrpc::MAX_UNROLL
+fn unroll_of(query: Option<&str>) -> Result<Option<usize>, String> {
+    use crate::jsonrpc::openrpc::{DEFAULT_UNROLL, MAX_UNROLL};
+    let Some(pair) = query.and_then(|q| {
+        q.split('&')
+            .find(|p| *p == "unroll" || p.starts_with("unroll="))
+    }) else {
+        return Ok(None);
+    };
+    match pair.strip_prefix("unroll=").unwrap_or_default() {
+        "" => Ok(Some(DEFAULT_UNROLL)),
+        n => match n.parse::<usize>() {
+            Ok(d) if (1..=MAX_UNROLL).contains(&d) => Ok(Some(d)),
+            _ => Err(format!(
+                "unroll must be a depth from 1 to {MAX_UNROLL}, got \"{}\"",
+                crate::error::shown(n)
+            )),
+        },
+    }
 }
 
 /// `OPTIONS`: the CORS preflight.
