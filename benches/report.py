@@ -847,9 +847,16 @@ if ex_rows:
     w("")
 
     def lang_cost(a, b):
-        d = None if ex[a]["cpu"] is None or ex[b]["cpu"] is None else ex[a]["cpu"] - ex[b]["cpu"]
+        # Paired within rounds: this VM's load moves whole rounds, not one variant.
+        diffs = []
+        for rnd in rounds_of(ex_load):
+            ra, rb = by(ex_load, a, rnd), by(ex_load, b, rnd)
+            if ra and rb:
+                diffs.append(cpu_us(ra) - cpu_us(rb))
+        d = med(diffs)
         return (f"{ratio(med(round_ratios(ex_load, a, b, rps)))} of the throughput, "
-                f"{'n/a' if d is None else f'{d:+.1f} µs'} server CPU per request")
+                f"{'n/a' if d is None else f'{d:+.1f} µs'} server CPU per request (the median of "
+                f"the rounds' differences), a 1-connection p50 {ratio(med(round_ratios(ex_lat, a, b, lambda r: r['p50_us'])))} of its")
 
     w("What the language costs on the example, within rounds (with `uk` against without): tools/call "
       f"{lang_cost('catalog/modern/calluk', EX_REF)}; tools/list {lang_cost('catalog/modern/listuk', 'catalog/modern/list')}; "
@@ -1085,6 +1092,22 @@ if ru and rl:
     if rd and rb:
         w(f"With Redis a decision is one script, one round trip: {tc(rd)} against {tc(rb)} for a bare "
           f"`EVALSHA` of a script that returns 0 on a local `redis-server` ({rd[0] / rb[0]:.2f}×).")
+    w("")
+ap, al, ar = crit("apps/tools_call_plain"), crit("apps/tools_call_app_linked"), crit("apps/resources_read_app")
+if ap and al:
+    w("**MCP Apps.** On group `feat` (in process, 2026-07-28): a tools/call of a tool linked to an app "
+      f"(`_meta.ui.resourceUri` in its listing) {tc(al)}, of the same tool unlinked {tc(ap)} "
+      f"({al[0] / ap[0]:.2f}×: the link is written once into the precomputed list, never on a call)"
+      + (f"; a resources/read of the app's page {tc(ar)}." if ar else "."))
+    w("")
+lp, lc = crit("language/tools_call_plain"), crit("language/tools_call_carried")
+tp, tcr = crit("language/tools_list_1000_plain"), crit("language/tools_list_1000_carried")
+if lp and lc and tp and tcr:
+    w("**The request's language** (SEP-2792's `_meta` `io.modelcontextprotocol/acceptLanguage`, the answer "
+      f"naming it in `_meta`): a 2026-07-28 tools/call {tc(lp)} without it and {tc(lc)} with it (+{t(lc[0] - lp[0])}: "
+      f"reading, checking and negotiating the carrier); a handshake-era tools/list page of 1 000 tools {tc(tp)} "
+      f"and {tc(tcr)} (the precomputed page named without being read). Over HTTP on the example: "
+      "[the example's newer surface](#the-examples-newer-surface).")
     w("")
 w("### tools/list and catalog size")
 w("")

@@ -617,7 +617,7 @@ async fn main() {
     println!("{}", server.registry().catalog("gen", 1).map_or(0, |c| c.methods().len()));
     if std::env::args().len() > 1 {
         let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        server.serve_listener(l, mcp_runtime::server::shutdown_signal()).await.unwrap();
+        server.serve_listener(l, mcp_runtime::shutdown_signal()).await.unwrap();
     }
 }
 EOF
@@ -646,7 +646,7 @@ async fn main() {
     println!("{}", fns.iter().map(|f| f(2, 3)).sum::<i64>());
     if std::env::args().len() > 1 {
         let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        server.serve_listener(l, mcp_runtime::server::shutdown_signal()).await.unwrap();
+        server.serve_listener(l, mcp_runtime::shutdown_signal()).await.unwrap();
     }
 }
 EOF
