@@ -789,14 +789,21 @@ w("The requests: the handshake era posts "
   "prompt router built once and shared, so that its `tools/call` does the same work per request as when `add` was "
   "all it served. rmcp's prompts/get answer has no `description` and neither of its answers the `_meta` serverInfo stamp.")
 w("")
-w("Sample answers:")
-w("")
-w("```")
-for r in http:
-    if r["kind"] == "sample":
-        w(f"{r['variant']}: {r['body']}")
-w("```")
-w("")
+
+
+def samples(rows, title, limit=None):
+    """The sample answers the checks recorded, each cut at `limit` characters."""
+    w(title)
+    w("")
+    w("```")
+    for r in rows:
+        if r["kind"] == "sample":
+            w(f"{r['variant']}: {r['body'][:limit]}")
+    w("```")
+    w("")
+
+
+samples(http, "Sample answers:")
 ex_rows = jsonl("example.jsonl")
 if ex_rows:
     EX_REF = "catalog/modern/call"
@@ -872,14 +879,7 @@ if ex_rows:
         f"({ex_verify.get(v, {}).get('bad') or 0} without the expected text)"
         for v in EX) + ".")
     w("")
-    w("Sample answers (their first 300 characters):")
-    w("")
-    w("```")
-    for r in ex_rows:
-        if r["kind"] == "sample":
-            w(f"{r['variant']}: {r['body'][:300]}")
-    w("```")
-    w("")
+    samples(ex_rows, "Sample answers (their first 300 characters):", 300)
 w("### Peak memory")
 w("")
 w("`VmHWM` of each server process after the tools/call load runs (`/proc/PID/status`), and the RSS at the end split into "
