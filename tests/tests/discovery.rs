@@ -233,6 +233,19 @@ async fn unroll_writes_recursive_schemas_out_to_the_depth_asked() {
             "?unroll={bad}"
         );
     }
+    // A long value (or one past usize) is echoed cut to 128 characters, as every client input is.
+    let long = "9".repeat(10_000);
+    let r = send(get(format!("{base}/rpc/mcp/v1?unroll={long}"))).await;
+    let shown = format!("{}…", &long[..128]);
+    assert_eq!(
+        (r.status, r.body),
+        (
+            400,
+            format!(
+                r#"{{"jsonrpc":"2.0","id":null,"error":{{"code":-32602,"message":"unroll must be a depth from 1 to 5, got \"{shown}\""}}}}"#
+            )
+        )
+    );
 }
 
 /// The collection of group `disc` with `base` as its `baseUrl`.
